@@ -1,0 +1,58 @@
+package quire
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"time"
+)
+
+// NewID returns a random (version 4) UUID in its canonical text form.
+func NewID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
+	b[6] = (b[6] & 0x0f) | 0x40
+	b[8] = (b[8] & 0x3f) | 0x80
+	var out [36]byte
+	hex.Encode(out[0:8], b[0:4])
+	out[8] = '-'
+	hex.Encode(out[9:13], b[4:6])
+	out[13] = '-'
+	hex.Encode(out[14:18], b[6:8])
+	out[18] = '-'
+	hex.Encode(out[19:23], b[8:10])
+	out[23] = '-'
+	hex.Encode(out[24:], b[10:])
+	return string(out[:])
+}
+
+// ValidID reports whether s is a UUID in canonical form (any version, either case).
+func ValidID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < 36; i++ {
+		c := s[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// TimeLayout is the specification's timestamp: ISO 8601, milliseconds, Z.
+const TimeLayout = "2006-01-02T15:04:05.000Z"
+
+// FormatMillis formats Unix milliseconds as the specification's timestamp.
+func FormatMillis(ms int64) string {
+	return time.UnixMilli(ms).UTC().Format(TimeLayout)
+}
+
+// NowMillis is the current time in Unix milliseconds, the only form times are stored in.
+func NowMillis() int64 { return time.Now().UnixMilli() }

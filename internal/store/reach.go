@@ -1,0 +1,38 @@
+package store
+
+import (
+	"context"
+)
+
+// maxDepth bounds every walk up the tree of pages and databases: a guard against a cycle that a
+// bug might leave, far above any real nesting.
+const maxDepth = 1000
+
+// Reaches reports whether token tokenID, which is not workspace-scoped, reaches node id of
+// workspace ws: whether the node or one of its ancestors is granted to the token. One recursive
+// query walks up the parent chain on the primary key.
+func (s *Store) Reaches(ctx context.Context, ws, tokenID, id string) (bool, error) {
+	return reaches(ctx, s.read, ws, tokenID, id)
+}
+
+func reaches(ctx context.Context, q querier, ws, tokenID, id string) (bool, error) {
+	var ok bool
+	err := q.QueryRowContext(ctx, `
+		WITH RECURSIVE up (id, parent_id, depth) AS (
+			SELECT id, parent_id, 0 FROM nodes WHERE id = $1 AND workspace_id = $2
+			UNION ALL
+			SELECT n.id, n.parent_id, up.depth + 1 FROM nodes n JOIN up ON n.id = up.parent_id
+			WHERE up.depth < $4
+		)
+		SELECT EXISTS (SELECT 1 FROM up JOIN grants g ON g.target_id = up.id AND g.token_id = $3)`,
+		id, ws, tokenID, maxDepth).Scan(&ok)
+	return ok, err
+}
+
+// NodeInWorkspace reports whether node id exists in workspace ws.
+func (s *Store) NodeInWorkspace(ctx context.Context, ws, id string) (bool, error) {
+	var ok bool
+	err := s.read.QueryRowContext(ctx,
+		`SELECT EXISTS (SELECT 1 FROM nodes WHERE id = $1 AND workspace_id = $2)`, id, ws).Scan(&ok)
+	return ok, err
+}

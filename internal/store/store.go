@@ -1,0 +1,156 @@
+// Package store keeps Quire's data in SQLite (embedded, the default) or PostgreSQL, with one SQL
+// text for both engines. Public methods open their own transaction; lower-case helpers take a
+// *Tx and compose.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
+	_ "modernc.org/sqlite"             // registers the "sqlite" database/sql driver
+)
+
+// Engine names the database behind a Store.
+type Engine string
+
+// The two engines.
+const (
+	SQLite   Engine = "sqlite"
+	Postgres Engine = "postgres"
+)
+
+// Config says where the data lives: DatabaseURL (PostgreSQL) when set, else an SQLite file in Dir.
+type Config struct {
+	Dir         string // folder of the SQLite file quire.db
+	DatabaseURL string // postgres://…; overrides Dir
+}
+
+// Store is Quire's storage on one engine. SQLite gets a single-connection write pool beside a
+// read pool (one writer is what SQLite allows; waiting in Go is cheaper than SQLITE_BUSY).
+// PostgreSQL uses one pool for both.
+type Store struct {
+	engine Engine
+	read   *sql.DB
+	write  *sql.DB
+	secret []byte // signs cursors and file URLs; shared by every server on the store
+}
+
+// Open connects to the store, applies pending migrations and loads the signing secret.
+func Open(ctx context.Context, cfg Config) (*Store, error) {
+	var s *Store
+	var err error
+	if cfg.DatabaseURL != "" {
+		s, err = openPostgres(cfg.DatabaseURL)
+	} else {
+		s, err = openSQLite(cfg.Dir)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := s.migrate(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if s.secret, err = s.loadSecret(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func openSQLite(dir string) (*Store, error) {
+	if dir == "" {
+		dir = "quire-data"
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create data folder: %w", err)
+	}
+	path, err := filepath.Abs(filepath.Join(dir, "quire.db"))
+	if err != nil {
+		return nil, err
+	}
+	// synchronous(FULL): an acknowledged write survives power loss, which is our promise.
+	// _txlock=immediate: a write transaction takes the lock at BEGIN, so it never fails with
+	// SQLITE_BUSY halfway through (another process, e.g. an admin command, may hold it).
+	pragmas := "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)"
+	u := (&url.URL{Scheme: "file", Path: path}).String()
+	write, err := sql.Open("sqlite", u+"?"+pragmas+"&_txlock=immediate")
+	if err != nil {
+		return nil, err
+	}
+	write.SetMaxOpenConns(1)
+	write.SetMaxIdleConns(1)
+	write.SetConnMaxLifetime(0)
+	read, err := sql.Open("sqlite", u+"?"+pragmas+"&_pragma=query_only(1)")
+	if err != nil {
+		write.Close()
+		return nil, err
+	}
+	n := max(4, 2*runtime.NumCPU())
+	read.SetMaxOpenConns(n)
+	read.SetMaxIdleConns(n)
+	read.SetConnMaxLifetime(0)
+	// The write connection must exist first: it creates the file and switches it to WAL.
+	if err := write.Ping(); err != nil {
+		write.Close()
+		read.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	return &Store{engine: SQLite, read: read, write: write}, nil
+}
+
+func openPostgres(dsn string) (*Store, error) {
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(32)
+	db.SetMaxIdleConns(32)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("connect to PostgreSQL: %w", redactDSN(err, dsn))
+	}
+	return &Store{engine: Postgres, read: db, write: db}, nil
+}
+
+// redactDSN keeps a password in the database URL out of error messages and logs.
+func redactDSN(err error, dsn string) error {
+	u, perr := url.Parse(dsn)
+	if perr != nil || u.User == nil {
+		return err
+	}
+	if p, ok := u.User.Password(); ok && p != "" {
+		return errors.New(strings.ReplaceAll(err.Error(), p, "xxxxx"))
+	}
+	return err
+}
+
+// Engine tells which engine the store runs on.
+func (s *Store) Engine() Engine { return s.engine }
+
+// Secret is the store's signing key (32 random bytes made once per store).
+func (s *Store) Secret() []byte { return s.secret }
+
+// Ping checks that the store answers.
+func (s *Store) Ping(ctx context.Context) error { return s.read.PingContext(ctx) }
+
+// Close releases every connection.
+func (s *Store) Close() error {
+	err := s.read.Close()
+	if s.write != s.read {
+		err = errors.Join(err, s.write.Close())
+	}
+	return err
+}

@@ -1,0 +1,71 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/quire-dev/quire/internal/quire"
+)
+
+// Tx is one write transaction.
+type Tx struct {
+	tx     *sql.Tx
+	engine Engine
+}
+
+// querier is what both a *sql.DB and a *sql.Tx offer; read helpers take it so that they serve
+// both a plain read and a read inside a write transaction.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// InTx runs fn in a write transaction and commits it when fn returns nil. When ctx carries an
+// idempotency claim (WithIdempotencyClaim), the claim is marked committed in the same
+// transaction, so a retry can never apply the effect a second time.
+func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) (err error) {
+	sqlTx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			_ = sqlTx.Rollback()
+			panic(p)
+		}
+		if err != nil {
+			_ = sqlTx.Rollback()
+		}
+	}()
+	tx := &Tx{tx: sqlTx, engine: s.engine}
+	if err = fn(tx); err != nil {
+		return err
+	}
+	if c := claimFrom(ctx); c != nil {
+		if err = markCommitted(ctx, sqlTx, c); err != nil {
+			return err
+		}
+	}
+	if err = sqlTx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// notFoundIf maps sql.ErrNoRows to a not_found error naming what.
+func notFoundIf(err error, what string) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return quire.NotFound(what)
+	}
+	return err
+}
+
+// ExecForTest runs a statement in the transaction. Tests use it to lay down rows that the
+// services of later layers would write.
+func (tx *Tx) ExecForTest(ctx context.Context, query string, args ...any) error {
+	_, err := tx.tx.ExecContext(ctx, query, args...)
+	return err
+}

@@ -1,0 +1,57 @@
+package store
+
+import (
+	"context"
+
+	"github.com/quire-dev/quire/internal/quire"
+)
+
+// CreateWorkspace stores a new workspace.
+func (s *Store) CreateWorkspace(ctx context.Context, w *quire.Workspace) error {
+	_, err := s.write.ExecContext(ctx,
+		`INSERT INTO workspaces (id, name, created_ms) VALUES ($1, $2, $3)`, w.ID, w.Name, w.CreatedMs)
+	return err
+}
+
+// Workspace returns workspace id, or not_found.
+func (s *Store) Workspace(ctx context.Context, id string) (*quire.Workspace, error) {
+	w := &quire.Workspace{}
+	err := s.read.QueryRowContext(ctx,
+		`SELECT id, name, created_ms FROM workspaces WHERE id = $1`, id).Scan(&w.ID, &w.Name, &w.CreatedMs)
+	if err != nil {
+		return nil, notFoundIf(err, "workspace")
+	}
+	return w, nil
+}
+
+// WorkspaceCounts are the totals of GET /v2/workspace.
+type WorkspaceCounts struct {
+	Pages, Databases, Members int64
+}
+
+// CountWorkspace counts the pages and databases not in trash and the members of workspace ws.
+// With grants (a token that is not workspace-scoped) only the granted subtrees are counted.
+func (s *Store) CountWorkspace(ctx context.Context, ws string, tokenID string, workspaceScoped bool) (WorkspaceCounts, error) {
+	var c WorkspaceCounts
+	var err error
+	if workspaceScoped {
+		err = s.read.QueryRowContext(ctx, `
+			SELECT
+				(SELECT COUNT(*) FROM nodes WHERE workspace_id = $1 AND object = 'page' AND in_trash = FALSE),
+				(SELECT COUNT(*) FROM nodes WHERE workspace_id = $1 AND object = 'database' AND in_trash = FALSE),
+				(SELECT COUNT(*) FROM users WHERE workspace_id = $1)`, ws).Scan(&c.Pages, &c.Databases, &c.Members)
+	} else {
+		err = s.read.QueryRowContext(ctx, `
+			WITH RECURSIVE reach (id) AS (
+				SELECT n.id FROM grants g JOIN nodes n ON n.id = g.target_id
+				WHERE g.token_id = $2 AND n.workspace_id = $1
+				UNION
+				SELECT n.id FROM nodes n JOIN reach r ON n.parent_id = r.id
+			)
+			SELECT
+				(SELECT COUNT(*) FROM nodes n JOIN reach r ON r.id = n.id WHERE n.object = 'page' AND n.in_trash = FALSE),
+				(SELECT COUNT(*) FROM nodes n JOIN reach r ON r.id = n.id WHERE n.object = 'database' AND n.in_trash = FALSE),
+				(SELECT COUNT(*) FROM users WHERE workspace_id = $1)`, ws, tokenID).Scan(&c.Pages, &c.Databases, &c.Members)
+	}
+	return c, err
+}
