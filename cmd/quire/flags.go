@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/quire-dev/quire/internal/store"
+)
+
+// newFlags makes a flag set for one command, writing its help to stderr.
+func newFlags(name, synopsis string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: quire %s\n\n%s\n\nFlags:\n", name, synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// env returns the environment variable's value, or def when it is unset.
+func env(name, def string) string {
+	if v, ok := os.LookupEnv(name); ok {
+		return v
+	}
+	return def
+}
+
+// storeFlags are the flags every command shares: where the data lives.
+type storeFlags struct {
+	data, databaseURL string
+}
+
+func (sf *storeFlags) add(fs *flag.FlagSet) {
+	fs.StringVar(&sf.data, "data", env("QUIRE_DATA", "quire-data"), "folder of the embedded SQLite store (env QUIRE_DATA)")
+	fs.StringVar(&sf.databaseURL, "database-url", env("QUIRE_DATABASE_URL", ""), "PostgreSQL URL, postgres://…; overrides --data (env QUIRE_DATABASE_URL)")
+}
+
+func (sf *storeFlags) open(ctx context.Context) (*store.Store, error) {
+	return store.Open(ctx, store.Config{Dir: sf.data, DatabaseURL: sf.databaseURL})
+}
+
+// parse parses args; --help answers nil with help printed, and a bad flag errUsage.
+func parse(fs *flag.FlagSet, args []string) (help bool, err error) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return true, nil
+		}
+		return false, errUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(fs.Output(), "quire %s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		fs.Usage()
+		return false, errUsage
+	}
+	return false, nil
+}
+
+// listFlag collects a repeatable flag.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error {
+	*l = append(*l, v)
+	return nil
+}

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/quire-dev/quire/internal/httpapi"
+	"github.com/quire-dev/quire/internal/service"
+)
+
+const serveSynopsis = `serve [flags]
+
+Serves the API under /v2 until SIGINT or SIGTERM, then finishes the requests in flight and
+exits 0. Data lives in embedded SQLite under --data unless --database-url names a PostgreSQL
+database; several servers may share one PostgreSQL database.`
+
+func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("serve", serveSynopsis, stderr)
+	var sf storeFlags
+	sf.add(fs)
+	addr := fs.String("addr", env("QUIRE_ADDR", "127.0.0.1:8080"), "address to listen on (env QUIRE_ADDR)")
+	baseURL := fs.String("base-url", env("QUIRE_BASE_URL", ""), "absolute URL of this server in links and the document; default http://ADDR (env QUIRE_BASE_URL)")
+	rateLimit := fs.Float64("rate-limit", envFloat("QUIRE_RATE_LIMIT", 0), "requests per second per token, 0 = off (env QUIRE_RATE_LIMIT)")
+	logLevel := fs.String("log-level", env("QUIRE_LOG_LEVEL", "info"), "debug, info, warn or error (env QUIRE_LOG_LEVEL)")
+	drain := fs.Duration("shutdown-timeout", 30*time.Second, "how long a shutdown waits for requests in flight")
+	if help, err := parse(fs, args); help || err != nil {
+		return err
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		return fmt.Errorf("--log-level: %w", err)
+	}
+	if *rateLimit < 0 {
+		return errors.New("--rate-limit must be 0 (off) or positive")
+	}
+
+	logs := newLogWriter(stderr)
+	defer logs.Close()
+	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: level}))
+
+	start := time.Now()
+	st, err := sf.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	svc := service.New(st, service.Options{})
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	if *baseURL == "" {
+		*baseURL = "http://" + ln.Addr().String()
+	}
+	api := httpapi.New(httpapi.Config{Service: svc, Logger: logger, BaseURL: *baseURL,
+		RateLimit: *rateLimit, DocTime: buildTime()})
+	srv := &http.Server{
+		Handler:           api,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       2 * time.Minute,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	logger.Info("quire serving", "addr", ln.Addr().String(), "base_url", *baseURL, "engine", string(st.Engine()),
+		"rate_limit", *rateLimit, "startup_ms", time.Since(start).Milliseconds())
+	fmt.Fprintf(stdout, "quire: serving %s/v2 (%s store); Ctrl-C to stop\n", strings.TrimSuffix(*baseURL, "/"), st.Engine())
+
+	go purgeIdempotency(ctx, svc, logger)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down: finishing requests in flight", "timeout", drain.String())
+	sctx, cancel := context.WithTimeout(context.Background(), *drain)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	logger.Info("stopped")
+	return nil
+}
+
+// purgeIdempotency deletes expired Idempotency-Key records every hour.
+func purgeIdempotency(ctx context.Context, svc *service.Service, logger *slog.Logger) {
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		if n, err := svc.PurgeIdempotency(ctx); err != nil && ctx.Err() == nil {
+			logger.Warn("purge idempotency records", "error", err)
+		} else if n > 0 {
+			logger.Info("purged idempotency records", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// buildTime is the modification time of the running binary: the document is built into it,
+// so it is when the document was last generated.
+func buildTime() time.Time {
+	if exe, err := os.Executable(); err == nil {
+		if fi, err := os.Stat(exe); err == nil {
+			return fi.ModTime()
+		}
+	}
+	return time.Now()
+}
+
+func envFloat(name string, def float64) float64 {
+	if v, ok := os.LookupEnv(name); ok {
+		if f, err := strconv.ParseFloat(v, 64); err == nil {
+			return f
+		}
+	}
+	return def
+}

@@ -1,0 +1,192 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/quire-dev/quire/internal/quire"
+)
+
+// Error is the wire form of every error: the specification's body.
+type Error struct {
+	Object    string         `json:"object" enum:"error" doc:"Always error."`
+	Status    int            `json:"status" doc:"HTTP status code."`
+	Code      string         `json:"code" doc:"Machine-readable code." example:"validation_error"`
+	Message   string         `json:"message" doc:"Human-readable text."`
+	RequestID string         `json:"request_id" doc:"Equal to the X-Request-Id response header."`
+	Details   []quire.Detail `json:"details" nullable:"false" doc:"Failing fields: dotted path with indexes, and a reason."`
+}
+
+func (e *Error) Error() string             { return e.Code + ": " + e.Message }
+func (e *Error) GetStatus() int            { return e.Status }
+func (e *Error) ContentType(string) string { return "application/json" }
+
+// toError turns any error into the wire error. A *quire.Error passes through; anything else is
+// logged with the request id and becomes a generic internal_error, so nothing internal leaks.
+func toError(ctx context.Context, logger *slog.Logger, err error) *Error {
+	var we *Error
+	if errors.As(err, &we) {
+		return we
+	}
+	rid := requestID(ctx)
+	if qe, ok := quire.AsError(err); ok {
+		details := qe.Details
+		if details == nil {
+			details = []quire.Detail{}
+		}
+		return &Error{Object: "error", Status: qe.Status(), Code: qe.Code, Message: qe.Message, RequestID: rid, Details: details}
+	}
+	if errors.Is(err, context.Canceled) {
+		// The client went away; nobody reads this answer.
+		logger.LogAttrs(ctx, slog.LevelInfo, "request canceled", slog.String("request_id", rid))
+	} else {
+		logger.LogAttrs(ctx, slog.LevelError, "internal error", slog.String("request_id", rid), slog.String("error", err.Error()))
+	}
+	return &Error{Object: "error", Status: 500, Code: quire.CodeInternal,
+		Message: "Something went wrong on our side. Quote the request id if you report it.", RequestID: rid, Details: []quire.Detail{}}
+}
+
+// writeError answers err outside huma (middleware, unknown routes).
+func writeError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err error) {
+	e := toError(r.Context(), logger, err)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(e.Status)
+	_ = json.NewEncoder(w).Encode(e)
+}
+
+// installHumaErrors makes huma produce our error body for everything it rejects itself (body
+// parsing, validation, size) and for every error a handler returns.
+func installHumaErrors(logger *slog.Logger) {
+	huma.NewError = func(status int, msg string, errs ...error) huma.StatusError {
+		return fromHuma(context.Background(), logger, status, msg, errs)
+	}
+	huma.NewErrorWithContext = func(hctx huma.Context, status int, msg string, errs ...error) huma.StatusError {
+		ctx := context.Background()
+		if hctx != nil {
+			ctx = hctx.Context()
+		}
+		return fromHuma(ctx, logger, status, msg, errs)
+	}
+}
+
+func fromHuma(ctx context.Context, logger *slog.Logger, status int, msg string, errs []error) *Error {
+	for _, err := range errs {
+		if _, ok := quire.AsError(err); ok {
+			return toError(ctx, logger, err)
+		}
+	}
+	rid := requestID(ctx)
+	e := &Error{Object: "error", Status: status, RequestID: rid, Details: []quire.Detail{}}
+	switch {
+	case status == http.StatusRequestEntityTooLarge:
+		e.Code, e.Message = quire.CodePayloadTooLarge, "The request body is larger than 1 MiB."
+		return e
+	case status == http.StatusUnsupportedMediaType:
+		e.Status, e.Code, e.Message = 400, quire.CodeInvalidJSON, "The request body must be JSON (Content-Type: application/json)."
+		return e
+	case status >= 500:
+		var inner error = errors.New(msg)
+		if len(errs) > 0 && errs[0] != nil {
+			inner = errs[0]
+		}
+		return toError(ctx, logger, inner)
+	case status != http.StatusBadRequest && status != http.StatusUnprocessableEntity:
+		e.Code, e.Message = codeForStatus(status), msg
+		return e
+	}
+	e.Status, e.Code = 400, quire.CodeValidation
+	for _, err := range errs {
+		var d *huma.ErrorDetail
+		if !errors.As(err, &d) {
+			continue
+		}
+		// At the body itself, anything but a missing property means the body is no JSON object.
+		if d.Location == "body" && !strings.HasPrefix(d.Message, "expected required property") {
+			e.Code, e.Message, e.Details = quire.CodeInvalidJSON, "The request body is not a JSON object.", []quire.Detail{}
+			return e
+		}
+		path, reason := detailFromHuma(d.Location, d.Message)
+		if e.Message == "" {
+			e.Message = path + ": " + d.Message
+		}
+		e.Details = append(e.Details, quire.Detail{Path: path, Reason: reason})
+	}
+	if e.Message == "" {
+		e.Message = "The request is not valid."
+	}
+	return e
+}
+
+func codeForStatus(status int) string {
+	switch status {
+	case 401:
+		return quire.CodeUnauthorized
+	case 403:
+		return quire.CodeForbidden
+	case 404:
+		return quire.CodeNotFound
+	case 405:
+		return quire.CodeMethodNotAllowed
+	case 409:
+		return quire.CodeConflict
+	case 429:
+		return quire.CodeRateLimited
+	}
+	return quire.CodeValidation
+}
+
+// reasons maps huma's validation messages (by prefix) to the contract's reasons. The longest
+// prefixes come first.
+var reasons = []struct{ prefix, reason string }{
+	{"expected required property", quire.ReasonRequired},
+	{"unexpected property", quire.ReasonUnknownField},
+	{"unknown query parameter", quire.ReasonUnknownField},
+	{"expected array length <=", quire.ReasonTooMany},
+	{"expected length <=", quire.ReasonTooLong},
+	{"expected object with at most", quire.ReasonTooMany},
+	{"expected number", quire.ReasonOutOfRange}, // "expected number >= 1" …; bare "expected number" below
+	{"expected boolean", quire.ReasonInvalidType},
+	{"expected integer", quire.ReasonInvalidType},
+	{"expected string", quire.ReasonInvalidValue}, // formats and patterns; bare "expected string" below
+	{"expected array", quire.ReasonInvalidType},
+	{"expected object", quire.ReasonInvalidType},
+	{"invalid", quire.ReasonInvalidType}, // parameter parsing: "invalid integer", "invalid boolean"
+}
+
+// detailFromHuma turns a huma location ("body.children[2].type", "query.page_size") and message
+// into our dotted path and reason.
+func detailFromHuma(location, msg string) (string, string) {
+	path := location
+	for _, p := range []string{"body.", "query.", "path.", "header."} {
+		if strings.HasPrefix(path, p) {
+			path = path[len(p):]
+			break
+		}
+	}
+	if path == "body" {
+		path = ""
+	}
+	if rest, ok := strings.CutPrefix(msg, "expected required property "); ok {
+		name, _, _ := strings.Cut(rest, " to be present")
+		if path == "" {
+			return name, quire.ReasonRequired
+		}
+		return path + "." + name, quire.ReasonRequired
+	}
+	switch msg {
+	case "expected number", "expected string":
+		return path, quire.ReasonInvalidType
+	}
+	for _, r := range reasons {
+		if strings.HasPrefix(msg, r.prefix) {
+			return path, r.reason
+		}
+	}
+	return path, quire.ReasonInvalidValue
+}

@@ -1,0 +1,102 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/quire-dev/quire/internal/quire"
+	"github.com/quire-dev/quire/internal/service"
+)
+
+// guard wraps one route's handler in the checks the route declared: token (401), rate limit
+// (429), scopes and workspace-scoped credential (403), then Idempotency-Key for writes.
+func (s *Server) guard(rt route, next http.Handler) http.Handler {
+	if rt.public {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, err := s.svc.Authenticate(r.Context(), r.Header.Get("Authorization"))
+		if err != nil {
+			if quire.IsCode(err, quire.CodeUnauthorized) {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="quire"`)
+			}
+			writeError(w, r, s.log, err)
+			return
+		}
+		setTokenID(r.Context(), p.Token.ID)
+		if s.limiter != nil && !s.limiter.admit(w, p.Token.ID) {
+			writeError(w, r, s.log, &quire.Error{Code: quire.CodeRateLimited,
+				Message: "Too many requests for this token; retry after the number of seconds in Retry-After."})
+			return
+		}
+		for _, sc := range rt.scopes {
+			if !p.Has(sc) {
+				writeError(w, r, s.log, quire.Forbidden("The token lacks the scope "+string(sc)+"."))
+				return
+			}
+		}
+		if rt.workspaceScoped {
+			if err := service.RequireWorkspaceScoped(p); err != nil {
+				writeError(w, r, s.log, err)
+				return
+			}
+		}
+		r = r.WithContext(context.WithValue(r.Context(), keyPrincipal, p))
+		if key := r.Header.Get("Idempotency-Key"); key != "" && (r.Method == http.MethodPost || r.Method == http.MethodPatch || r.Method == http.MethodPut) {
+			s.idempotent(w, r, p, key, next)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// principal is the authenticated caller; every guarded handler has one.
+func principal(ctx context.Context) *quire.Principal {
+	p, _ := ctx.Value(keyPrincipal).(*quire.Principal)
+	return p
+}
+
+// PageParams are the query parameters of every paginated GET.
+type PageParams struct {
+	StartCursor string `query:"start_cursor" maxLength:"2000" doc:"next_cursor of the previous page, unchanged."`
+	PageSize    int    `query:"page_size" minimum:"1" maximum:"100" default:"20" doc:"Items per page, 1 to 100."`
+}
+
+// list is the paginated response wrapper.
+type list[T any] struct {
+	Object     string  `json:"object" enum:"list" doc:"Always list."`
+	Results    []T     `json:"results" nullable:"false"`
+	NextCursor *string `json:"next_cursor" doc:"Cursor of the next page; null on the last."`
+	HasMore    bool    `json:"has_more"`
+}
+
+func newList[T any](items []T, next string) list[T] {
+	l := list[T]{Object: "list", Results: items, HasMore: next != ""}
+	if l.Results == nil {
+		l.Results = []T{}
+	}
+	if next != "" {
+		l.NextCursor = &next
+	}
+	return l
+}
+
+// etag formats a resource version as a weak ETag.
+func etag(version int64) string { return `W/"` + strconv.FormatInt(version, 10) + `"` }
+
+// checkIfMatch compares an If-Match header with the current version: nil when absent or equal,
+// else conflict. "*" matches any version; the weak prefix is optional, as clients differ.
+func checkIfMatch(ifMatch string, version int64) error {
+	if ifMatch == "" || ifMatch == "*" {
+		return nil
+	}
+	for _, v := range strings.Split(ifMatch, ",") {
+		v = strings.TrimPrefix(strings.TrimSpace(v), "W/")
+		if v == `"`+strconv.FormatInt(version, 10)+`"` {
+			return nil
+		}
+	}
+	return quire.Conflict("The resource changed since the version in If-Match; read it again and retry.")
+}

@@ -1,0 +1,98 @@
+package httpapi
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"github.com/quire-dev/quire/internal/quire"
+)
+
+// statusWriter remembers the status and size of an answer for the request log.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += n
+	return n, err
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// logRequests gives every request its id (X-Request-Id, and request_id in error bodies), turns a
+// panic into a 500 internal_error, and writes one structured log line per request.
+func (s *Server) logRequests(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		ri := &reqInfo{id: newRequestID()}
+		w.Header().Set("X-Request-Id", ri.id)
+		r = r.WithContext(context.WithValue(r.Context(), keyRequestID, ri))
+		sw := &statusWriter{ResponseWriter: w}
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				s.log.LogAttrs(r.Context(), slog.LevelError, "panic", slog.String("request_id", ri.id),
+					slog.String("panic", fmt.Sprint(p)), slog.String("stack", string(debug.Stack())))
+				if sw.status == 0 {
+					writeError(sw, r, s.log, fmt.Errorf("panic: %v", p))
+				}
+			}
+			level := slog.LevelInfo
+			if sw.status >= 500 {
+				level = slog.LevelError
+			}
+			s.log.LogAttrs(r.Context(), level, "request",
+				slog.String("request_id", ri.id),
+				slog.String("method", r.Method),
+				slog.String("path", r.URL.Path),
+				slog.String("route", r.Pattern),
+				slog.Int("status", sw.status),
+				slog.Int("bytes", sw.bytes),
+				slog.Float64("ms", float64(time.Since(start).Microseconds())/1000),
+				slog.String("token_id", ri.tokenID),
+			)
+		}()
+		next.ServeHTTP(sw, r)
+	})
+}
+
+// unknownRoute answers every request no operation matched: 405 with Allow when the path exists
+// under other methods, else 404, both in the error body.
+func (s *Server) unknownRoute(w http.ResponseWriter, r *http.Request) {
+	var allowed []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodPut, http.MethodDelete} {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := s.mux.Handler(probe); pattern != "" && pattern != "/" {
+			allowed = append(allowed, m)
+		}
+	}
+	if len(allowed) > 0 {
+		for _, m := range allowed {
+			w.Header().Add("Allow", m)
+		}
+		writeError(w, r, s.log, &quire.Error{Code: quire.CodeMethodNotAllowed,
+			Message: r.Method + " is not allowed on " + r.URL.Path + "."})
+		return
+	}
+	writeError(w, r, s.log, &quire.Error{Code: quire.CodeNotFound, Message: "There is no route " + r.URL.Path + "."})
+}

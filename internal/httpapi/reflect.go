@@ -1,0 +1,5 @@
+package httpapi
+
+import "reflect"
+
+func reflectType[T any]() reflect.Type { return reflect.TypeFor[T]() }

@@ -1,0 +1,49 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/hex"
+	"math/rand/v2"
+)
+
+type ctxKey int
+
+const (
+	keyRequestID ctxKey = iota
+	keyPrincipal
+)
+
+// newRequestID returns "req_" and 24 random hex digits. It needs to be unique, not secret.
+func newRequestID() string {
+	var b [12]byte
+	v1, v2 := rand.Uint64(), rand.Uint32()
+	for i := range 8 {
+		b[i] = byte(v1 >> (8 * i))
+	}
+	for i := range 4 {
+		b[8+i] = byte(v2 >> (8 * i))
+	}
+	var out [4 + 24]byte
+	copy(out[:], "req_")
+	hex.Encode(out[4:], b[:])
+	return string(out[:])
+}
+
+// reqInfo is what the request log learns about a request while it runs.
+type reqInfo struct {
+	id      string
+	tokenID string
+}
+
+func requestID(ctx context.Context) string {
+	if ri, ok := ctx.Value(keyRequestID).(*reqInfo); ok {
+		return ri.id
+	}
+	return ""
+}
+
+func setTokenID(ctx context.Context, id string) {
+	if ri, ok := ctx.Value(keyRequestID).(*reqInfo); ok {
+		ri.tokenID = id
+	}
+}

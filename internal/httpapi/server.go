@@ -1,0 +1,159 @@
+// Package httpapi is Quire's HTTP surface: huma operations on the standard ServeMux, with the
+// access checks, rate limit and idempotency every route shares, and the OpenAPI document built
+// from the same definitions.
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humago"
+
+	"github.com/quire-dev/quire/internal/quire"
+	"github.com/quire-dev/quire/internal/service"
+)
+
+// Version is the API document's version.
+const Version = "2.0.0"
+
+// maxBody is the largest request body accepted (contract §3).
+const maxBody = 1 << 20
+
+// Config is what the server needs beyond the service.
+type Config struct {
+	Service   *service.Service
+	Logger    *slog.Logger
+	BaseURL   string  // absolute URL of the server, e.g. http://127.0.0.1:8080
+	RateLimit float64 // requests per second per token; 0 turns limiting off
+	// DocTime is the modification time reported as the document's generatedAt.
+	DocTime time.Time
+}
+
+// Server is the whole HTTP API.
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	svc     *service.Service
+	mux     *http.ServeMux
+	api     huma.API
+	routes  map[string]route // "METHOD /path" → what the route requires
+	limiter *limiter
+	doc     *document
+	handler http.Handler
+}
+
+// route is what one operation requires of its caller, declared once where it is registered.
+type route struct {
+	public          bool          // no token needed
+	scopes          []quire.Scope // every one of them needed
+	workspaceScoped bool          // only workspace-scoped tokens
+}
+
+// New builds the server with every route registered.
+func New(cfg Config) *Server { return newServer(cfg) }
+
+func newServer(cfg Config, extra ...func(*Server)) *Server {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, svc: cfg.Service, mux: http.NewServeMux(), routes: map[string]route{}}
+	if cfg.RateLimit > 0 {
+		s.limiter = newLimiter(cfg.RateLimit)
+	}
+	installHumaErrors(s.log)
+
+	hc := huma.DefaultConfig("Quire API", Version)
+	hc.CreateHooks = nil // no $schema field in bodies, no /schemas routes
+	hc.DocsPath, hc.SchemasPath, hc.OpenAPIPath = "", "", ""
+	hc.RejectUnknownQueryParameters = true
+	hc.Info.Description = "Programmatic access to a workspace's content: pages, blocks, databases, " +
+		"views, mind maps, users, search and files. Every route but the two document routes needs a Bearer token."
+	hc.Info.License = &huma.License{Name: "Proprietary"}
+	hc.Servers = []*huma.Server{{URL: strings.TrimSuffix(cfg.BaseURL, "/"), Description: "This server"}}
+	hc.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
+		"bearer": {Type: "http", Scheme: "bearer", Description: "A token made with `quire token create`."},
+	}
+	s.api = humago.New(&routeMux{s}, hc)
+
+	s.registerUsers()
+	s.registerWorkspace()
+	for _, f := range extra {
+		f(s)
+	}
+	s.registerDocument() // last: it describes everything above
+	s.mux.HandleFunc("/", s.unknownRoute)
+	s.handler = s.logRequests(s.mux)
+	return s
+}
+
+// ServeHTTP answers one request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// routeMux is the ServeMux as huma sees it: every handler huma registers is wrapped in the
+// checks its route declared, so they run before huma parses or validates anything
+// (contract §2: 401 → 403 → 400 → 404 → 409).
+type routeMux struct{ s *Server }
+
+func (m *routeMux) HandleFunc(pattern string, h func(http.ResponseWriter, *http.Request)) {
+	rt, ok := m.s.routes[pattern]
+	if !ok {
+		panic("httpapi: route registered without declaring its access: " + pattern)
+	}
+	m.s.mux.Handle(pattern, m.s.guard(rt, http.HandlerFunc(h)))
+}
+
+func (m *routeMux) ServeHTTP(w http.ResponseWriter, r *http.Request) { m.s.mux.ServeHTTP(w, r) }
+
+// register adds one operation: its access requirements, its documentation, its handler.
+func register[I, O any](s *Server, op huma.Operation, rt route, h func(ctx context.Context, in *I) (*O, error)) {
+	if op.MaxBodyBytes == 0 {
+		op.MaxBodyBytes = maxBody
+	}
+	if !rt.public {
+		op.Security = []map[string][]string{{"bearer": {}}}
+		names := make([]string, len(rt.scopes))
+		for i, sc := range rt.scopes {
+			names[i] = string(sc)
+		}
+		op.Extensions = map[string]any{"x-scopes": names}
+		if len(names) > 0 {
+			op.Description = strings.TrimSpace(op.Description + "\n\nScopes: `" + strings.Join(names, "`, `") + "`.")
+		}
+		if rt.workspaceScoped {
+			op.Description += " Needs a workspace-scoped token."
+		}
+	} else {
+		op.Security = []map[string][]string{}
+	}
+	op.Errors = errorStatuses(op, rt)
+	s.routes[strings.ToUpper(op.Method)+" "+op.Path] = rt
+	huma.Register(s.api, op, h)
+}
+
+// registerHidden adds a working operation that the document leaves out (the soft deletes).
+func registerHidden[I, O any](s *Server, op huma.Operation, rt route, h func(ctx context.Context, in *I) (*O, error)) {
+	op.Hidden = true
+	register(s, op, rt, h)
+}
+
+// errorStatuses lists the error answers an operation documents.
+func errorStatuses(op huma.Operation, rt route) []int {
+	out := []int{http.StatusBadRequest}
+	if !rt.public {
+		out = append(out, http.StatusUnauthorized, http.StatusForbidden)
+	}
+	if strings.Contains(op.Path, "{") {
+		out = append(out, http.StatusNotFound)
+	}
+	if op.Method == http.MethodPost || op.Method == http.MethodPatch || op.Method == http.MethodPut {
+		out = append(out, http.StatusConflict, http.StatusRequestEntityTooLarge)
+	}
+	if !rt.public {
+		out = append(out, http.StatusTooManyRequests)
+	}
+	return append(out, http.StatusInternalServerError)
+}

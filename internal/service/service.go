@@ -1,0 +1,36 @@
+// Package service holds Quire's rules: who may reach what, versions, idempotency, and the
+// multi-row writes of each resource. Handlers call it; it calls the store.
+package service
+
+import (
+	"github.com/quire-dev/quire/internal/cursor"
+	"github.com/quire-dev/quire/internal/store"
+	"time"
+)
+
+// Options tune a Service; the zero value is the production default.
+type Options struct {
+	// TokenCacheTTL is how long an authenticated token is trusted without asking the store.
+	// A revoke made through this process takes effect at once; one made by another process
+	// (an admin command, another server) within this time. Default 2 s.
+	TokenCacheTTL time.Duration
+}
+
+// Service is the one entry point of every handler.
+type Service struct {
+	store   *store.Store
+	cursors *cursor.Codec
+	tokens  *tokenCache
+}
+
+// New returns a service over st.
+func New(st *store.Store, opts Options) *Service {
+	ttl := opts.TokenCacheTTL
+	if ttl == 0 {
+		ttl = 2 * time.Second
+	}
+	return &Service{store: st, cursors: cursor.New(st.Secret()), tokens: newTokenCache(ttl)}
+}
+
+// Store is the service's store, for the few callers (readiness checks) that need it directly.
+func (s *Service) Store() *store.Store { return s.store }

@@ -1,0 +1,78 @@
+package service
+
+import (
+	"context"
+
+	"github.com/quire-dev/quire/internal/quire"
+	"github.com/quire-dev/quire/internal/store"
+)
+
+// User returns a person of the caller's workspace, or not_found.
+func (s *Service) User(ctx context.Context, p *quire.Principal, id string) (*quire.User, error) {
+	if !quire.ValidID(id) {
+		return nil, quire.NotFound("user " + id)
+	}
+	u, err := s.store.User(ctx, p.WorkspaceID(), id)
+	if err != nil {
+		return nil, quire.NotFound("user " + id)
+	}
+	return u, nil
+}
+
+// Page is one page of a keyset-paginated list.
+type Page[T any] struct {
+	Items      []T
+	NextCursor string // "" on the last page
+}
+
+// ListUsers pages through the people of the caller's workspace (workspace-scoped tokens only).
+func (s *Service) ListUsers(ctx context.Context, p *quire.Principal, startCursor string, pageSize int) (Page[*quire.User], error) {
+	if err := RequireWorkspaceScoped(p); err != nil {
+		return Page[*quire.User]{}, err
+	}
+	if err := checkPageSize(pageSize); err != nil {
+		return Page[*quire.User]{}, err
+	}
+	list := "users:" + p.WorkspaceID()
+	var after *store.UserKey
+	if startCursor != "" {
+		after = &store.UserKey{}
+		if err := s.cursors.Decode(startCursor, list, after); err != nil {
+			return Page[*quire.User]{}, InvalidCursor()
+		}
+	}
+	users, err := s.store.ListUsers(ctx, p.WorkspaceID(), after, pageSize+1)
+	if err != nil {
+		return Page[*quire.User]{}, err
+	}
+	return paginate(s, list, users, pageSize, func(u *quire.User) any {
+		return store.UserKey{CreatedMs: u.CreatedMs, ID: u.ID}
+	})
+}
+
+// paginate trims a page fetched with limit pageSize+1 and makes the cursor of its last item.
+func paginate[T any](s *Service, list string, items []T, pageSize int, key func(T) any) (Page[T], error) {
+	if len(items) <= pageSize {
+		return Page[T]{Items: items}, nil
+	}
+	items = items[:pageSize]
+	c, err := s.cursors.Encode(list, key(items[len(items)-1]))
+	if err != nil {
+		return Page[T]{}, err
+	}
+	return Page[T]{Items: items, NextCursor: c}, nil
+}
+
+// checkPageSize enforces page_size 1–100 (contract §4) for every list, whatever the caller.
+func checkPageSize(n int) error {
+	if n < 1 || n > 100 {
+		return quire.Invalid("page_size", quire.ReasonOutOfRange, "page_size must be between 1 and 100.")
+	}
+	return nil
+}
+
+// InvalidCursor is the answer for a malformed, altered or foreign start_cursor.
+func InvalidCursor() error {
+	return quire.Invalid("start_cursor", quire.ReasonInvalidValue,
+		"start_cursor is not a cursor returned by this list; pass next_cursor unchanged.")
+}
