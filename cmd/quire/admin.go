@@ -153,7 +153,7 @@ var adminCommands = map[string]adminCommand{
 			scopes := fs.String("scopes", "", "comma-separated scopes, or all (required)")
 			wide := fs.Bool("workspace-scoped", false, "reach the whole workspace")
 			var grants listFlag
-			fs.Var(&grants, "grant", "a page or database id the token reaches (repeatable)")
+			fs.Var(&grants, "grant", "a page or database `ID` the token reaches (repeatable)")
 			return func(ctx context.Context, svc *service.Service) (any, error) {
 				sc, err := quire.ParseScopes(*scopes)
 				if err != nil {

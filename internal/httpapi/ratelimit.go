@@ -36,9 +36,9 @@ func (l *limiter) admit(w http.ResponseWriter, key string) bool {
 	l.mu.Lock()
 	b, ok := l.buckets[key]
 	if !ok {
+		l.sweep(now)
 		b = &bucket{lim: rate.NewLimiter(rate.Limit(l.perSecond), l.burst)}
 		l.buckets[key] = b
-		l.sweep(now)
 	}
 	b.seen = now
 	allowed := b.lim.AllowN(now, 1)

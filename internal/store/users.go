@@ -17,13 +17,15 @@ func scanUser(row interface{ Scan(...any) error }) (*quire.User, error) {
 
 // CreateUser stores a new user; an email already used in the workspace is a validation_error.
 func (s *Store) CreateUser(ctx context.Context, u *quire.User) error {
-	_, err := s.write.ExecContext(ctx,
-		`INSERT INTO users (`+userColumns+`) VALUES ($1, $2, $3, $4, $5, $6)`,
-		u.ID, u.WorkspaceID, u.Name, u.Email, u.AvatarURL, u.CreatedMs)
-	if isUniqueViolation(err) {
-		return quire.Invalid("email", quire.ReasonInvalidValue, "A user with this email already exists in the workspace.")
-	}
-	return err
+	return s.InTx(ctx, func(tx *Tx) error {
+		_, err := tx.tx.ExecContext(ctx,
+			`INSERT INTO users (`+userColumns+`) VALUES ($1, $2, $3, $4, $5, $6)`,
+			u.ID, u.WorkspaceID, u.Name, u.Email, u.AvatarURL, u.CreatedMs)
+		if isUniqueViolation(err) {
+			return quire.Invalid("email", quire.ReasonInvalidValue, "A user with this email already exists in the workspace.")
+		}
+		return err
+	})
 }
 
 // User returns user id of workspace ws, or not_found.

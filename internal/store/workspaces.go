@@ -8,9 +8,11 @@ import (
 
 // CreateWorkspace stores a new workspace.
 func (s *Store) CreateWorkspace(ctx context.Context, w *quire.Workspace) error {
-	_, err := s.write.ExecContext(ctx,
-		`INSERT INTO workspaces (id, name, created_ms) VALUES ($1, $2, $3)`, w.ID, w.Name, w.CreatedMs)
-	return err
+	return s.InTx(ctx, func(tx *Tx) error {
+		_, err := tx.tx.ExecContext(ctx,
+			`INSERT INTO workspaces (id, name, created_ms) VALUES ($1, $2, $3)`, w.ID, w.Name, w.CreatedMs)
+		return err
+	})
 }
 
 // Workspace returns workspace id, or not_found.

@@ -1,0 +1,129 @@
+package httpapi
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/quire-dev/quire/internal/quire"
+	"github.com/quire-dev/quire/internal/store"
+	"github.com/quire-dev/quire/internal/testdb"
+)
+
+func TestErrorBodies(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st, envOptions{extra: []func(*Server){withProbes}})
+		long := strings.Repeat("x", 6)
+		para := func(s string) map[string]any {
+			return map[string]any{"paragraph": map[string]any{"rich_text": []any{map[string]any{"text": map[string]any{"content": s}}}}}
+		}
+		big := `{"name":"a","email":"a@b.c","pad":"` + strings.Repeat("x", 1<<20) + `"}`
+		for _, tc := range []struct {
+			name    string
+			method  string
+			path    string
+			body    any
+			headers []string
+			status  int
+			code    string
+			path2   string
+			reason  string
+		}{
+			{name: "unknown route", method: "GET", path: "/v2/nope", status: 404, code: quire.CodeNotFound},
+			{name: "unknown route outside v2", method: "GET", path: "/", status: 404, code: quire.CodeNotFound},
+			{name: "wrong method", method: "DELETE", path: "/v2/users/me", status: 405, code: quire.CodeMethodNotAllowed},
+			{name: "not JSON", method: "POST", path: "/v2/probe/users", body: "{", status: 400, code: quire.CodeInvalidJSON},
+			{name: "JSON array", method: "POST", path: "/v2/probe/users", body: "[]", status: 400, code: quire.CodeInvalidJSON},
+			{name: "JSON string", method: "POST", path: "/v2/probe/users", body: `"hi"`, status: 400, code: quire.CodeInvalidJSON},
+			{name: "wrong content type", method: "POST", path: "/v2/probe/users", body: `{"name":"a","email":"a@b.c"}`,
+				headers: []string{"Content-Type", "text/plain"}, status: 400, code: quire.CodeInvalidJSON},
+			{name: "unknown field", method: "POST", path: "/v2/probe/users", body: map[string]any{"name": "a", "email": "a@b.c", "extra": 1},
+				status: 400, code: quire.CodeValidation, path2: "extra", reason: quire.ReasonUnknownField},
+			{name: "required", method: "POST", path: "/v2/probe/users", body: map[string]any{"email": "a@b.c"},
+				status: 400, code: quire.CodeValidation, path2: "name", reason: quire.ReasonRequired},
+			{name: "wrong type", method: "POST", path: "/v2/probe/users", body: map[string]any{"name": 5, "email": "a@b.c"},
+				status: 400, code: quire.CodeValidation, path2: "name", reason: quire.ReasonInvalidType},
+			{name: "too long", method: "POST", path: "/v2/probe/users", body: map[string]any{"name": strings.Repeat("n", 21), "email": "a@b.c"},
+				status: 400, code: quire.CodeValidation, path2: "name", reason: quire.ReasonTooLong},
+			{name: "nested path with indexes", method: "POST", path: "/v2/probe/users",
+				body:   map[string]any{"name": "a", "email": "a@b.c", "children": []any{para("ok"), para(long)}},
+				status: 400, code: quire.CodeValidation, path2: "children[1].paragraph.rich_text[0].text.content", reason: quire.ReasonTooLong},
+			{name: "too many", method: "POST", path: "/v2/probe/users",
+				body:   map[string]any{"name": "a", "email": "a@b.c", "children": []any{para("a"), para("b"), para("c"), para("d")}},
+				status: 400, code: quire.CodeValidation, path2: "children", reason: quire.ReasonTooMany},
+			{name: "nested unknown field", method: "POST", path: "/v2/probe/users",
+				body:   map[string]any{"name": "a", "email": "a@b.c", "children": []any{map[string]any{"paragraph": map[string]any{"rich_text": []any{}, "colour": "red"}}}},
+				status: 400, code: quire.CodeValidation, path2: "children[0].paragraph.colour", reason: quire.ReasonUnknownField},
+			{name: "service validation", method: "POST", path: "/v2/probe/users", body: map[string]any{"name": "a", "email": "not an email"},
+				status: 400, code: quire.CodeValidation, path2: "email", reason: quire.ReasonInvalidValue},
+			{name: "over 1 MiB", method: "POST", path: "/v2/probe/users", body: big, status: 413, code: quire.CodePayloadTooLarge},
+			{name: "over 1 MiB with Idempotency-Key", method: "POST", path: "/v2/probe/users", body: big,
+				headers: []string{"Idempotency-Key", "k-big"}, status: 413, code: quire.CodePayloadTooLarge},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				before := e.userCount()
+				r := e.do(tc.method, tc.path, e.full, tc.body, tc.headers...)
+				r.wantError(t, tc.status, tc.code, tc.path2)
+				if tc.reason != "" {
+					found := false
+					for _, d := range r.body["details"].([]any) {
+						d := d.(map[string]any)
+						found = found || d["path"] == tc.path2 && d["reason"] == tc.reason
+					}
+					if !found {
+						t.Fatalf("no detail {%s %s}: %s", tc.path2, tc.reason, r.raw)
+					}
+				}
+				if tc.status == 405 && r.header.Get("Allow") != "GET" {
+					t.Errorf("Allow = %q, want GET", r.header.Get("Allow"))
+				}
+				if after := e.userCount(); after != before {
+					t.Fatalf("a rejected request wrote: %d users before, %d after", before, after)
+				}
+			})
+		}
+	})
+}
+
+func TestBodyWithoutContentTypeIsJSON(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st, envOptions{extra: []func(*Server){withProbes}})
+		req, _ := http.NewRequest("POST", e.srv.URL+"/v2/probe/users", strings.NewReader(`{"name":"Bo","email":"bo@example.com"}`))
+		req.Header.Set("Authorization", "Bearer "+e.full)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != 201 || res.Header.Get("X-Request-Id") == "" {
+			t.Fatalf("status %d, X-Request-Id %q", res.StatusCode, res.Header.Get("X-Request-Id"))
+		}
+	})
+}
+
+func TestIfMatch(t *testing.T) {
+	for _, tc := range []struct {
+		header string
+		ok     bool
+	}{
+		{"", true}, {"*", true}, {`W/"3"`, true}, {`"3"`, true}, {`W/"2", W/"3"`, true},
+		{`W/"2"`, false}, {`W/"33"`, false}, {"3", false}, {`W/"3`, false},
+	} {
+		err := checkIfMatch(tc.header, probeVersion)
+		if (err == nil) != tc.ok {
+			t.Errorf("checkIfMatch(%q) = %v, want ok=%v", tc.header, err, tc.ok)
+		}
+		if err != nil && !quire.IsCode(err, quire.CodeConflict) {
+			t.Errorf("checkIfMatch(%q) = %v, want conflict", tc.header, err)
+		}
+	}
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st, envOptions{extra: []func(*Server){withProbes}})
+		r := e.do("PATCH", "/v2/probe/version", e.full, map[string]any{"note": "a"}, "If-Match", `W/"3"`)
+		if r.status != 200 || r.header.Get("ETag") != `W/"3"` {
+			t.Fatalf("matching If-Match: %d, ETag %q", r.status, r.header.Get("ETag"))
+		}
+		e.do("PATCH", "/v2/probe/version", e.full, map[string]any{"note": "a"}, "If-Match", `W/"2"`).
+			wantError(t, 409, quire.CodeConflict, "")
+	})
+}
