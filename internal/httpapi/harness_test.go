@@ -22,7 +22,7 @@ func TestMain(m *testing.M) { os.Exit(testdb.Main(m)) }
 
 // env is a real server over a real store, reached through real HTTP.
 type env struct {
-	t     *testing.T
+	t     testing.TB
 	store *store.Store
 	svc   *service.Service
 	srv   *httptest.Server
@@ -38,7 +38,7 @@ type envOptions struct {
 }
 
 // newEnv starts a server on st with one workspace, its owner and a full token.
-func newEnv(t *testing.T, st *store.Store, opts ...envOptions) *env {
+func newEnv(t testing.TB, st *store.Store, opts ...envOptions) *env {
 	t.Helper()
 	var o envOptions
 	if len(opts) > 0 {
@@ -138,7 +138,7 @@ func (e *env) do(method, path, token string, body any, headers ...string) *respo
 
 // wantError checks that r is the specification's error body with status, code and (when
 // path is not "") a detail at path.
-func (r *response) wantError(t *testing.T, status int, code, path string) {
+func (r *response) wantError(t testing.TB, status int, code, path string) {
 	t.Helper()
 	if r.status != status {
 		t.Fatalf("status = %d, want %d; body %s", r.status, status, r.raw)
@@ -159,7 +159,7 @@ func (r *response) wantError(t *testing.T, status int, code, path string) {
 }
 
 // checkErrorShape asserts the exact key set and types of the error body.
-func checkErrorShape(t *testing.T, r *response) {
+func checkErrorShape(t testing.TB, r *response) {
 	t.Helper()
 	b := r.body
 	if len(b) != 6 || b["object"] != "error" || b["status"] != float64(r.status) {

@@ -37,6 +37,12 @@ func Main(m *testing.M) int {
 	code := m.Run()
 	if pgCluster != nil {
 		pgCluster.stop()
+	} else if templateDB != "" {
+		// A server we did not start keeps running: leave it as we found it.
+		if admin, err := sql.Open("pgx", pgAdminURL); err == nil {
+			_, _ = admin.Exec(`DROP DATABASE IF EXISTS ` + templateDB + ` WITH (FORCE)`)
+			admin.Close()
+		}
 	}
 	return code
 }
