@@ -1,7 +1,8 @@
 -- Content: the tree of pages and databases (nodes), blocks, views, database record values,
 -- mind-map nodes and files. Orders are fractional text keys compared bytewise, so an insert
 -- between two siblings never renumbers the others and every ordered read is a keyset walk of
--- an index.
+-- an index. JSON columns are TEXT on both engines: only Quire writes them (canonical JSON),
+-- and reading back the exact bytes keeps answers identical across engines.
 
 -- +goose Up
 -- A node is a page (page_type page, folder or mind_map; also a database record) or a database.
@@ -14,14 +15,17 @@ CREATE TABLE nodes (
     parent_type  TEXT NOT NULL,
     parent_id    TEXT,
     position     TEXT COLLATE "C" NOT NULL,
-    title        JSONB NOT NULL,
+    title        TEXT NOT NULL,
     title_plain  TEXT NOT NULL DEFAULT '',
-    properties   JSONB NOT NULL,
-    description  JSONB NOT NULL,
-    icon         JSONB,
-    cover        JSONB,
+    properties   TEXT NOT NULL,
+    description  TEXT NOT NULL,
+    icon         TEXT,
+    cover        TEXT,
     is_inline    BOOLEAN NOT NULL DEFAULT FALSE,
     in_trash     BOOLEAN NOT NULL DEFAULT FALSE,
+    -- trashed_under: some ancestor is in trash. Kept up to date by trash, restore and move, so
+    -- that listings and search hide a trashed page's descendants without walking up per row.
+    trashed_under BOOLEAN NOT NULL DEFAULT FALSE,
     version      BIGINT NOT NULL DEFAULT 1,
     created_ms   BIGINT NOT NULL,
     created_by   TEXT NOT NULL,
@@ -31,6 +35,8 @@ CREATE TABLE nodes (
 CREATE INDEX nodes_children ON nodes (parent_id, position, id);
 CREATE INDEX nodes_top_level ON nodes (workspace_id, parent_type, position, id);
 CREATE INDEX nodes_recent ON nodes (workspace_id, edited_ms, id);
+CREATE INDEX nodes_kind_recent ON nodes (workspace_id, page_type, edited_ms, id);
+CREATE INDEX nodes_trash ON nodes (workspace_id, edited_ms, id) WHERE in_trash = TRUE;
 
 -- Blocks of a page's content. page_id is the node whose content the block is (for access and
 -- export); parent_id is that node or another block. A child page or database also has a block
@@ -42,7 +48,7 @@ CREATE TABLE blocks (
     parent_id    TEXT NOT NULL,
     position     TEXT COLLATE "C" NOT NULL,
     type         TEXT NOT NULL,
-    content      JSONB NOT NULL,
+    content      TEXT NOT NULL,
     in_trash     BOOLEAN NOT NULL DEFAULT FALSE,
     version      BIGINT NOT NULL DEFAULT 1,
     created_ms   BIGINT NOT NULL,
@@ -60,7 +66,7 @@ CREATE TABLE views (
     position     TEXT COLLATE "C" NOT NULL,
     name         TEXT NOT NULL,
     type         TEXT NOT NULL,
-    spec         JSONB NOT NULL,
+    spec         TEXT NOT NULL,
     in_trash     BOOLEAN NOT NULL DEFAULT FALSE,
     version      BIGINT NOT NULL DEFAULT 1,
     created_ms   BIGINT NOT NULL,

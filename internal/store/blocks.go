@@ -1,0 +1,183 @@
+package store
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/quire-dev/quire/internal/quire"
+)
+
+// blockColumns are read with has_children computed on the children index, so it is always true
+// to the tree.
+const blockColumns = `b.id, b.workspace_id, b.page_id, b.parent_id, b.position, b.type, b.content,
+	EXISTS (SELECT 1 FROM blocks c WHERE c.parent_id = b.id AND c.in_trash = FALSE),
+	b.in_trash, b.version, b.created_ms, b.created_by, b.edited_ms, b.edited_by`
+
+func scanBlock(row interface{ Scan(...any) error }) (*quire.Block, error) {
+	b := &quire.Block{}
+	var content []byte
+	err := row.Scan(&b.ID, &b.WorkspaceID, &b.PageID, &b.ParentID, &b.Position, &b.Type, &content,
+		&b.HasChildren, &b.InTrash, &b.Version, &b.CreatedMs, &b.CreatedBy, &b.EditedMs, &b.EditedBy)
+	b.Content = content
+	return b, err
+}
+
+// Block returns block id of workspace ws, or not_found.
+func (s *Store) Block(ctx context.Context, ws, id string) (*quire.Block, error) {
+	return block(ctx, s.read, ws, id)
+}
+
+// Block reads a block inside the transaction.
+func (tx *Tx) Block(ctx context.Context, ws, id string) (*quire.Block, error) {
+	return block(ctx, tx.tx, ws, id)
+}
+
+func block(ctx context.Context, q querier, ws, id string) (*quire.Block, error) {
+	b, err := scanBlock(q.QueryRowContext(ctx, `SELECT `+blockColumns+` FROM blocks b WHERE b.id = $1 AND b.workspace_id = $2`, id, ws))
+	if err != nil {
+		return nil, notFoundIf(err, "block "+id)
+	}
+	return b, nil
+}
+
+// ChildKey is the keyset position of a block among its siblings.
+type ChildKey struct {
+	Position string `json:"p"`
+	ID       string `json:"i"`
+}
+
+// Children returns up to limit blocks under parent (a page, database or block) in order, after
+// key when set, leaving out blocks in trash. It walks the (parent_id, position, id) index.
+func (s *Store) Children(ctx context.Context, parent string, after *ChildKey, limit int) ([]*quire.Block, error) {
+	return children(ctx, s.read, parent, after, limit)
+}
+
+// Children reads children inside the transaction (or snapshot).
+func (tx *Tx) Children(ctx context.Context, parent string, after *ChildKey, limit int) ([]*quire.Block, error) {
+	return children(ctx, tx.tx, parent, after, limit)
+}
+
+func children(ctx context.Context, q querier, parent string, after *ChildKey, limit int) ([]*quire.Block, error) {
+	query := `SELECT ` + blockColumns + ` FROM blocks b WHERE b.parent_id = $1 AND b.in_trash = FALSE`
+	args := []any{parent}
+	if after != nil {
+		query += ` AND (b.position, b.id) > ($3, $4)`
+		args = append(args, limit, after.Position, after.ID)
+	} else {
+		args = append(args, limit)
+	}
+	rows, err := q.QueryContext(ctx, query+` ORDER BY b.position, b.id LIMIT $2`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*quire.Block
+	for rows.Next() {
+		b, err := scanBlock(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, rows.Err()
+}
+
+// LastChildPosition is the position of parent's last child, in trash or not ("" when none), so
+// that an append goes after everything ever placed there.
+func (tx *Tx) LastChildPosition(ctx context.Context, parent string) (string, error) {
+	var pos string
+	err := tx.tx.QueryRowContext(ctx,
+		`SELECT COALESCE(MAX(position), '') FROM blocks WHERE parent_id = $1`, parent).Scan(&pos)
+	return pos, err
+}
+
+// FirstChildPosition is the position of parent's first child ("" when none).
+func (tx *Tx) FirstChildPosition(ctx context.Context, parent string) (string, error) {
+	var pos string
+	err := tx.tx.QueryRowContext(ctx,
+		`SELECT COALESCE(MIN(position), '') FROM blocks WHERE parent_id = $1`, parent).Scan(&pos)
+	return pos, err
+}
+
+// NextPosition is the position of the first sibling after pos under parent ("" when none).
+func (tx *Tx) NextPosition(ctx context.Context, parent, pos string) (string, error) {
+	var next string
+	err := tx.tx.QueryRowContext(ctx,
+		`SELECT COALESCE(MIN(position), '') FROM blocks WHERE parent_id = $1 AND position > $2`, parent, pos).Scan(&next)
+	return next, err
+}
+
+// InsertBlocks stores new blocks with one multi-row statement per 100 blocks.
+func (tx *Tx) InsertBlocks(ctx context.Context, blocks []*quire.Block) error {
+	const cols = 13
+	for start := 0; start < len(blocks); start += 100 {
+		batch := blocks[start:min(start+100, len(blocks))]
+		var sb strings.Builder
+		sb.WriteString(`INSERT INTO blocks (id, workspace_id, page_id, parent_id, position, type, content, in_trash,
+			version, created_ms, created_by, edited_ms, edited_by) VALUES `)
+		args := make([]any, 0, len(batch)*cols)
+		for i, b := range batch {
+			if i > 0 {
+				sb.WriteString(", ")
+			}
+			sb.WriteByte('(')
+			for c := range cols {
+				if c > 0 {
+					sb.WriteString(", ")
+				}
+				sb.WriteByte('$')
+				sb.WriteString(strconv.Itoa(i*cols + c + 1))
+			}
+			sb.WriteByte(')')
+			args = append(args, b.ID, b.WorkspaceID, b.PageID, b.ParentID, b.Position, b.Type, jsonArg(b.Content),
+				b.InTrash, b.Version, b.CreatedMs, b.CreatedBy, b.EditedMs, b.EditedBy)
+		}
+		if _, err := tx.tx.ExecContext(ctx, sb.String(), args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// UpdateBlock writes b's content, place and trash state and increments its version, provided
+// the stored version is still b.Version (else conflict).
+func (tx *Tx) UpdateBlock(ctx context.Context, b *quire.Block) error {
+	res, err := tx.tx.ExecContext(ctx, `UPDATE blocks SET page_id = $3, parent_id = $4, position = $5, content = $6,
+		in_trash = $7, version = version + 1, edited_ms = $8, edited_by = $9 WHERE id = $1 AND version = $2`,
+		b.ID, b.Version, b.PageID, b.ParentID, b.Position, jsonArg(b.Content), b.InTrash, b.EditedMs, b.EditedBy)
+	if err != nil {
+		return err
+	}
+	if k, _ := res.RowsAffected(); k == 0 {
+		return quire.Conflict("The block changed while this request ran; read it again and retry.")
+	}
+	b.Version++
+	return nil
+}
+
+// TouchBlock records that a block's children changed (has_children may differ): new version
+// and edit time.
+func (tx *Tx) TouchBlock(ctx context.Context, id string, ms int64, by string) error {
+	_, err := tx.tx.ExecContext(ctx, `UPDATE blocks SET version = version + 1, edited_ms = $2, edited_by = $3 WHERE id = $1`, id, ms, by)
+	return err
+}
+
+// TrashContent puts every content block directly under page (child pages and databases aside)
+// in trash, for a replacement of the page's content. Their own children go with them.
+func (tx *Tx) TrashContent(ctx context.Context, page string, ms int64, by string) error {
+	_, err := tx.tx.ExecContext(ctx, `UPDATE blocks SET in_trash = TRUE, version = version + 1, edited_ms = $2, edited_by = $3
+		WHERE parent_id = $1 AND in_trash = FALSE AND type NOT IN ('child_page', 'child_database')`, page, ms, by)
+	return err
+}
+
+// LockTree serializes changes to the shape of a workspace's tree (moves), so that two moves
+// racing can never make a cycle. SQLite has one writer already; PostgreSQL takes a transaction
+// advisory lock.
+func (tx *Tx) LockTree(ctx context.Context, ws string) error {
+	if tx.engine != Postgres {
+		return nil
+	}
+	_, err := tx.tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, "tree:"+ws)
+	return err
+}
