@@ -72,7 +72,8 @@ func newServer(cfg Config, extra ...func(*Server)) *Server {
 	hc.RejectUnknownQueryParameters = true
 	hc.Info.Description = "Programmatic access to a workspace's content: pages, blocks, databases, " +
 		"views, mind maps, users, search and files. Every route but the two document routes needs a Bearer token."
-	hc.Info.License = &huma.License{Name: "Proprietary"}
+	// No public license text to link to: an SPDX LicenseRef names it (redocly info-license-strict).
+	hc.Info.License = &huma.License{Name: "Proprietary", Identifier: "LicenseRef-Proprietary"}
 	hc.Servers = []*huma.Server{{URL: strings.TrimSuffix(cfg.BaseURL, "/"), Description: "This server"}}
 	hc.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
 		"bearer": {Type: "http", Scheme: "bearer", Description: "A token made with `quire token create`."},
