@@ -8,6 +8,7 @@ require (
 	github.com/google/go-cmp v0.7.0
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/pressly/goose/v3 v3.29.0
+	github.com/yuin/goldmark v1.8.7
 	golang.org/x/time v0.16.0
 	modernc.org/sqlite v1.60.1
 )

@@ -1,0 +1,201 @@
+package blocks
+
+import (
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/quire-dev/quire/internal/quire"
+)
+
+// Leaf checks shared by the request decoder and Validate, so that a rule and its path are
+// written once.
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func index(path string, i int) string {
+	return path + "[" + strconv.Itoa(i) + "]"
+}
+
+func checkLen(p *quire.Problems, path, s string, max int) {
+	// Characters are Unicode code points: never stricter than Notion's UTF-16 count, so
+	// anything Notion accepts is accepted here.
+	if len(s) > max && utf8.RuneCountInString(s) > max {
+		p.Add(path, quire.ReasonTooLong, "Text is too long.")
+	}
+}
+
+// ValidURL reports whether s is acceptable as a link or a block's URL: non-empty, at most
+// MaxURLLength characters, no control characters or spaces, and not a script or data URL
+// (rendered Markdown and HTML clients would run or inline those).
+func ValidURL(s string) bool {
+	if s == "" || utf8.RuneCountInString(s) > MaxURLLength {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] == 0x7f {
+			return false
+		}
+	}
+	if i := strings.IndexByte(s, ':'); i > 0 {
+		switch strings.ToLower(s[:i]) {
+		case "javascript", "vbscript", "data":
+			return false
+		}
+	}
+	return true
+}
+
+func checkURL(p *quire.Problems, path, s string) {
+	switch {
+	case s == "":
+		p.Add(path, quire.ReasonRequired, "A URL is required.")
+	case utf8.RuneCountInString(s) > MaxURLLength:
+		p.Add(path, quire.ReasonTooLong, "URL is too long.")
+	case !ValidURL(s):
+		p.Add(path, quire.ReasonInvalidValue, "URL is not valid.")
+	}
+}
+
+func checkID(p *quire.Problems, path, id string) {
+	if !quire.ValidID(id) {
+		p.Add(path, quire.ReasonInvalidValue, "Not a valid id.")
+	}
+}
+
+// validDate accepts the forms Notion's date values take: a date, or a date-time with or
+// without an offset (a time_zone may then name the zone).
+func validDate(s string) bool {
+	for _, layout := range []string{"2006-01-02", time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02T15:04"} {
+		if _, err := time.Parse(layout, s); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+func checkItem(p *quire.Problems, path string, it *Item) {
+	switch it.Type {
+	case "text":
+		if it.Text == nil {
+			p.Add(join(path, "text"), quire.ReasonRequired, "Text is required.")
+			return
+		}
+		checkLen(p, join(path, "text.content"), it.Text.Content, MaxTextLength)
+		if it.Text.Link != nil {
+			checkURL(p, join(path, "text.link.url"), it.Text.Link.URL)
+		}
+	case "equation":
+		if it.Equation == nil {
+			p.Add(join(path, "equation"), quire.ReasonRequired, "An equation is required.")
+			return
+		}
+		checkLen(p, join(path, "equation.expression"), it.Equation.Expression, MaxExpressionLength)
+	case "mention":
+		m := it.Mention
+		if m == nil {
+			p.Add(join(path, "mention"), quire.ReasonRequired, "A mention is required.")
+			return
+		}
+		mp := join(path, "mention")
+		switch m.Type {
+		case "user", "page", "database":
+			checkID(p, join(mp, m.Type+".id"), m.ID)
+		case "date":
+			if m.Date == nil {
+				p.Add(join(mp, "date"), quire.ReasonRequired, "A date is required.")
+				return
+			}
+			checkDate(p, join(mp, "date"), m.Date)
+		default:
+			p.Add(join(mp, "type"), quire.ReasonInvalidValue, "Unknown mention type.")
+		}
+	default:
+		p.Add(join(path, "type"), quire.ReasonInvalidValue, "Unknown rich text type.")
+	}
+	if !ValidTextColor(it.Annotations.TextColor) {
+		p.Add(join(path, "annotations.text_color"), quire.ReasonInvalidValue, "Unknown text colour.")
+	}
+	if !ValidBackgroundColor(it.Annotations.BackgroundColor) {
+		p.Add(join(path, "annotations.background_color"), quire.ReasonInvalidValue, "Unknown background colour.")
+	}
+}
+
+func checkDate(p *quire.Problems, path string, d *Date) {
+	if !validDate(d.Start) {
+		p.Add(join(path, "start"), quire.ReasonInvalidValue, "Not a date.")
+	}
+	if d.End != "" && !validDate(d.End) {
+		p.Add(join(path, "end"), quire.ReasonInvalidValue, "Not a date.")
+	}
+	if len(d.TimeZone) > 64 {
+		p.Add(join(path, "time_zone"), quire.ReasonTooLong, "Time zone is too long.")
+	}
+}
+
+// validEmoji is a loose check: Go has no emoji property table, so it accepts one short
+// sequence of non-space characters, which covers flags, skin tones and ZWJ families.
+func validEmoji(s string) bool {
+	n := utf8.RuneCountInString(s)
+	return n > 0 && n <= 16 && !strings.ContainsAny(s, " \t\r\n")
+}
+
+func checkFile(p *quire.Problems, path string, f *FileSource) {
+	switch f.Type {
+	case "external":
+		checkURL(p, join(path, "external.url"), f.URL)
+	case "file_upload":
+		checkID(p, join(path, "file_upload.id"), f.ID)
+	case "file":
+		checkURL(p, join(path, "file.url"), f.URL)
+	default:
+		p.Add(join(path, "type"), quire.ReasonInvalidValue, "Unknown file type.")
+	}
+}
+
+// checkChildren checks what may stand below parent (nil for a page): table rows of the
+// table's width below a table, columns below a column list, and neither anywhere else.
+// created says the parent is created by the same request, which must then bring its minimum
+// of children. Nil entries are blocks that failed to decode and are skipped.
+func checkChildren(p *quire.Problems, path string, parent *Block, children []*Block, created bool) {
+	ptype := ""
+	if parent != nil {
+		ptype = parent.Type
+	}
+	want := childType(ptype)
+	n := 0
+	for i, c := range children {
+		if c == nil {
+			continue
+		}
+		n++
+		cp := index(path, i)
+		switch {
+		case want != "" && c.Type != want:
+			p.Add(join(cp, "type"), quire.ReasonInvalidValue, "A "+ptype+" holds only "+want+" blocks.")
+		case want == "" && (c.Type == "table_row" || c.Type == "column"):
+			p.Add(join(cp, "type"), quire.ReasonInvalidValue, "A "+c.Type+" belongs in a "+map[string]string{"table_row": "table", "column": "column_list"}[c.Type]+".")
+		case c.Type == "table_row" && parent.Content.TableWidth > 0 && len(c.Content.Cells) != parent.Content.TableWidth:
+			p.Add(join(cp, "table_row.cells"), quire.ReasonInvalidValue, "A row has as many cells as its table is wide.")
+		}
+	}
+	if !created {
+		return
+	}
+	switch ptype {
+	case "table", "column":
+		if n == 0 && len(children) == 0 {
+			p.Add(path, quire.ReasonInvalidValue, "A "+ptype+" needs at least one child.")
+		}
+	case "column_list":
+		if len(children) < 2 {
+			p.Add(path, quire.ReasonInvalidValue, "A column_list needs at least two columns.")
+		}
+	}
+}
