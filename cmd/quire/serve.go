@@ -53,7 +53,6 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer st.Close()
-	svc := service.New(st, service.Options{})
 
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -62,6 +61,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *baseURL == "" {
 		*baseURL = "http://" + ln.Addr().String()
 	}
+	svc := service.New(st, service.Options{BaseURL: *baseURL})
 	api := httpapi.New(httpapi.Config{Service: svc, Logger: logger, BaseURL: *baseURL,
 		RateLimit: *rateLimit, DocTime: buildTime()})
 	srv := &http.Server{

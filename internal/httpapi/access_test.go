@@ -99,7 +99,7 @@ func seedNode(t *testing.T, e *env) string {
 	err := e.store.InTx(context.Background(), func(tx *store.Tx) error {
 		return tx.ExecForTest(context.Background(), `INSERT INTO nodes (id, workspace_id, object, page_type, parent_type, position,
 			title, properties, description, created_ms, created_by, edited_ms, edited_by)
-			VALUES ($1, $2, 'page', 'page', 'workspace', 'a', '[]', '{}', '[]', 1, $3, 1, $3)`, id, e.ws.ID, e.owner.ID)
+			VALUES ($1, $2, 'page', 'page', 'workspace', 'a0', '[]', '{}', '[]', 1, $3, 1, $3)`, id, e.ws.ID, e.owner.ID)
 	})
 	if err != nil {
 		t.Fatal(err)

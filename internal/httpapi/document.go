@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -103,10 +104,7 @@ func (s *Server) freezeDocument() *document {
 			}
 		}
 	}
-	body, err := json.Marshal(oapi)
-	if err != nil {
-		panic("httpapi: the OpenAPI document does not serialize: " + err.Error())
-	}
+	body := pruneSchemas(oapi)
 	sum := sha256.Sum256(body)
 	d := &document{json: body, etag: hex.EncodeToString(sum[:])}
 	d.meta = docMeta{ETag: d.etag, GeneratedAt: s.cfg.DocTime.UTC().Format(quire.TimeLayout),
@@ -115,4 +113,26 @@ func (s *Server) freezeDocument() *document {
 	msum := sha256.Sum256(d.metaJSON)
 	d.metaTag = hex.EncodeToString(msum[:])
 	return d
+}
+
+// pruneSchemas drops component schemas nothing refers to (helpers that built other schemas
+// register them as a side effect) and returns the serialized document.
+func pruneSchemas(oapi *huma.OpenAPI) []byte {
+	schemas := oapi.Components.Schemas.Map()
+	for {
+		body, err := json.Marshal(oapi)
+		if err != nil {
+			panic("httpapi: the OpenAPI document does not serialize: " + err.Error())
+		}
+		pruned := false
+		for name := range schemas {
+			if !bytes.Contains(body, []byte(`"#/components/schemas/`+name+`"`)) {
+				delete(schemas, name)
+				pruned = true
+			}
+		}
+		if !pruned {
+			return body
+		}
+	}
 }

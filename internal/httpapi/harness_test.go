@@ -44,8 +44,7 @@ func newEnv(t testing.TB, st *store.Store, opts ...envOptions) *env {
 	if len(opts) > 0 {
 		o = opts[0]
 	}
-	svc := service.New(st, service.Options{TokenCacheTTL: 50 * time.Millisecond})
-	e := &env{t: t, store: st, svc: svc}
+	e := &env{t: t, store: st}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if testing.Verbose() {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -53,6 +52,8 @@ func newEnv(t testing.TB, st *store.Store, opts ...envOptions) *env {
 	var h *Server
 	e.srv = httptest.NewUnstartedServer(nil)
 	base := "http://" + e.srv.Listener.Addr().String()
+	svc := service.New(st, service.Options{TokenCacheTTL: 50 * time.Millisecond, BaseURL: base})
+	e.svc = svc
 	h = newServer(Config{Service: svc, Logger: logger, BaseURL: base, RateLimit: o.rateLimit, DocTime: time.Unix(1700000000, 0)}, o.extra...)
 	e.srv.Config.Handler = h
 	e.srv.Start()

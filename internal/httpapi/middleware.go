@@ -44,6 +44,10 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 		ri := &reqInfo{id: newRequestID()}
 		w.Header().Set("X-Request-Id", ri.id)
 		r = r.WithContext(context.WithValue(r.Context(), keyRequestID, ri))
+		// curl -d sends form encoding by default; every body we take is JSON, so read it as such.
+		if r.Header.Get("Content-Type") == "application/x-www-form-urlencoded" {
+			r.Header.Set("Content-Type", "application/json")
+		}
 		sw := &statusWriter{ResponseWriter: w}
 		defer func() {
 			if p := recover(); p != nil {

@@ -82,6 +82,10 @@ func newServer(cfg Config, extra ...func(*Server)) *Server {
 
 	s.registerUsers()
 	s.registerWorkspace()
+	s.registerWorkspaceListings()
+	s.registerPages()
+	s.registerBlocks()
+	s.registerMarkdown()
 	for _, f := range extra {
 		f(s)
 	}

@@ -42,3 +42,41 @@ func (s *Server) getWorkspace(ctx context.Context, _ *struct{}) (*workspaceOutpu
 		PageCount: sum.Counts.Pages, DatabaseCount: sum.Counts.Databases, MemberCount: sum.Counts.Members,
 	}}, nil
 }
+
+type sectionInput struct {
+	Section string `path:"section" enum:"top_level,recent,folders,mind_maps,trash"`
+	PageParams
+}
+
+type topLevelInput struct{ PageParams }
+
+func (s *Server) registerWorkspaceListings() {
+	rt := route{scopes: []quire.Scope{quire.PagesRead}, workspaceScoped: true}
+	register(s, huma.Operation{
+		OperationID: "list-workspace-pages", Method: http.MethodGet, Path: "/v2/workspace/pages",
+		Summary: "List top-level pages", Tags: []string{"Workspace"},
+		Description: "The workspace's top-level pages and databases in sidebar order.",
+	}, rt, func(ctx context.Context, in *topLevelInput) (*pageListOutput, error) {
+		return s.section(ctx, "top_level", in.PageParams)
+	})
+	register(s, huma.Operation{
+		OperationID: "list-workspace-section", Method: http.MethodGet, Path: "/v2/workspace/pages/{section}",
+		Summary: "List a section of the workspace", Tags: []string{"Workspace"},
+		Description: "top_level: the sidebar's top level, in order; recent: everything by last edit; folders; " +
+			"mind_maps; trash: what was put in trash, last first.",
+	}, rt, func(ctx context.Context, in *sectionInput) (*pageListOutput, error) {
+		return s.section(ctx, in.Section, in.PageParams)
+	})
+}
+
+func (s *Server) section(ctx context.Context, section string, pp PageParams) (*pageListOutput, error) {
+	pg, err := s.svc.WorkspaceSection(ctx, principal(ctx), section, pp.StartCursor, pp.PageSize)
+	if err != nil {
+		return nil, err
+	}
+	items := make([]pageObject, len(pg.Items))
+	for i, n := range pg.Items {
+		items[i] = s.newPageObject(n)
+	}
+	return &pageListOutput{Body: newList(items, pg.NextCursor)}, nil
+}

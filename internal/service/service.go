@@ -3,9 +3,11 @@
 package service
 
 import (
+	"strings"
+	"time"
+
 	"github.com/quire-dev/quire/internal/cursor"
 	"github.com/quire-dev/quire/internal/store"
-	"time"
 )
 
 // Options tune a Service; the zero value is the production default.
@@ -14,6 +16,8 @@ type Options struct {
 	// A revoke made through this process takes effect at once; one made by another process
 	// (an admin command, another server) within this time. Default 2 s.
 	TokenCacheTTL time.Duration
+	// BaseURL is the server's absolute URL, for the url fields of objects and Markdown links.
+	BaseURL string
 }
 
 // Service is the one entry point of every handler.
@@ -21,6 +25,7 @@ type Service struct {
 	store   *store.Store
 	cursors *cursor.Codec
 	tokens  *tokenCache
+	baseURL string
 }
 
 // New returns a service over st.
@@ -29,8 +34,15 @@ func New(st *store.Store, opts Options) *Service {
 	if ttl == 0 {
 		ttl = 2 * time.Second
 	}
-	return &Service{store: st, cursors: cursor.New(st.Secret()), tokens: newTokenCache(ttl)}
+	return &Service{store: st, cursors: cursor.New(st.Secret()), tokens: newTokenCache(ttl),
+		baseURL: strings.TrimSuffix(opts.BaseURL, "/")}
 }
 
 // Store is the service's store, for the few callers (readiness checks) that need it directly.
 func (s *Service) Store() *store.Store { return s.store }
+
+// PageURL is the absolute address of page id.
+func (s *Service) PageURL(id string) string { return s.baseURL + "/v2/pages/" + id }
+
+// DatabaseURL is the absolute address of database id.
+func (s *Service) DatabaseURL(id string) string { return s.baseURL + "/v2/databases/" + id }

@@ -181,3 +181,20 @@ func (tx *Tx) LockTree(ctx context.Context, ws string) error {
 	_, err := tx.tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, "tree:"+ws)
 	return err
 }
+
+// SyncChildPageBlock keeps the child_page (or child_database) block of node id in step with the
+// node: its title and trash state.
+func (tx *Tx) SyncChildPageBlock(ctx context.Context, id string, content []byte, inTrash bool, ms int64, by string) error {
+	_, err := tx.tx.ExecContext(ctx, `UPDATE blocks SET content = $2, in_trash = $3, version = version + 1,
+		edited_ms = $4, edited_by = $5 WHERE id = $1 AND type IN ('child_page', 'child_database')`,
+		id, jsonArg(content), inTrash, ms, by)
+	return err
+}
+
+// DetachChildPageBlock removes the child_page (or child_database) block of node id from its
+// parent's content, when the node moves. The block is derived from the node, not content of
+// its own, so nothing is lost.
+func (tx *Tx) DetachChildPageBlock(ctx context.Context, id string) error {
+	_, err := tx.tx.ExecContext(ctx, `DELETE FROM blocks WHERE id = $1 AND type IN ('child_page', 'child_database')`, id)
+	return err
+}

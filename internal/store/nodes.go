@@ -131,3 +131,19 @@ func (tx *Tx) IsDescendant(ctx context.Context, id, ancestor string) (bool, erro
 		SELECT EXISTS (SELECT 1 FROM up WHERE id = $2 AND depth > 0)`, id, ancestor, maxDepth).Scan(&ok)
 	return ok, err
 }
+
+// LastTopLevelPosition is the position of the workspace's last top-level node ("" when none).
+func (tx *Tx) LastTopLevelPosition(ctx context.Context, ws string) (string, error) {
+	var pos string
+	err := tx.tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(position), '') FROM nodes
+		WHERE workspace_id = $1 AND parent_type = 'workspace'`, ws).Scan(&pos)
+	return pos, err
+}
+
+// NextTopLevelPosition is the position of the first top-level node after pos ("" when none).
+func (tx *Tx) NextTopLevelPosition(ctx context.Context, ws, pos string) (string, error) {
+	var next string
+	err := tx.tx.QueryRowContext(ctx, `SELECT COALESCE(MIN(position), '') FROM nodes
+		WHERE workspace_id = $1 AND parent_type = 'workspace' AND position > $2`, ws, pos).Scan(&next)
+	return next, err
+}

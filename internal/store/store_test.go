@@ -178,7 +178,7 @@ func insertNode(t *testing.T, s *store.Store, ws, id, parent string) {
 	err := s.InTx(ctx, func(tx *store.Tx) error {
 		return tx.ExecForTest(ctx, `INSERT INTO nodes (id, workspace_id, object, page_type, parent_type, parent_id, position,
 			title, properties, description, created_ms, created_by, edited_ms, edited_by)
-			VALUES ($1, $2, 'page', 'page', $3, $4, 'a', '[]', '{}', '[]', 1, 'u', 1, 'u')`, id, ws, ptype, pid)
+			VALUES ($1, $2, 'page', 'page', $3, $4, 'a0', '[]', '{}', '[]', 1, 'u', 1, 'u')`, id, ws, ptype, pid)
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,262 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"reflect"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/quire-dev/quire/internal/quire"
+	"github.com/quire-dev/quire/internal/service"
+)
+
+// blockObject is a block: the common fields and a field named by its type holding the type's
+// content, spliced in from the stored canonical JSON.
+type blockObject struct {
+	ID             string
+	Parent         parentObject
+	CreatedTime    string
+	LastEditedTime string
+	CreatedBy      string
+	LastEditedBy   string
+	HasChildren    bool
+	InTrash        bool
+	Type           string
+	Content        json.RawMessage
+}
+
+// MarshalJSON writes the block with its type's field.
+func (b blockObject) MarshalJSON() ([]byte, error) {
+	head, err := json.Marshal(blockDoc{
+		Object: "block", ID: b.ID, Parent: b.Parent, CreatedTime: b.CreatedTime, LastEditedTime: b.LastEditedTime,
+		CreatedBy: ref(b.CreatedBy), LastEditedBy: ref(b.LastEditedBy), HasChildren: b.HasChildren, InTrash: b.InTrash, Type: b.Type,
+	})
+	if err != nil {
+		return nil, err
+	}
+	typeKey, _ := json.Marshal(b.Type)
+	out := append(head[:len(head)-1], ',')
+	out = append(append(append(out, typeKey...), ':'), rawOr(b.Content, "{}")...)
+	return append(out, '}'), nil
+}
+
+// Schema describes a block in the document.
+func (blockObject) Schema(r huma.Registry) *huma.Schema {
+	s := r.Schema(reflect.TypeFor[blockDoc](), false, "")
+	s.AdditionalProperties = &huma.Schema{Type: "object", Description: "The content of the block's type, under a field named by type."}
+	return s
+}
+
+// blockDoc is the part of a block every type shares.
+type blockDoc struct {
+	Object         string       `json:"object" enum:"block"`
+	ID             string       `json:"id" format:"uuid"`
+	Parent         parentObject `json:"parent"`
+	CreatedTime    string       `json:"created_time" format:"date-time"`
+	LastEditedTime string       `json:"last_edited_time" format:"date-time"`
+	CreatedBy      userRef      `json:"created_by"`
+	LastEditedBy   userRef      `json:"last_edited_by"`
+	HasChildren    bool         `json:"has_children"`
+	InTrash        bool         `json:"in_trash"`
+	Type           string       `json:"type" doc:"paragraph, heading_1, … A field of this name holds the type's content."`
+}
+
+func newBlockObject(b *quire.Block, page *quire.Node) blockObject {
+	ptype := b.ParentType(page.Object)
+	if b.Type == "child_page" || b.Type == "child_database" {
+		ptype = quire.ParentPage // a child page's block lives in its parent page's content
+	}
+	return blockObject{
+		ID: b.ID, Parent: newParent(ptype, b.ParentID), CreatedTime: quire.FormatMillis(b.CreatedMs),
+		LastEditedTime: quire.FormatMillis(b.EditedMs), CreatedBy: b.CreatedBy, LastEditedBy: b.EditedBy,
+		HasChildren: b.HasChildren, InTrash: b.InTrash, Type: b.Type, Content: b.Content,
+	}
+}
+
+type blockOutput struct {
+	ETag string `header:"ETag" doc:"Weak validator of the block's version; send it back in If-Match."`
+	Body blockObject
+}
+
+type blockListOutput struct{ Body list[blockObject] }
+
+type blockIDInput struct {
+	BlockID string `path:"block_id" format:"uuid"`
+}
+
+type childrenInput struct {
+	BlockID string `path:"block_id" format:"uuid" doc:"A block, or a page (its content)."`
+	PageParams
+}
+
+type appendBody map[string]any
+
+// Schema describes the body in the document.
+func (appendBody) Schema(r huma.Registry) *huma.Schema {
+	return r.Schema(reflect.TypeFor[appendBlockChildrenRequest](), true, "")
+}
+
+type appendBlockChildrenRequest struct {
+	Children []blockInput   `json:"children" maxItems:"100" doc:"Blocks to append, nested two levels deep, at most 1000 in all."`
+	After    string         `json:"after,omitempty" format:"uuid" doc:"Insert right after this child instead of at the end."`
+	Position *positionInput `json:"position,omitempty" doc:"Where to insert: start, end, or after_block."`
+}
+
+type positionInput struct {
+	Type       string         `json:"type" enum:"start,end,after_block"`
+	AfterBlock *fileUploadRef `json:"after_block,omitempty"`
+}
+
+type appendInput struct {
+	BlockID string `path:"block_id" format:"uuid" doc:"A block, or a page (appends to its content)."`
+	Body    appendBody
+}
+
+type patchBlockBody map[string]any
+
+// Schema describes the body in the document.
+func (patchBlockBody) Schema(r huma.Registry) *huma.Schema {
+	return &huma.Schema{Type: "object", Description: "{T:{…fields to change…}} where T is the block's own type, and/or {\"in_trash\":bool}.",
+		Properties: map[string]*huma.Schema{"in_trash": {Type: "boolean"}}, AdditionalProperties: &huma.Schema{Type: "object"}}
+}
+
+type patchBlockInput struct {
+	BlockID string `path:"block_id" format:"uuid"`
+	IfMatch string `header:"If-Match" doc:"The block's ETag; 409 conflict when it changed since."`
+	RawBody []byte
+	Body    patchBlockBody
+}
+
+func (s *Server) registerBlocks() {
+	read := route{scopes: []quire.Scope{quire.BlocksRead}}
+	write := route{scopes: []quire.Scope{quire.BlocksWrite}}
+	register(s, huma.Operation{
+		OperationID: "retrieve-block", Method: http.MethodGet, Path: "/v2/blocks/{block_id}",
+		Summary: "Retrieve a block", Tags: []string{"Blocks"},
+	}, read, s.getBlock)
+	register(s, huma.Operation{
+		OperationID: "list-block-children", Method: http.MethodGet, Path: "/v2/blocks/{block_id}/children",
+		Summary: "List a block's children", Tags: []string{"Blocks"},
+		Description: "The children of a block, or the content of a page, in order; blocks in trash are left out.",
+	}, read, s.listChildren)
+	register(s, huma.Operation{
+		OperationID: "append-block-children", Method: http.MethodPatch, Path: "/v2/blocks/{block_id}/children", SkipValidateBody: true,
+		Summary: "Append block children", Tags: []string{"Blocks"},
+		Description: "Appends blocks (with nested children) to a block or page, atomically, and returns the created top-level blocks.",
+	}, write, s.appendChildren)
+	register(s, huma.Operation{
+		OperationID: "update-block", Method: http.MethodPatch, Path: "/v2/blocks/{block_id}", SkipValidateBody: true,
+		Summary: "Update a block", Tags: []string{"Blocks"},
+		Description: "Changes the content of the block's type (the type itself is fixed), or trashes or restores it.",
+	}, write, s.patchBlock)
+	registerHidden(s, huma.Operation{
+		OperationID: "delete-block", Method: http.MethodDelete, Path: "/v2/blocks/{block_id}",
+		Summary: "Trash a block", Tags: []string{"Blocks"},
+	}, write, s.trashBlock)
+}
+
+// getBlock answers GET /v2/blocks/{block_id}.
+func (s *Server) getBlock(ctx context.Context, in *blockIDInput) (*blockOutput, error) {
+	b, page, err := s.svc.Block(ctx, principal(ctx), in.BlockID)
+	if err != nil {
+		return nil, err
+	}
+	return &blockOutput{ETag: etag(b.Version), Body: newBlockObject(b, page)}, nil
+}
+
+// listChildren answers GET /v2/blocks/{block_id}/children.
+func (s *Server) listChildren(ctx context.Context, in *childrenInput) (*blockListOutput, error) {
+	pg, c, err := s.svc.Children(ctx, principal(ctx), in.BlockID, in.StartCursor, in.PageSize)
+	if err != nil {
+		return nil, err
+	}
+	items := make([]blockObject, len(pg.Items))
+	for i, b := range pg.Items {
+		items[i] = newBlockObject(b, c.Page)
+	}
+	return &blockListOutput{Body: newList(items, pg.NextCursor)}, nil
+}
+
+// appendChildren answers PATCH /v2/blocks/{block_id}/children.
+func (s *Server) appendChildren(ctx context.Context, in *appendInput) (*blockListOutput, error) {
+	pl, err := decodePlacement(in.Body)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := in.Body["children"]; !ok {
+		return nil, quire.Invalid("children", quire.ReasonRequired, "children is required.")
+	}
+	created, c, err := s.svc.AppendChildren(ctx, principal(ctx), in.BlockID, in.Body["children"], pl)
+	if err != nil {
+		return nil, err
+	}
+	items := make([]blockObject, len(created))
+	for i, b := range created {
+		items[i] = newBlockObject(b, c.Page)
+	}
+	return &blockListOutput{Body: newList(items, "")}, nil
+}
+
+// decodePlacement reads after, or Notion's newer position object, of an append body.
+func decodePlacement(body map[string]any) (service.Placement, error) {
+	var pr quire.Problems
+	var pl service.Placement
+	id := func(path string, v any) string {
+		s, ok := v.(string)
+		if !ok || !quire.ValidID(s) {
+			pr.Add(path, quire.ReasonInvalidValue, path+" must be a block id.")
+		}
+		return s
+	}
+	for k, v := range body {
+		switch k {
+		case "children":
+		case "after":
+			pl.After, pl.Path = id("after", v), "after"
+		case "position":
+			m, ok := v.(map[string]any)
+			if !ok {
+				pr.Add("position", quire.ReasonInvalidType, "position must be an object.")
+				continue
+			}
+			switch m["type"] {
+			case "start":
+				pl.Start = true
+			case "end":
+			case "after_block":
+				ab, _ := m["after_block"].(map[string]any)
+				pl.After, pl.Path = id("position.after_block.id", ab["id"]), "position.after_block.id"
+			default:
+				pr.Add("position.type", quire.ReasonInvalidValue, "position.type is start, end or after_block.")
+			}
+		default:
+			pr.Add(k, quire.ReasonUnknownField, "An append has no field "+k+".")
+		}
+	}
+	if _, a := body["after"]; a {
+		if _, p := body["position"]; p {
+			pr.Add("position", quire.ReasonInvalidValue, "Send after or position, not both.")
+		}
+	}
+	return pl, pr.Err()
+}
+
+// patchBlock answers PATCH /v2/blocks/{block_id}.
+func (s *Server) patchBlock(ctx context.Context, in *patchBlockInput) (*blockOutput, error) {
+	b, page, err := s.svc.PatchBlock(ctx, principal(ctx), in.BlockID, in.RawBody, in.IfMatch)
+	if err != nil {
+		return nil, err
+	}
+	return &blockOutput{ETag: etag(b.Version), Body: newBlockObject(b, page)}, nil
+}
+
+// trashBlock answers DELETE /v2/blocks/{block_id}.
+func (s *Server) trashBlock(ctx context.Context, in *blockIDInput) (*blockOutput, error) {
+	b, page, err := s.svc.TrashBlock(ctx, principal(ctx), in.BlockID)
+	if err != nil {
+		return nil, err
+	}
+	return &blockOutput{ETag: etag(b.Version), Body: newBlockObject(b, page)}, nil
+}

@@ -1,0 +1,332 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"reflect"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/quire-dev/quire/internal/quire"
+	"github.com/quire-dev/quire/internal/service"
+)
+
+// pageObject is a page, a folder, a mind map's page, or a database record.
+type pageObject struct {
+	Object         string         `json:"object" enum:"page"`
+	ID             string         `json:"id" format:"uuid"`
+	PageType       string         `json:"page_type" enum:"page,folder,mind_map"`
+	CreatedTime    string         `json:"created_time" format:"date-time"`
+	LastEditedTime string         `json:"last_edited_time" format:"date-time"`
+	CreatedBy      userRef        `json:"created_by"`
+	LastEditedBy   userRef        `json:"last_edited_by"`
+	Parent         parentObject   `json:"parent"`
+	InTrash        bool           `json:"in_trash"`
+	Icon           fileObjectJSON `json:"icon"`
+	Cover          fileObjectJSON `json:"cover"`
+	Properties     propertiesJSON `json:"properties"`
+	URL            string         `json:"url" format:"uri"`
+}
+
+// propertiesJSON is a page's property values by name.
+type propertiesJSON json.RawMessage
+
+func (r propertiesJSON) MarshalJSON() ([]byte, error) { return rawOr(r, "{}"), nil }
+
+// Schema describes property values in the document.
+func (propertiesJSON) Schema(reg huma.Registry) *huma.Schema {
+	return &huma.Schema{Type: "object", Description: "Property values by property name. A page outside a database has only `title`.",
+		AdditionalProperties: reg.Schema(reflect.TypeFor[propertyValue](), true, "")}
+}
+
+// propertyValue documents one property value: id, type, and a field named by the type.
+type propertyValue struct {
+	ID    string       `json:"id"`
+	Type  string       `json:"type"`
+	Title richTextJSON `json:"title,omitempty"`
+}
+
+func (s *Server) newPageObject(n *quire.Node) pageObject {
+	props := n.Properties
+	if n.ParentType != quire.ParentDatabase {
+		props = append(append([]byte(`{"title":{"id":"title","type":"title","title":`), n.Title...), "}}"...)
+	}
+	pt := n.PageType
+	return pageObject{
+		Object: "page", ID: n.ID, PageType: pt,
+		CreatedTime: quire.FormatMillis(n.CreatedMs), LastEditedTime: quire.FormatMillis(n.EditedMs),
+		CreatedBy: ref(n.CreatedBy), LastEditedBy: ref(n.EditedBy), Parent: newParent(n.ParentType, n.ParentID),
+		InTrash: n.InTrash, Icon: fileObjectJSON(n.Icon), Cover: fileObjectJSON(n.Cover),
+		Properties: propertiesJSON(props), URL: s.svc.PageURL(n.ID),
+	}
+}
+
+type pageOutput struct {
+	ETag string `header:"ETag" doc:"Weak validator of the page's version; send it back in If-Match."`
+	Body pageObject
+}
+
+func (s *Server) pageOutput(n *quire.Node) *pageOutput {
+	return &pageOutput{ETag: etag(n.Version), Body: s.newPageObject(n)}
+}
+
+type pageListOutput struct{ Body list[pageObject] }
+
+// createPageBody is read by the service's decoder, which reports every problem with its
+// path; the document describes it with createPageRequest.
+type createPageBody map[string]any
+
+// Schema describes the body in the document.
+func (createPageBody) Schema(r huma.Registry) *huma.Schema {
+	return r.Schema(reflect.TypeFor[createPageRequest](), true, "")
+}
+
+type createPageRequest struct {
+	Parent     parentInput      `json:"parent" doc:"{\"type\":\"page_id\",\"page_id\":…} or {\"type\":\"workspace\",\"workspace\":true} (workspace-scoped tokens only); type may be left out."`
+	PageType   string           `json:"page_type,omitempty" enum:"page,folder,mind_map" default:"page"`
+	Properties *titleProperties `json:"properties,omitempty"`
+	Icon       *fileObject      `json:"icon,omitempty"`
+	Cover      *fileObject      `json:"cover,omitempty"`
+	Children   []blockInput     `json:"children,omitempty" maxItems:"100" doc:"Content blocks, nested two levels deep; or send markdown instead."`
+	Markdown   string           `json:"markdown,omitempty" doc:"GitHub-flavoured Markdown, parsed into blocks instead of children."`
+}
+
+type titleProperties struct {
+	Title *titlePropertyValue `json:"title,omitempty"`
+}
+
+// annotationsIn are annotations as written: every field optional.
+type annotationsIn struct {
+	Bold            bool   `json:"bold,omitempty"`
+	Italic          bool   `json:"italic,omitempty"`
+	Strikethrough   bool   `json:"strikethrough,omitempty"`
+	Underline       bool   `json:"underline,omitempty"`
+	Code            bool   `json:"code,omitempty"`
+	TextColor       string `json:"text_color,omitempty"`
+	BackgroundColor string `json:"background_color,omitempty"`
+	Color           string `json:"color,omitempty" doc:"Legacy: red sets text_color, red_background sets background_color."`
+}
+
+// titlePropertyValue documents the title as written: {"title":[…]} or the bare array.
+type titlePropertyValue struct{}
+
+// Schema describes both forms of a title.
+func (titlePropertyValue) Schema(r huma.Registry) *huma.Schema {
+	items := &huma.Schema{Type: "array", MaxItems: ptr(100), Items: r.Schema(reflect.TypeFor[richTextItemInput](), true, "")}
+	return &huma.Schema{OneOf: []*huma.Schema{items, {Type: "object", AdditionalProperties: false,
+		Properties: map[string]*huma.Schema{"title": items, "type": {Type: "string", Enum: []any{"title"}}, "id": {Type: "string", Enum: []any{"title"}}},
+		Required:   []string{"title"}}}}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// richTextItemInput documents a rich-text item as written.
+type richTextItemInput struct {
+	Type        string           `json:"type,omitempty" enum:"text,mention,equation"`
+	Text        *textInput       `json:"text,omitempty"`
+	Mention     map[string]any   `json:"mention,omitempty"`
+	Equation    *equationContent `json:"equation,omitempty"`
+	Annotations *annotationsIn   `json:"annotations,omitempty"`
+	Color       string           `json:"color,omitempty" doc:"Legacy single colour channel: red sets text_color, red_background sets background_color."`
+}
+
+// blockInput documents a block as written: {"type":T, T:{…, "children"?:[…]}}.
+type blockInput struct{}
+
+// Schema describes a block as written.
+func (blockInput) Schema(huma.Registry) *huma.Schema {
+	return &huma.Schema{Type: "object", Description: "{\"type\":T, T:{…content…, \"children\":[…]}}; type may be left out.",
+		Properties:           map[string]*huma.Schema{"type": {Type: "string", Description: "The block type; a field of that name holds its content."}},
+		AdditionalProperties: &huma.Schema{Type: "object"}}
+}
+
+// parentInput documents a parent as written; type may be left out.
+type parentInput struct {
+	Type       string `json:"type,omitempty" enum:"workspace,page_id,database_id"`
+	Workspace  bool   `json:"workspace,omitempty"`
+	PageID     string `json:"page_id,omitempty" format:"uuid"`
+	DatabaseID string `json:"database_id,omitempty" format:"uuid"`
+}
+
+// fileObjectOrNull documents an icon or cover as written: null clears it.
+type fileObjectOrNull struct{}
+
+// Schema describes a file object or null.
+func (fileObjectOrNull) Schema(r huma.Registry) *huma.Schema {
+	return &huma.Schema{OneOf: []*huma.Schema{{Type: "null"}, r.Schema(reflect.TypeFor[fileObject](), true, "")}}
+}
+
+type pageIDInput struct {
+	PageID string `path:"page_id" format:"uuid"`
+}
+
+type createPageInput struct {
+	Body createPageBody
+}
+
+type patchPageBody map[string]any
+
+// Schema describes the body in the document.
+func (patchPageBody) Schema(r huma.Registry) *huma.Schema {
+	return r.Schema(reflect.TypeFor[updatePageRequest](), true, "")
+}
+
+type updatePageRequest struct {
+	Properties *titleProperties  `json:"properties,omitempty"`
+	Icon       *fileObjectOrNull `json:"icon,omitempty" doc:"null clears it."`
+	Cover      *fileObjectOrNull `json:"cover,omitempty" doc:"null clears it."`
+	InTrash    *bool             `json:"in_trash,omitempty" doc:"true trashes the page, false restores it."`
+}
+
+type patchPageInput struct {
+	PageID  string `path:"page_id" format:"uuid"`
+	IfMatch string `header:"If-Match" doc:"The page's ETag; 409 conflict when the page changed since."`
+	Body    patchPageBody
+}
+
+type movePageBody map[string]any
+
+// Schema describes the body in the document.
+func (movePageBody) Schema(r huma.Registry) *huma.Schema {
+	return r.Schema(reflect.TypeFor[movePageRequest](), true, "")
+}
+
+type movePageRequest struct {
+	Parent parentInput `json:"parent" doc:"A page or the workspace."`
+	After  string      `json:"after,omitempty" format:"uuid" doc:"Place the page right after this sibling; at the end when left out."`
+}
+
+type movePageInput struct {
+	PageID  string `path:"page_id" format:"uuid"`
+	IfMatch string `header:"If-Match"`
+	Body    movePageBody
+}
+
+type listPagesInput struct{ PageParams }
+
+func (s *Server) registerPages() {
+	write := route{scopes: []quire.Scope{quire.PagesWrite}}
+	read := route{scopes: []quire.Scope{quire.PagesRead}}
+	register(s, huma.Operation{
+		OperationID: "create-page", Method: http.MethodPost, Path: "/v2/pages", SkipValidateBody: true,
+		Summary: "Create a page", Tags: []string{"Pages"},
+		Description: "Creates a page, folder or mind-map page under a page or the workspace, with its content " +
+			"as blocks (children) or Markdown.",
+	}, write, s.createPage)
+	register(s, huma.Operation{
+		OperationID: "retrieve-page", Method: http.MethodGet, Path: "/v2/pages/{page_id}",
+		Summary: "Retrieve a page", Tags: []string{"Pages"},
+		Description: "A page in trash is still readable, with in_trash true.",
+	}, read, s.getPage)
+	register(s, huma.Operation{
+		OperationID: "update-page", Method: http.MethodPatch, Path: "/v2/pages/{page_id}", SkipValidateBody: true,
+		Summary: "Update a page", Tags: []string{"Pages"},
+		Description: "Changes the title, icon or cover, or trashes (in_trash true) or restores (false) the page.",
+	}, write, s.patchPage)
+	register(s, huma.Operation{
+		OperationID: "move-page", Method: http.MethodPatch, Path: "/v2/pages/{page_id}/move", SkipValidateBody: true,
+		Summary: "Move a page", Tags: []string{"Pages"},
+		Description: "Moves a page under another page or the workspace. A move under the page's own descendant answers 400 with reason cycle.",
+	}, write, s.movePage)
+	register(s, huma.Operation{
+		OperationID: "list-pages", Method: http.MethodGet, Path: "/v2/pages",
+		Summary: "List pages", Tags: []string{"Pages"},
+		Description: "The pages the token reaches, last edited first. Pages in trash, and pages under one, are left out.",
+	}, read, s.listPages)
+	registerHidden(s, huma.Operation{
+		OperationID: "delete-page", Method: http.MethodDelete, Path: "/v2/pages/{page_id}",
+		Summary: "Trash a page", Tags: []string{"Pages"},
+	}, write, s.trashPage)
+}
+
+// createPage answers POST /v2/pages.
+func (s *Server) createPage(ctx context.Context, in *createPageInput) (*pageOutput, error) {
+	np, md, err := service.DecodeNewPage(in.Body)
+	if err != nil {
+		return nil, err
+	}
+	if md != "" {
+		if np.Children, err = service.ParseMarkdown(md); err != nil {
+			return nil, err
+		}
+	}
+	n, err := s.svc.CreatePage(ctx, principal(ctx), np)
+	if err != nil {
+		return nil, err
+	}
+	return s.pageOutput(n), nil
+}
+
+// getPage answers GET /v2/pages/{page_id}.
+func (s *Server) getPage(ctx context.Context, in *pageIDInput) (*pageOutput, error) {
+	n, err := s.svc.Page(ctx, principal(ctx), in.PageID)
+	if err != nil {
+		return nil, err
+	}
+	return s.pageOutput(n), nil
+}
+
+// patchPage answers PATCH /v2/pages/{page_id}.
+func (s *Server) patchPage(ctx context.Context, in *patchPageInput) (*pageOutput, error) {
+	patch, err := service.DecodePagePatch(in.Body)
+	if err != nil {
+		return nil, err
+	}
+	patch.IfMatch = in.IfMatch
+	n, err := s.svc.PatchPage(ctx, principal(ctx), in.PageID, patch)
+	if err != nil {
+		return nil, err
+	}
+	return s.pageOutput(n), nil
+}
+
+// movePage answers PATCH /v2/pages/{page_id}/move.
+func (s *Server) movePage(ctx context.Context, in *movePageInput) (*pageOutput, error) {
+	var pr quire.Problems
+	to := service.DecodeParent(&pr, "parent", in.Body["parent"])
+	after := ""
+	for k, v := range in.Body {
+		switch k {
+		case "parent":
+		case "after":
+			s, ok := v.(string)
+			if !ok || !quire.ValidID(s) {
+				pr.Add("after", quire.ReasonInvalidValue, "after must be a page id.")
+			}
+			after = s
+		default:
+			pr.Add(k, quire.ReasonUnknownField, "A move has no field "+k+".")
+		}
+	}
+	if err := pr.Err(); err != nil {
+		return nil, err
+	}
+	n, err := s.svc.MovePage(ctx, principal(ctx), in.PageID, to, after, in.IfMatch)
+	if err != nil {
+		return nil, err
+	}
+	return s.pageOutput(n), nil
+}
+
+// trashPage answers DELETE /v2/pages/{page_id}.
+func (s *Server) trashPage(ctx context.Context, in *pageIDInput) (*pageOutput, error) {
+	n, err := s.svc.TrashPage(ctx, principal(ctx), in.PageID)
+	if err != nil {
+		return nil, err
+	}
+	return s.pageOutput(n), nil
+}
+
+// listPages answers GET /v2/pages.
+func (s *Server) listPages(ctx context.Context, in *listPagesInput) (*pageListOutput, error) {
+	pg, err := s.svc.ListPages(ctx, principal(ctx), in.StartCursor, in.PageSize)
+	if err != nil {
+		return nil, err
+	}
+	items := make([]pageObject, len(pg.Items))
+	for i, n := range pg.Items {
+		items[i] = s.newPageObject(n)
+	}
+	return &pageListOutput{Body: newList(items, pg.NextCursor)}, nil
+}

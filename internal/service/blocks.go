@@ -1,0 +1,319 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+
+	"github.com/quire-dev/quire/internal/blocks"
+	"github.com/quire-dev/quire/internal/order"
+	"github.com/quire-dev/quire/internal/quire"
+	"github.com/quire-dev/quire/internal/store"
+)
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// insertTree stores a forest of new blocks under parentID (page itself or one of its blocks)
+// at pl, and returns the top-level ones in order.
+func (s *Service) insertTree(ctx context.Context, tx *store.Tx, p *quire.Principal, page *quire.Node, parentID string,
+	bs []*blocks.Block, pl Placement, now int64) ([]*quire.Block, error) {
+	if len(bs) == 0 {
+		return nil, nil
+	}
+	keys, err := positions(ctx, tx, page.WorkspaceID, parentID, pl, len(bs))
+	if err != nil {
+		return nil, err
+	}
+	var rows []*quire.Block
+	var add func(parent string, bs []*blocks.Block, keys []string) ([]*quire.Block, error)
+	add = func(parent string, bs []*blocks.Block, keys []string) ([]*quire.Block, error) {
+		level := make([]*quire.Block, len(bs))
+		for i, b := range bs {
+			row := &quire.Block{
+				ID: quire.NewID(), WorkspaceID: page.WorkspaceID, PageID: page.ID, ParentID: parent, Position: keys[i],
+				Type: b.Type, Content: blocks.MarshalContent(b), HasChildren: len(b.Children) > 0, Version: 1,
+				CreatedMs: now, CreatedBy: p.Token.OwnerID, EditedMs: now, EditedBy: p.Token.OwnerID,
+			}
+			rows = append(rows, row)
+			level[i] = row
+			if len(b.Children) > 0 {
+				ck, err := order.NBetween("", "", len(b.Children))
+				if err != nil {
+					return nil, err
+				}
+				if _, err := add(row.ID, b.Children, ck); err != nil {
+					return nil, err
+				}
+			}
+		}
+		return level, nil
+	}
+	top, err := add(parentID, bs, keys)
+	if err != nil {
+		return nil, err
+	}
+	if err := tx.InsertBlocks(ctx, rows); err != nil {
+		return nil, err
+	}
+	return top, nil
+}
+
+// blockPage checks the caller reaches block b's page and returns that page.
+func (s *Service) blockPage(ctx context.Context, p *quire.Principal, b *quire.Block) (*quire.Node, error) {
+	if err := s.Reach(ctx, p, b.PageID, "block "+b.ID); err != nil {
+		return nil, err
+	}
+	return s.store.Node(ctx, p.WorkspaceID(), b.PageID)
+}
+
+// Block returns a block the caller reaches (trashed blocks too) with its page, or not_found.
+func (s *Service) Block(ctx context.Context, p *quire.Principal, id string) (*quire.Block, *quire.Node, error) {
+	if !quire.ValidID(id) {
+		return nil, nil, quire.NotFound("block " + id)
+	}
+	b, err := s.store.Block(ctx, p.WorkspaceID(), id)
+	if err != nil {
+		return nil, nil, err
+	}
+	page, err := s.blockPage(ctx, p, b)
+	if err != nil {
+		return nil, nil, err
+	}
+	return b, page, nil
+}
+
+// container is what children are read from or appended to: a page (or database) node, or a
+// block, with the page whose content it is.
+type container struct {
+	ID    string
+	Page  *quire.Node
+	Block *quire.Block // nil when the container is the page itself
+}
+
+// resolveContainer finds id as a block or else as a page, within the caller's reach.
+func (s *Service) resolveContainer(ctx context.Context, p *quire.Principal, id string) (*container, error) {
+	if !quire.ValidID(id) {
+		return nil, quire.NotFound("block " + id)
+	}
+	b, err := s.store.Block(ctx, p.WorkspaceID(), id)
+	switch {
+	case err == nil && b.Type != "child_page" && b.Type != "child_database":
+		page, err := s.blockPage(ctx, p, b)
+		if err != nil {
+			return nil, err
+		}
+		return &container{ID: id, Page: page, Block: b}, nil
+	case err != nil && !quire.IsCode(err, quire.CodeNotFound):
+		return nil, err
+	}
+	// A page, top-level or reached through its child_page block: its content is its children.
+	if err := s.Reach(ctx, p, id, "block "+id); err != nil {
+		return nil, err
+	}
+	page, err := s.store.Node(ctx, p.WorkspaceID(), id)
+	if err != nil {
+		return nil, err
+	}
+	return &container{ID: id, Page: page}, nil
+}
+
+// Children pages through the children of a block or page, in order, leaving out trashed ones.
+func (s *Service) Children(ctx context.Context, p *quire.Principal, id, startCursor string, pageSize int) (Page[*quire.Block], *container, error) {
+	if err := checkPageSize(pageSize); err != nil {
+		return Page[*quire.Block]{}, nil, err
+	}
+	c, err := s.resolveContainer(ctx, p, id)
+	if err != nil {
+		return Page[*quire.Block]{}, nil, err
+	}
+	list := "children:" + id
+	var after *store.ChildKey
+	if startCursor != "" {
+		after = &store.ChildKey{}
+		if err := s.cursors.Decode(startCursor, list, after); err != nil {
+			return Page[*quire.Block]{}, nil, InvalidCursor()
+		}
+	}
+	bs, err := s.store.Children(ctx, id, after, pageSize+1)
+	if err != nil {
+		return Page[*quire.Block]{}, nil, err
+	}
+	pg, err := paginate(s, list, bs, pageSize, func(b *quire.Block) any { return store.ChildKey{Position: b.Position, ID: b.ID} })
+	return pg, c, err
+}
+
+// AppendChildren decodes and appends blocks under a page or block, atomically, and returns the
+// created top-level blocks in order.
+func (s *Service) AppendChildren(ctx context.Context, p *quire.Principal, id string, children any, pl Placement) ([]*quire.Block, *container, error) {
+	c, err := s.resolveContainer(ctx, p, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	var parent *blocks.Block
+	if c.Block != nil {
+		if parent, err = blocks.UnmarshalContent(c.Block.Type, c.Block.Content); err != nil {
+			return nil, nil, err
+		}
+	}
+	bs, err := blocks.DecodeValue(children, "children", parent)
+	if err != nil {
+		return nil, nil, err
+	}
+	if c.Block == nil {
+		if err := contentAllowed(c.Page, "children"); err != nil {
+			return nil, nil, err
+		}
+	}
+	var top []*quire.Block
+	err = s.store.InTx(ctx, func(tx *store.Tx) error {
+		if err := s.checkWritable(ctx, tx, c); err != nil {
+			return err
+		}
+		now := quire.NowMillis()
+		if top, err = s.insertTree(ctx, tx, p, c.Page, c.ID, bs, pl, now); err != nil {
+			return err
+		}
+		if c.Block != nil {
+			if err := tx.TouchBlock(ctx, c.Block.ID, now, p.Token.OwnerID); err != nil {
+				return err
+			}
+		}
+		return tx.TouchNode(ctx, c.Page.ID, now, p.Token.OwnerID)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return top, c, nil
+}
+
+// contentAllowed refuses content blocks in pages that hold none: folders and mind maps.
+func contentAllowed(page *quire.Node, path string) error {
+	switch page.PageType {
+	case quire.PageTypeFolder:
+		return quire.Invalid(path, quire.ReasonInvalidValue, "A folder holds pages and databases only.")
+	case quire.PageTypeMindMap:
+		return quire.Invalid(path, quire.ReasonInvalidValue, "A mind map holds nodes; edit it through /v2/mind-maps.")
+	case quire.PageTypeDatabase:
+		return quire.Invalid(path, quire.ReasonInvalidValue, "A database holds records; create them as pages.")
+	}
+	return nil
+}
+
+// checkWritable re-reads the container inside the write transaction and refuses it when it, or
+// its page, is in trash.
+func (s *Service) checkWritable(ctx context.Context, tx *store.Tx, c *container) error {
+	page, err := tx.Node(ctx, c.Page.WorkspaceID, c.Page.ID)
+	if err != nil {
+		return err
+	}
+	if page.Hidden() {
+		return quire.Invalid("block_id", quire.ReasonArchived, "The page is in trash; restore it first.")
+	}
+	if c.Block != nil {
+		b, err := tx.Block(ctx, c.Page.WorkspaceID, c.Block.ID)
+		if err != nil {
+			return err
+		}
+		if b.InTrash {
+			return quire.Invalid("block_id", quire.ReasonArchived, "The block is in trash; restore it first.")
+		}
+	}
+	return nil
+}
+
+// PatchBlock changes a block's content (its type is fixed) or trash state.
+func (s *Service) PatchBlock(ctx context.Context, p *quire.Principal, id string, raw json.RawMessage, ifMatch string) (*quire.Block, *quire.Node, error) {
+	b, page, err := s.Block(ctx, p, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	if b.Type == "child_page" || b.Type == "child_database" {
+		return s.patchChildPageBlock(ctx, p, b, raw, ifMatch)
+	}
+	current, err := blocks.UnmarshalContent(b.Type, b.Content)
+	if err != nil {
+		return nil, nil, err
+	}
+	u, err := blocks.DecodeUpdate(current, raw)
+	if err != nil {
+		return nil, nil, err
+	}
+	err = s.store.InTx(ctx, func(tx *store.Tx) error {
+		if b, err = tx.Block(ctx, p.WorkspaceID(), id); err != nil {
+			return err
+		}
+		if err := checkVersion(ifMatch, b.Version); err != nil {
+			return err
+		}
+		pageNow, err := tx.Node(ctx, p.WorkspaceID(), b.PageID)
+		if err != nil {
+			return err
+		}
+		restoring := u.InTrash != nil && !*u.InTrash
+		if (b.InTrash || pageNow.Hidden()) && u.Block != nil && !restoring {
+			return quire.Invalid("in_trash", quire.ReasonArchived, "The block is in trash; restore it with in_trash false first.")
+		}
+		if pageNow.Hidden() && restoring {
+			return quire.Invalid("in_trash", quire.ReasonArchived, "The block's page is in trash; restore the page first.")
+		}
+		if u.Block != nil {
+			b.Content = blocks.MarshalContent(u.Block)
+		}
+		if u.InTrash != nil {
+			b.InTrash = *u.InTrash
+		}
+		b.EditedMs, b.EditedBy = quire.NowMillis(), p.Token.OwnerID
+		if err := tx.UpdateBlock(ctx, b); err != nil {
+			return err
+		}
+		page = pageNow
+		return tx.TouchNode(ctx, b.PageID, b.EditedMs, b.EditedBy)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return b, page, nil
+}
+
+// patchChildPageBlock handles PATCH and DELETE of a child_page block: trashing or restoring it
+// trashes or restores the page; its content is the page's and changes through the page.
+func (s *Service) patchChildPageBlock(ctx context.Context, p *quire.Principal, b *quire.Block, raw json.RawMessage, ifMatch string) (*quire.Block, *quire.Node, error) {
+	var body map[string]any
+	if err := json.Unmarshal(raw, &body); err != nil {
+		return nil, nil, &quire.Error{Code: quire.CodeInvalidJSON, Message: "The body is not a JSON object."}
+	}
+	var pr quire.Problems
+	var inTrash *bool
+	for k, v := range body {
+		switch k {
+		case "in_trash", "archived":
+			t, ok := v.(bool)
+			if !ok {
+				pr.Add(k, quire.ReasonInvalidType, k+" must be a boolean.")
+				continue
+			}
+			inTrash = &t
+		case b.Type:
+			pr.Add(k, quire.ReasonImmutable, "A "+b.Type+" block changes through its page or database.")
+		default:
+			pr.Add(k, quire.ReasonUnknownField, "A block update has no field "+k+".")
+		}
+	}
+	if err := pr.Err(); err != nil {
+		return nil, nil, err
+	}
+	if err := checkVersion(ifMatch, b.Version); err != nil {
+		return nil, nil, err
+	}
+	if inTrash != nil {
+		if _, err := s.PatchPage(ctx, p, b.ID, PagePatch{InTrash: inTrash}); err != nil {
+			return nil, nil, err
+		}
+	}
+	return s.Block(ctx, p, b.ID)
+}
+
+// TrashBlock puts a block in trash (DELETE). Its children stay with it, hidden.
+func (s *Service) TrashBlock(ctx context.Context, p *quire.Principal, id string) (*quire.Block, *quire.Node, error) {
+	return s.PatchBlock(ctx, p, id, json.RawMessage(`{"in_trash":true}`), "")
+}

@@ -1,0 +1,130 @@
+package service
+
+import (
+	"context"
+	"io"
+
+	"github.com/quire-dev/quire/internal/blocks"
+	"github.com/quire-dev/quire/internal/markdown"
+	"github.com/quire-dev/quire/internal/quire"
+	"github.com/quire-dev/quire/internal/store"
+)
+
+// exportBatch is how many children each read of a Markdown export fetches.
+const exportBatch = 100
+
+// ExportMarkdown writes the Markdown of a page's whole tree to w, depth first, reading children
+// in keyset pages of 100: memory holds one page of blocks per level, never the tree.
+// start, called once the page is known to be readable and before anything is written, lets
+// the caller send its headers.
+func (s *Service) ExportMarkdown(ctx context.Context, p *quire.Principal, pageID string, w io.Writer, start func(*quire.Node) error) error {
+	page, err := s.Page(ctx, p, pageID)
+	if err != nil {
+		return err
+	}
+	if err := start(page); err != nil {
+		return err
+	}
+	r := markdown.NewRenderer(w)
+	if err := s.exportChildren(ctx, r, page.ID, 0); err != nil {
+		return err
+	}
+	return r.Close()
+}
+
+func (s *Service) exportChildren(ctx context.Context, r *markdown.Renderer, parent string, depth int) error {
+	var after *store.ChildKey
+	for {
+		batch, err := s.store.Children(ctx, parent, after, exportBatch)
+		if err != nil {
+			return err
+		}
+		for _, row := range batch {
+			b, err := blocks.UnmarshalContent(row.Type, row.Content)
+			if err != nil {
+				return err
+			}
+			s.fillLinks(b, row.ID)
+			if err := r.Block(depth, b); err != nil {
+				return err
+			}
+			if row.HasChildren && row.Type != "child_page" && row.Type != "child_database" {
+				if err := s.exportChildren(ctx, r, row.ID, depth+1); err != nil {
+					return err
+				}
+			}
+		}
+		if len(batch) < exportBatch {
+			return nil
+		}
+		last := batch[len(batch)-1]
+		after = &store.ChildKey{Position: last.Position, ID: last.ID}
+	}
+}
+
+// fillLinks sets the addresses a renderer links to, which are never stored.
+func (s *Service) fillLinks(b *blocks.Block, id string) {
+	switch b.Type {
+	case "child_page":
+		b.Content.URL = s.PageURL(id)
+	case "child_database":
+		b.Content.URL = s.DatabaseURL(id)
+	case "link_to_page":
+		if b.Content.PageID != "" {
+			b.Content.URL = s.PageURL(b.Content.PageID)
+		} else {
+			b.Content.URL = s.DatabaseURL(b.Content.DatabaseID)
+		}
+	}
+}
+
+// ReplaceMarkdown replaces a page's content blocks with the blocks of a Markdown text,
+// atomically: the old blocks go to trash (child pages and databases stay), the new ones are
+// validated with the limits of a JSON request first.
+func (s *Service) ReplaceMarkdown(ctx context.Context, p *quire.Principal, pageID, md string) (*quire.Node, error) {
+	bs, err := ParseMarkdown(md)
+	if err != nil {
+		return nil, err
+	}
+	page, err := s.Page(ctx, p, pageID)
+	if err != nil {
+		return nil, err
+	}
+	if err := contentAllowed(page, "markdown"); err != nil {
+		return nil, err
+	}
+	err = s.store.InTx(ctx, func(tx *store.Tx) error {
+		now, err := tx.Node(ctx, p.WorkspaceID(), pageID)
+		if err != nil {
+			return err
+		}
+		if now.Hidden() {
+			return quire.Invalid("page_id", quire.ReasonArchived, "The page is in trash; restore it first.")
+		}
+		ms := quire.NowMillis()
+		if err := tx.TrashContent(ctx, pageID, ms, p.Token.OwnerID); err != nil {
+			return err
+		}
+		if _, err := s.insertTree(ctx, tx, p, now, pageID, bs, Placement{}, ms); err != nil {
+			return err
+		}
+		return tx.TouchNode(ctx, pageID, ms, p.Token.OwnerID)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.store.Node(ctx, p.WorkspaceID(), pageID)
+}
+
+// ParseMarkdown turns Markdown into blocks, checked with the limits of a JSON request and
+// reported on the path "markdown".
+func ParseMarkdown(md string) ([]*blocks.Block, error) {
+	bs := markdown.Parse([]byte(md))
+	// Markdown nests as deep as its lists and has as many blocks as its text; the 1 MiB body
+	// bounds it. The depth, array and count limits are those of a JSON tree.
+	lim := blocks.Limits{}
+	if err := blocks.Validate(bs, "markdown", nil, lim); err != nil {
+		return nil, err
+	}
+	return bs, nil
+}

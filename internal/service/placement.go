@@ -1,0 +1,45 @@
+package service
+
+import (
+	"context"
+
+	"github.com/quire-dev/quire/internal/order"
+	"github.com/quire-dev/quire/internal/quire"
+	"github.com/quire-dev/quire/internal/store"
+)
+
+// Placement says where new blocks go among a parent's children: at the end (the zero value),
+// at the start, or right after one sibling.
+type Placement struct {
+	Start bool
+	After string // a block id; "" unless placing after it
+	// Path names the request field that chose the placement, for errors ("after",
+	// "position.after_block.id").
+	Path string
+}
+
+// positions returns n ascending position keys for new children of parent at pl.
+func positions(ctx context.Context, tx *store.Tx, ws, parent string, pl Placement, n int) ([]string, error) {
+	var lo, hi string
+	var err error
+	switch {
+	case pl.After != "":
+		sib, err := tx.Block(ctx, ws, pl.After)
+		if err != nil || sib.ParentID != parent || sib.InTrash {
+			return nil, quire.Invalid(pl.Path, quire.ReasonInvalidValue, "after must name a child of the parent block that is not in trash.")
+		}
+		lo = sib.Position
+		if hi, err = tx.NextPosition(ctx, parent, lo); err != nil {
+			return nil, err
+		}
+	case pl.Start:
+		if hi, err = tx.FirstChildPosition(ctx, parent); err != nil {
+			return nil, err
+		}
+	default:
+		if lo, err = tx.LastChildPosition(ctx, parent); err != nil {
+			return nil, err
+		}
+	}
+	return order.NBetween(lo, hi, n)
+}
