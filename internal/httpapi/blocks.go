@@ -181,7 +181,7 @@ func (s *Server) listChildren(ctx context.Context, in *childrenInput) (*blockLis
 
 // appendChildren answers PATCH /v2/blocks/{block_id}/children.
 func (s *Server) appendChildren(ctx context.Context, in *appendInput) (*blockListOutput, error) {
-	pl, err := decodePlacement(in.Body)
+	pl, err := service.DecodePlacement(in.Body)
 	if err != nil {
 		return nil, err
 	}
@@ -197,50 +197,6 @@ func (s *Server) appendChildren(ctx context.Context, in *appendInput) (*blockLis
 		items[i] = newBlockObject(b, c.Page)
 	}
 	return &blockListOutput{Body: newList(items, "")}, nil
-}
-
-// decodePlacement reads after, or Notion's newer position object, of an append body.
-func decodePlacement(body map[string]any) (service.Placement, error) {
-	var pr quire.Problems
-	var pl service.Placement
-	id := func(path string, v any) string {
-		s, ok := v.(string)
-		if !ok || !quire.ValidID(s) {
-			pr.Add(path, quire.ReasonInvalidValue, path+" must be a block id.")
-		}
-		return s
-	}
-	for k, v := range body {
-		switch k {
-		case "children":
-		case "after":
-			pl.After, pl.Path = id("after", v), "after"
-		case "position":
-			m, ok := v.(map[string]any)
-			if !ok {
-				pr.Add("position", quire.ReasonInvalidType, "position must be an object.")
-				continue
-			}
-			switch m["type"] {
-			case "start":
-				pl.Start = true
-			case "end":
-			case "after_block":
-				ab, _ := m["after_block"].(map[string]any)
-				pl.After, pl.Path = id("position.after_block.id", ab["id"]), "position.after_block.id"
-			default:
-				pr.Add("position.type", quire.ReasonInvalidValue, "position.type is start, end or after_block.")
-			}
-		default:
-			pr.Add(k, quire.ReasonUnknownField, "An append has no field "+k+".")
-		}
-	}
-	if _, a := body["after"]; a {
-		if _, p := body["position"]; p {
-			pr.Add("position", quire.ReasonInvalidValue, "Send after or position, not both.")
-		}
-	}
-	return pl, pr.Err()
 }
 
 // patchBlock answers PATCH /v2/blocks/{block_id}.

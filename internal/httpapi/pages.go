@@ -283,23 +283,8 @@ func (s *Server) patchPage(ctx context.Context, in *patchPageInput) (*pageOutput
 
 // movePage answers PATCH /v2/pages/{page_id}/move.
 func (s *Server) movePage(ctx context.Context, in *movePageInput) (*pageOutput, error) {
-	var pr quire.Problems
-	to := service.DecodeParent(&pr, "parent", in.Body["parent"])
-	after := ""
-	for k, v := range in.Body {
-		switch k {
-		case "parent":
-		case "after":
-			s, ok := v.(string)
-			if !ok || !quire.ValidID(s) {
-				pr.Add("after", quire.ReasonInvalidValue, "after must be a page id.")
-			}
-			after = s
-		default:
-			pr.Add(k, quire.ReasonUnknownField, "A move has no field "+k+".")
-		}
-	}
-	if err := pr.Err(); err != nil {
+	to, after, err := service.DecodeMove(in.Body)
+	if err != nil {
 		return nil, err
 	}
 	n, err := s.svc.MovePage(ctx, principal(ctx), in.PageID, to, after, in.IfMatch)

@@ -296,7 +296,7 @@ func (s *Service) patchChildPageBlock(ctx context.Context, p *quire.Principal, b
 		case b.Type:
 			pr.Add(k, quire.ReasonImmutable, "A "+b.Type+" block changes through its page or database.")
 		default:
-			pr.Add(k, quire.ReasonUnknownField, "A block update has no field "+k+".")
+			pr.Add(fieldName(k), quire.ReasonUnknownField, "A block update has no field "+k+".")
 		}
 	}
 	if err := pr.Err(); err != nil {

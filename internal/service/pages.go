@@ -42,7 +42,7 @@ func DecodeNewPage(body map[string]any) (NewPage, string, error) {
 		switch k {
 		case "parent", "page_type", "properties", "icon", "cover", "children", "markdown":
 		default:
-			p.Add(k, quire.ReasonUnknownField, "A page has no field "+k+".")
+			p.Add(fieldName(k), quire.ReasonUnknownField, "A page has no field "+k+".")
 		}
 	}
 	out.Parent = DecodeParent(&p, "parent", body["parent"])
@@ -92,6 +92,27 @@ func DecodeNewPage(body map[string]any) (NewPage, string, error) {
 	return out, md, p.Err()
 }
 
+// DecodeMove validates a PATCH /v2/pages/:id/move body: {parent, after?}.
+func DecodeMove(body map[string]any) (Parent, string, error) {
+	var pr quire.Problems
+	to := DecodeParent(&pr, "parent", body["parent"])
+	after := ""
+	for k, v := range body {
+		switch k {
+		case "parent":
+		case "after":
+			s, ok := v.(string)
+			if !ok || !quire.ValidID(s) {
+				pr.Add("after", quire.ReasonInvalidValue, "after must be a page id.")
+			}
+			after = s
+		default:
+			pr.Add(fieldName(k), quire.ReasonUnknownField, "A move has no field "+k+".")
+		}
+	}
+	return to, after, pr.Err()
+}
+
 // DecodePagePatch validates a PATCH /v2/pages/:id body.
 func DecodePagePatch(body map[string]any) (PagePatch, error) {
 	var p quire.Problems
@@ -115,7 +136,7 @@ func DecodePagePatch(body map[string]any) (PagePatch, error) {
 			}
 			out.InTrash = &b
 		default:
-			p.Add(k, quire.ReasonUnknownField, "A page update has no field "+k+".")
+			p.Add(fieldName(k), quire.ReasonUnknownField, "A page update has no field "+k+".")
 		}
 	}
 	return out, p.Err()
@@ -131,7 +152,7 @@ func decodeTitleProperties(p *quire.Problems, path string, v any) *blocks.RichTe
 	}
 	var out *blocks.RichText
 	for k, pv := range m {
-		kp := path + "." + k
+		kp := path + "." + fieldName(k)
 		if k != "title" {
 			p.Add(kp, quire.ReasonUnknownField, "A page outside a database has only the title property.")
 			continue
@@ -143,7 +164,7 @@ func decodeTitleProperties(p *quire.Problems, path string, v any) *blocks.RichTe
 		case map[string]any:
 			for f := range t {
 				if f != "title" && f != "type" && f != "id" {
-					p.Add(kp+"."+f, quire.ReasonUnknownField, "The title property holds title only.")
+					p.Add(kp+"."+fieldName(f), quire.ReasonUnknownField, "The title property holds title only.")
 				}
 			}
 			if typ, ok := t["type"]; ok && typ != "title" {
@@ -169,6 +190,14 @@ func decodeIcon(p *quire.Problems, key string, body map[string]any, emoji bool) 
 		return nil
 	}
 	return blocks.DecodePageIcon(p, key, v, emoji)
+}
+
+// fieldName is a body key as a path segment: an empty key would leave no trace, so it reads "".
+func fieldName(k string) string {
+	if k == "" {
+		return `""`
+	}
+	return k
 }
 
 // mergeProblems adds the details of a validation error to p (anything else keeps its first

@@ -31,7 +31,7 @@ func DecodeParent(p *quire.Problems, path string, v any) Parent {
 		switch k {
 		case "type", quire.ParentWorkspace, quire.ParentPage, quire.ParentDatabase:
 		default:
-			p.Add(path+"."+k, quire.ReasonUnknownField, "parent has no field "+k+".")
+			p.Add(path+"."+fieldName(k), quire.ReasonUnknownField, "parent has no field "+k+".")
 		}
 	}
 	if hasType {

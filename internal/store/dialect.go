@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"strconv"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"modernc.org/sqlite"
@@ -21,4 +22,16 @@ func isUniqueViolation(err error) bool {
 		return c == sqlite3.SQLITE_CONSTRAINT_UNIQUE || c == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
 	}
 	return false
+}
+
+// placeholder is parameter n in a statement built at run time, whose parameters appear in
+// order. SQLite keeps the names of "$n" and "?n" parameters in a list searched linearly, both
+// when parsing and when the driver binds, which makes a statement with a thousand of them
+// quadratic; a plain "?" has no name. PostgreSQL takes "$n" only. Hand-written statements keep
+// "$n", which both engines accept.
+func (tx *Tx) placeholder(n int) string {
+	if tx.engine == SQLite {
+		return "?"
+	}
+	return "$" + strconv.Itoa(n)
 }

@@ -1,0 +1,90 @@
+package service_test
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/quire-dev/quire/internal/service"
+)
+
+// timed runs op b.N times and reports the median and 90th percentile in milliseconds, the
+// figures the issues set targets on.
+func timed(b *testing.B, op func()) {
+	b.Helper()
+	d := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for range b.N {
+		start := time.Now()
+		op()
+		d = append(d, time.Since(start))
+	}
+	b.StopTimer()
+	slices.Sort(d)
+	b.ReportMetric(float64(d[len(d)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(d[len(d)*9/10].Microseconds())/1000, "p90-ms")
+}
+
+// BenchmarkAppend100 appends 100 paragraph blocks in one request (target: p50 < 5 ms on SQLite).
+func BenchmarkAppend100(b *testing.B) {
+	for _, e := range engines {
+		b.Run(e.name, func(b *testing.B) {
+			svc, p := caller(b, e.open(b))
+			page := newPage(b, svc, p)
+			batch := paragraphs(100, "The quick brown fox jumps over the lazy dog.")
+			timed(b, func() {
+				if _, _, err := svc.AppendChildren(ctx, p, page.ID, batch, service.Placement{}); err != nil {
+					b.Fatal(err)
+				}
+			})
+		})
+	}
+}
+
+// BenchmarkChildrenPage reads one page of 100 children from the middle of pages of 1,000 and
+// 10,000 blocks (target: p50 < 2 ms, flat as the page grows: a keyset walk, not an offset).
+func BenchmarkChildrenPage(b *testing.B) {
+	for _, e := range engines {
+		for _, size := range []int{1000, 10000} {
+			b.Run(fmt.Sprintf("%s/blocks=%d", e.name, size), func(b *testing.B) {
+				svc, p := caller(b, e.open(b))
+				page := newPage(b, svc, p)
+				fill(b, svc, p, page.ID, size)
+				// A cursor half way down the page.
+				cursor := ""
+				for range size / 200 {
+					pg, _, err := svc.Children(ctx, p, page.ID, cursor, 100)
+					if err != nil {
+						b.Fatal(err)
+					}
+					cursor = pg.NextCursor
+				}
+				timed(b, func() {
+					pg, _, err := svc.Children(ctx, p, page.ID, cursor, 100)
+					if err != nil || len(pg.Items) != 100 {
+						b.Fatalf("children: %d, %v", len(pg.Items), err)
+					}
+				})
+			})
+		}
+	}
+}
+
+// BenchmarkMarkdownExport renders a page of 10,000 blocks (target: < 150 ms, memory flat).
+func BenchmarkMarkdownExport(b *testing.B) {
+	for _, e := range engines {
+		b.Run(e.name+"/blocks=10000", func(b *testing.B) {
+			svc, p := caller(b, e.open(b))
+			page := newPage(b, svc, p)
+			fill(b, svc, p, page.ID, 10000)
+			b.ReportAllocs()
+			timed(b, func() {
+				if err := svc.ExportMarkdown(ctx, p, page.ID, io.Discard, nil); err != nil {
+					b.Fatal(err)
+				}
+			})
+		})
+	}
+}
