@@ -166,19 +166,22 @@ func (s *Service) AppendChildren(ctx context.Context, p *quire.Principal, id str
 	}
 	var top []*quire.Block
 	err = s.store.InTx(ctx, func(tx *store.Tx) error {
+		// Touching the page first locks its row (PostgreSQL), so appends to one page run one
+		// at a time and each sees the last position the previous one wrote.
+		now := quire.NowMillis()
+		if err := tx.TouchNode(ctx, c.Page.ID, now, p.Token.OwnerID); err != nil {
+			return err
+		}
 		if err := s.checkWritable(ctx, tx, c); err != nil {
 			return err
 		}
-		now := quire.NowMillis()
 		if top, err = s.insertTree(ctx, tx, p, c.Page, c.ID, bs, pl, now); err != nil {
 			return err
 		}
 		if c.Block != nil {
-			if err := tx.TouchBlock(ctx, c.Block.ID, now, p.Token.OwnerID); err != nil {
-				return err
-			}
+			return tx.TouchBlock(ctx, c.Block.ID, now, p.Token.OwnerID)
 		}
-		return tx.TouchNode(ctx, c.Page.ID, now, p.Token.OwnerID)
+		return nil
 	})
 	if err != nil {
 		return nil, nil, err

@@ -105,13 +105,14 @@ func (s *Service) ReplaceMarkdown(ctx context.Context, p *quire.Principal, pageI
 			return quire.Invalid("page_id", quire.ReasonArchived, "The page is in trash; restore it first.")
 		}
 		ms := quire.NowMillis()
+		if err := tx.TouchNode(ctx, pageID, ms, p.Token.OwnerID); err != nil { // locks the page first
+			return err
+		}
 		if err := tx.TrashContent(ctx, pageID, ms, p.Token.OwnerID); err != nil {
 			return err
 		}
-		if _, err := s.insertTree(ctx, tx, p, now, pageID, bs, Placement{}, ms); err != nil {
-			return err
-		}
-		return tx.TouchNode(ctx, pageID, ms, p.Token.OwnerID)
+		_, err = s.insertTree(ctx, tx, p, now, pageID, bs, Placement{}, ms)
+		return err
 	})
 	if err != nil {
 		return nil, err

@@ -245,6 +245,12 @@ func (s *Service) CreatePage(ctx context.Context, p *quire.Principal, in NewPage
 		if err != nil {
 			return err
 		}
+		if parent != nil {
+			// Locks the parent's row first (PostgreSQL): its children are placed one at a time.
+			if err := tx.TouchNode(ctx, parent.ID, now, p.Token.OwnerID); err != nil {
+				return err
+			}
+		}
 		if parent == nil {
 			if n.Position, err = s.topLevelEnd(ctx, tx, p.WorkspaceID()); err != nil {
 				return err
@@ -305,6 +311,9 @@ func (s *Service) placeUnder(ctx context.Context, tx *store.Tx, p *quire.Princip
 
 // topLevelEnd is a position after every top-level page and database of the workspace.
 func (s *Service) topLevelEnd(ctx context.Context, tx *store.Tx, ws string) (string, error) {
+	if err := tx.LockChildren(ctx, ws); err != nil {
+		return "", err
+	}
 	last, err := tx.LastTopLevelPosition(ctx, ws)
 	if err != nil {
 		return "", err
@@ -443,6 +452,12 @@ func (s *Service) MovePage(ctx context.Context, p *quire.Principal, id string, t
 		if parent != nil && parent.PageType != quire.PageTypePage && parent.PageType != quire.PageTypeFolder {
 			return quire.Invalid(to.idPath(), quire.ReasonInvalidValue, "A page moves under a page or a folder.")
 		}
+		ms := quire.NowMillis()
+		if parent != nil {
+			if err := tx.TouchNode(ctx, parent.ID, ms, p.Token.OwnerID); err != nil {
+				return err
+			}
+		}
 		if parent == nil {
 			if after != "" {
 				n.Position, err = s.topLevelAfter(ctx, tx, p.WorkspaceID(), after)
@@ -466,15 +481,12 @@ func (s *Service) MovePage(ctx context.Context, p *quire.Principal, id string, t
 			}
 			n.Position, n.ParentType, n.ParentID, n.TrashedUnder = keys[0], quire.ParentPage, parent.ID, false
 		}
-		n.EditedMs, n.EditedBy = quire.NowMillis(), p.Token.OwnerID
+		n.EditedMs, n.EditedBy = ms, p.Token.OwnerID
 		if err := tx.UpdateNode(ctx, n); err != nil {
 			return err
 		}
 		if parent != nil {
 			if err := s.insertChildPageBlock(ctx, tx, n, parent); err != nil {
-				return err
-			}
-			if err := tx.TouchNode(ctx, parent.ID, n.EditedMs, n.EditedBy); err != nil {
 				return err
 			}
 		}
@@ -488,6 +500,9 @@ func (s *Service) MovePage(ctx context.Context, p *quire.Principal, id string, t
 
 // topLevelAfter is a position right after top-level node after.
 func (s *Service) topLevelAfter(ctx context.Context, tx *store.Tx, ws, after string) (string, error) {
+	if err := tx.LockChildren(ctx, ws); err != nil {
+		return "", err
+	}
 	sib, err := tx.Node(ctx, ws, after)
 	if err != nil || sib.ParentType != quire.ParentWorkspace {
 		return "", quire.Invalid("after", quire.ReasonInvalidValue, "after must name a top-level page or database.")
