@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/quire-dev/quire/internal/quire"
+	"github.com/quire-dev/quire/internal/store"
 )
 
 // TokenPrefix starts every secret, so that a leaked one is easy to recognise and scan for.
@@ -58,6 +59,29 @@ func (s *Service) Reach(ctx context.Context, p *quire.Principal, id, what string
 		ok, err = s.store.NodeInWorkspace(ctx, p.WorkspaceID(), id)
 	} else {
 		ok, err = s.store.Reaches(ctx, p.WorkspaceID(), p.Token.ID, id)
+	}
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return quire.NotFound(what)
+	}
+	return nil
+}
+
+// reachTx is Reach inside a write transaction. A transaction never waits for a second
+// connection while it holds its locks: with every pooled connection taken by requests waiting
+// for those locks, it would wait for ever.
+func (s *Service) reachTx(ctx context.Context, tx *store.Tx, p *quire.Principal, id, what string) error {
+	if !quire.ValidID(id) {
+		return quire.NotFound(what)
+	}
+	var ok bool
+	var err error
+	if p.Token.WorkspaceScoped {
+		ok, err = tx.NodeInWorkspace(ctx, p.WorkspaceID(), id)
+	} else {
+		ok, err = tx.Reaches(ctx, p.WorkspaceID(), p.Token.ID, id)
 	}
 	if err != nil {
 		return err

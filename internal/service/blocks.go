@@ -242,10 +242,23 @@ func (s *Service) PatchBlock(ctx context.Context, p *quire.Principal, id string,
 		return nil, nil, err
 	}
 	err = s.store.InTx(ctx, func(tx *store.Tx) error {
+		// Touching the page first locks its row (PostgreSQL): writes to one page's blocks run
+		// one at a time, in the same lock order as appends.
+		ms := quire.NowMillis()
+		if err := tx.TouchNode(ctx, b.PageID, ms, p.Token.OwnerID); err != nil {
+			return err
+		}
 		if b, err = tx.Block(ctx, p.WorkspaceID(), id); err != nil {
 			return err
 		}
 		if err := checkVersion(ifMatch, b.Version); err != nil {
+			return err
+		}
+		// Merge into the block as it is now: a change made since the first read is kept.
+		if current, err = blocks.UnmarshalContent(b.Type, b.Content); err != nil {
+			return err
+		}
+		if u, err = blocks.DecodeUpdate(current, raw); err != nil {
 			return err
 		}
 		pageNow, err := tx.Node(ctx, p.WorkspaceID(), b.PageID)
@@ -265,12 +278,12 @@ func (s *Service) PatchBlock(ctx context.Context, p *quire.Principal, id string,
 		if u.InTrash != nil {
 			b.InTrash = *u.InTrash
 		}
-		b.EditedMs, b.EditedBy = quire.NowMillis(), p.Token.OwnerID
+		b.EditedMs, b.EditedBy = ms, p.Token.OwnerID
 		if err := tx.UpdateBlock(ctx, b); err != nil {
 			return err
 		}
 		page = pageNow
-		return tx.TouchNode(ctx, b.PageID, b.EditedMs, b.EditedBy)
+		return nil
 	})
 	if err != nil {
 		return nil, nil, err

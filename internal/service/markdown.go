@@ -111,13 +111,79 @@ func (s *Service) ReplaceMarkdown(ctx context.Context, p *quire.Principal, pageI
 		if err := tx.TrashContent(ctx, pageID, ms, p.Token.OwnerID); err != nil {
 			return err
 		}
-		_, err = s.insertTree(ctx, tx, p, now, pageID, bs, Placement{}, ms)
-		return err
+		segs, err := s.splitAtChildLinks(ctx, tx, pageID, bs)
+		if err != nil {
+			return err
+		}
+		for _, sg := range segs {
+			if _, err := s.insertTree(ctx, tx, p, now, pageID, sg.blocks, sg.at, ms); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return s.store.Node(ctx, p.WorkspaceID(), pageID)
+}
+
+// segment is a run of imported blocks and where it goes among the page's children.
+type segment struct {
+	blocks []*blocks.Block
+	at     Placement
+}
+
+// splitAtChildLinks cuts imported blocks at the links an export writes for the page's child
+// pages and databases ([Title](url) alone in a paragraph). Those children stay where they are,
+// so each link is dropped and the blocks after it go right after that child: export then
+// import keeps the tree instead of adding a link paragraph per child page. Without such links
+// the blocks go after everything, as before. Only the page's remaining children, its child
+// pages and databases, are read.
+func (s *Service) splitAtChildLinks(ctx context.Context, tx *store.Tx, pageID string, bs []*blocks.Block) ([]segment, error) {
+	links := map[string]string{} // address → child page or database id
+	var after *store.ChildKey
+	for {
+		batch, err := tx.Children(ctx, pageID, after, exportBatch)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range batch {
+			switch c.Type {
+			case "child_page":
+				links[s.PageURL(c.ID)] = c.ID
+			case "child_database":
+				links[s.DatabaseURL(c.ID)] = c.ID
+			}
+		}
+		if len(batch) < exportBatch {
+			break
+		}
+		last := batch[len(batch)-1]
+		after = &store.ChildKey{Position: last.Position, ID: last.ID}
+	}
+	segs := []segment{{}}
+	for _, b := range bs {
+		if url := lonelyLink(b); url != "" && links[url] != "" {
+			segs = append(segs, segment{at: Placement{After: links[url], Path: "markdown"}})
+			delete(links, url) // a second link to the same child is content
+			continue
+		}
+		segs[len(segs)-1].blocks = append(segs[len(segs)-1].blocks, b)
+	}
+	if len(segs) > 1 {
+		segs[0].at = Placement{Start: true}
+	}
+	return segs, nil
+}
+
+// lonelyLink is the address of a paragraph that is nothing but one link, else "".
+func lonelyLink(b *blocks.Block) string {
+	rt := b.Content.RichText
+	if b.Type != "paragraph" || len(b.Children) > 0 || len(rt) != 1 || rt[0].Type != "text" || rt[0].Text == nil || rt[0].Text.Link == nil {
+		return ""
+	}
+	return rt[0].Text.Link.URL
 }
 
 // ParseMarkdown turns Markdown into blocks, checked with the limits of a JSON request and

@@ -286,7 +286,7 @@ func (s *Service) placeUnder(ctx context.Context, tx *store.Tx, p *quire.Princip
 		}
 		return nil, nil
 	}
-	if err := s.Reach(ctx, p, parent.ID, "parent "+parent.ID); err != nil {
+	if err := s.reachTx(ctx, tx, p, parent.ID, "parent "+parent.ID); err != nil {
 		return nil, err
 	}
 	n, err := tx.Node(ctx, p.WorkspaceID(), parent.ID)
@@ -311,7 +311,7 @@ func (s *Service) placeUnder(ctx context.Context, tx *store.Tx, p *quire.Princip
 
 // topLevelEnd is a position after every top-level page and database of the workspace.
 func (s *Service) topLevelEnd(ctx context.Context, tx *store.Tx, ws string) (string, error) {
-	if err := tx.LockChildren(ctx, ws); err != nil {
+	if err := tx.LockTopLevel(ctx, ws); err != nil {
 		return "", err
 	}
 	last, err := tx.LastTopLevelPosition(ctx, ws)
@@ -343,6 +343,16 @@ func (s *Service) PatchPage(ctx context.Context, p *quire.Principal, id string, 
 	}
 	var n *quire.Node
 	err := s.store.InTx(ctx, func(tx *store.Tx) error {
+		if patch.InTrash != nil {
+			// Trash and restore rewrite the descendants' trashed_under, as moves do: one at a
+			// time per workspace, so that two of them never lock the same rows in turn.
+			if err := tx.LockTree(ctx, p.WorkspaceID()); err != nil {
+				return err
+			}
+		}
+		if err := tx.LockNode(ctx, id); err != nil {
+			return err
+		}
 		var err error
 		if n, err = tx.Node(ctx, p.WorkspaceID(), id); err != nil {
 			return err
@@ -418,6 +428,9 @@ func (s *Service) MovePage(ctx context.Context, p *quire.Principal, id string, t
 	var n *quire.Node
 	err := s.store.InTx(ctx, func(tx *store.Tx) error {
 		if err := tx.LockTree(ctx, p.WorkspaceID()); err != nil {
+			return err
+		}
+		if err := tx.LockNode(ctx, id); err != nil {
 			return err
 		}
 		var err error
@@ -500,7 +513,7 @@ func (s *Service) MovePage(ctx context.Context, p *quire.Principal, id string, t
 
 // topLevelAfter is a position right after top-level node after.
 func (s *Service) topLevelAfter(ctx context.Context, tx *store.Tx, ws, after string) (string, error) {
-	if err := tx.LockChildren(ctx, ws); err != nil {
+	if err := tx.LockTopLevel(ctx, ws); err != nil {
 		return "", err
 	}
 	sib, err := tx.Node(ctx, ws, after)

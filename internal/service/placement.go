@@ -20,9 +20,6 @@ type Placement struct {
 
 // positions returns n ascending position keys for new children of parent at pl.
 func positions(ctx context.Context, tx *store.Tx, ws, parent string, pl Placement, n int) ([]string, error) {
-	if err := tx.LockChildren(ctx, parent); err != nil {
-		return nil, err
-	}
 	var lo, hi string
 	var err error
 	switch {

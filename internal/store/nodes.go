@@ -95,6 +95,18 @@ func (tx *Tx) UpdateNode(ctx context.Context, n *quire.Node) error {
 	return nil
 }
 
+// LockNode holds node id's row until the transaction ends (PostgreSQL; SQLite has one writer
+// already), so that what the transaction reads of the node next stays true until it writes:
+// concurrent writes to one node wait for each other instead of failing their version check.
+// Writers lock the node's row before any block row, so that they never deadlock.
+func (tx *Tx) LockNode(ctx context.Context, id string) error {
+	if tx.engine != Postgres {
+		return nil
+	}
+	_, err := tx.tx.ExecContext(ctx, `SELECT 1 FROM nodes WHERE id = $1 FOR UPDATE`, id)
+	return err
+}
+
 // TouchNode records an edit of a node's content (its blocks): last edited time and user, and
 // a new version, since the node's representation changed.
 func (tx *Tx) TouchNode(ctx context.Context, id string, ms int64, by string) error {

@@ -29,10 +29,24 @@ func reaches(ctx context.Context, q querier, ws, tokenID, id string) (bool, erro
 	return ok, err
 }
 
+// Reaches is Store.Reaches inside the transaction.
+func (tx *Tx) Reaches(ctx context.Context, ws, tokenID, id string) (bool, error) {
+	return reaches(ctx, tx.tx, ws, tokenID, id)
+}
+
 // NodeInWorkspace reports whether node id exists in workspace ws.
 func (s *Store) NodeInWorkspace(ctx context.Context, ws, id string) (bool, error) {
+	return nodeInWorkspace(ctx, s.read, ws, id)
+}
+
+func nodeInWorkspace(ctx context.Context, q querier, ws, id string) (bool, error) {
 	var ok bool
-	err := s.read.QueryRowContext(ctx,
+	err := q.QueryRowContext(ctx,
 		`SELECT EXISTS (SELECT 1 FROM nodes WHERE id = $1 AND workspace_id = $2)`, id, ws).Scan(&ok)
 	return ok, err
+}
+
+// NodeInWorkspace is Store.NodeInWorkspace inside the transaction.
+func (tx *Tx) NodeInWorkspace(ctx context.Context, ws, id string) (bool, error) {
+	return nodeInWorkspace(ctx, tx.tx, ws, id)
 }
