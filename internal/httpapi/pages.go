@@ -83,7 +83,7 @@ func (createPageBody) Schema(r huma.Registry) *huma.Schema {
 }
 
 type createPageRequest struct {
-	Parent     parentInput      `json:"parent" doc:"{\"type\":\"page_id\",\"page_id\":…} or {\"type\":\"workspace\",\"workspace\":true} (workspace-scoped tokens only); type may be left out."`
+	Parent     *parentInput     `json:"parent,omitempty" doc:"{\"type\":\"page_id\",\"page_id\":…} or {\"type\":\"workspace\",\"workspace\":true} (workspace-scoped tokens only); type may be left out. Left out: the workspace."`
 	PageType   string           `json:"page_type,omitempty" enum:"page,folder,mind_map" default:"page"`
 	Properties *titleProperties `json:"properties,omitempty"`
 	Icon       *fileObject      `json:"icon,omitempty"`

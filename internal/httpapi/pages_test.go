@@ -266,6 +266,15 @@ func TestCreatePage_TopLevel(t *testing.T) {
 		if n := len(e.walk(t, "/v2/workspace/pages", e.full, 100)); n != 1 {
 			t.Fatalf("top-level pages = %d, want 1", n)
 		}
+		// A page without a parent is a top-level page too (contract §2).
+		r = e.do(http.MethodPost, "/v2/pages", e.full, map[string]any{"properties": titleOf("No parent")})
+		wantOK(t, r, 200)
+		if diff := cmp.Diff(map[string]any{"type": "workspace", "workspace": true}, r.body["parent"]); diff != "" {
+			t.Fatalf("parent of a page created without one (-want +got):\n%s", diff)
+		}
+		if n := len(e.walk(t, "/v2/workspace/pages", e.full, 100)); n != 2 {
+			t.Fatalf("top-level pages = %d, want 2", n)
+		}
 	})
 }
 
@@ -607,7 +616,8 @@ func TestCreatePage_Parents(t *testing.T) {
 			code         string
 			path, reason string
 		}{
-			{"missing", e.full, nil, 400, quire.CodeValidation, "parent", quire.ReasonRequired},
+			{"missing is the workspace, out of a granted token's reach", grantedA, nil, 403, quire.CodeForbidden, "", ""},
+			{"null", e.full, "null", 400, quire.CodeValidation, "parent", quire.ReasonRequired},
 			{"not an object", e.full, "x", 400, quire.CodeValidation, "parent", quire.ReasonInvalidType},
 			{"no type and no id", e.full, map[string]any{}, 400, quire.CodeValidation, "parent.type", quire.ReasonRequired},
 			{"unknown type", e.full, map[string]any{"type": "block_id", "block_id": a}, 400, quire.CodeValidation, "parent.type", quire.ReasonInvalidValue},
@@ -623,7 +633,11 @@ func TestCreatePage_Parents(t *testing.T) {
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				body := map[string]any{"properties": titleOf("x")}
-				if tc.parent != nil {
+				switch tc.parent {
+				case nil:
+				case "null":
+					body["parent"] = nil
+				default:
 					body["parent"] = tc.parent
 				}
 				r := e.do(http.MethodPost, "/v2/pages", tc.token, body)

@@ -16,7 +16,8 @@ func TestDecodeNewPage(t *testing.T) {
 	}{
 		{"workspace parent", `{"parent":{"type":"workspace","workspace":true}}`, "", ""},
 		{"page parent without type", `{"parent":{"page_id":"7b0c2a8e-4f1d-4c3b-9a5e-2d6f8e1b3c4a"}}`, "", ""},
-		{"missing parent", `{}`, "parent", quire.ReasonRequired},
+		{"missing parent is the workspace", `{}`, "", ""},
+		{"null parent", `{"parent":null}`, "parent", quire.ReasonRequired},
 		{"parent not an object", `{"parent":"x"}`, "parent", quire.ReasonInvalidType},
 		{"two parents", `{"parent":{"workspace":true,"page_id":"7b0c2a8e-4f1d-4c3b-9a5e-2d6f8e1b3c4a"}}`, "parent.type", quire.ReasonRequired},
 		{"bad parent id", `{"parent":{"type":"page_id","page_id":"nope"}}`, "parent.page_id", quire.ReasonInvalidValue},

@@ -45,7 +45,7 @@ func DecodeNewPage(body map[string]any) (NewPage, string, error) {
 			p.Add(fieldName(k), quire.ReasonUnknownField, "A page has no field "+k+".")
 		}
 	}
-	out.Parent = DecodeParent(&p, "parent", body["parent"])
+	out.Parent = DecodeNewParent(&p, "parent", body)
 	out.PageType = quire.PageTypePage
 	if v, ok := body["page_type"]; ok {
 		s, isStr := v.(string)

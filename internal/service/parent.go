@@ -12,6 +12,16 @@ type Parent struct {
 	Path string
 }
 
+// DecodeNewParent reads the parent of something being created: as contract §2 says, a parent
+// left out means the workspace (top level), which only a workspace-scoped token may use.
+func DecodeNewParent(p *quire.Problems, path string, body map[string]any) Parent {
+	v, ok := body[path]
+	if !ok {
+		return Parent{Type: quire.ParentWorkspace, Path: path}
+	}
+	return DecodeParent(p, path, v)
+}
+
 // DecodeParent reads a parent object: {"type":"page_id","page_id":ID}, {"type":"database_id",
 // "database_id":ID} or {"type":"workspace","workspace":true}. As clients of the original service
 // do, "type" may be left out when exactly one of the other keys is present.
