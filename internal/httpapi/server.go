@@ -90,6 +90,7 @@ func newServer(cfg Config, extra ...func(*Server)) *Server {
 		f(s)
 	}
 	s.registerDocument() // last: it describes everything above
+	s.registerHealth()
 	s.mux.HandleFunc("/", s.unknownRoute)
 	s.handler = s.logRequests(s.mux)
 	return s

@@ -3,6 +3,8 @@
 package service
 
 import (
+	"context"
+
 	"strings"
 	"time"
 
@@ -46,3 +48,6 @@ func (s *Service) PageURL(id string) string { return s.baseURL + "/v2/pages/" + 
 
 // DatabaseURL is the absolute address of database id.
 func (s *Service) DatabaseURL(id string) string { return s.baseURL + "/v2/databases/" + id }
+
+// Ping reports whether the store answers.
+func (s *Service) Ping(ctx context.Context) error { return s.store.Ping(ctx) }
