@@ -1,0 +1,87 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"reflect"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/quire-dev/quire/internal/quire"
+	"github.com/quire-dev/quire/internal/service"
+)
+
+// searchRequest documents the body of POST /v2/search; the service's decoder reads it.
+type searchRequest struct {
+	Query       string        `json:"query,omitempty" maxLength:"1000" doc:"Words or \"quoted phrases\", at most 20; each must occur in the title or in one block. Empty or left out: everything, last edited first."`
+	Filter      *searchFilter `json:"filter,omitempty"`
+	Sort        *searchSort   `json:"sort,omitempty" doc:"Replaces the ranking by relevance."`
+	StartCursor string        `json:"start_cursor,omitempty"`
+	PageSize    int           `json:"page_size,omitempty" minimum:"1" maximum:"100" default:"20"`
+}
+
+type searchFilter struct {
+	Property string `json:"property" enum:"object"`
+	Value    string `json:"value" enum:"page,database,folder,mind_map"`
+}
+
+type searchSort struct {
+	Timestamp string `json:"timestamp,omitempty" enum:"last_edited_time,created_time" default:"last_edited_time"`
+	Direction string `json:"direction,omitempty" enum:"ascending,descending" default:"descending"`
+}
+
+type searchBody map[string]any
+
+// Schema describes the body in the document.
+func (searchBody) Schema(r huma.Registry) *huma.Schema {
+	return r.Schema(reflect.TypeFor[searchRequest](), true, "")
+}
+
+type searchInput struct {
+	Body searchBody
+}
+
+// nodeObject is a page or a database, as listings and search return them.
+type nodeObject struct{ v any }
+
+func (o nodeObject) MarshalJSON() ([]byte, error) { return json.Marshal(o.v) }
+
+// Schema describes a page or a database.
+func (nodeObject) Schema(r huma.Registry) *huma.Schema {
+	return &huma.Schema{OneOf: []*huma.Schema{r.Schema(reflect.TypeFor[pageObject](), true, "")}}
+}
+
+// newNodeObject renders a page or a database.
+func (s *Server) newNodeObject(n *quire.Node) nodeObject {
+	return nodeObject{s.newPageObject(n)}
+}
+
+type nodeListOutput struct{ Body list[nodeObject] }
+
+func (s *Server) registerSearch() {
+	register(s, huma.Operation{
+		OperationID: "search", Method: http.MethodPost, Path: "/v2/search", SkipValidateBody: true,
+		Summary: "Search by keyword", Tags: []string{"Search"},
+		Description: "Pages, databases, folders and mind maps whose title or content holds every term, in any " +
+			"script (Chinese and Japanese included): title matches first, then those with the most matching " +
+			"blocks, then the latest edit. Content in trash or out of the token's reach never appears.",
+	}, route{scopes: []quire.Scope{quire.SearchRead}}, s.search)
+}
+
+// search answers POST /v2/search.
+func (s *Server) search(ctx context.Context, in *searchInput) (*nodeListOutput, error) {
+	req, err := service.DecodeSearch(in.Body)
+	if err != nil {
+		return nil, err
+	}
+	pg, err := s.svc.Search(ctx, principal(ctx), req)
+	if err != nil {
+		return nil, err
+	}
+	items := make([]nodeObject, len(pg.Items))
+	for i, r := range pg.Items {
+		items[i] = s.newNodeObject(r.Node)
+	}
+	return &nodeListOutput{Body: newList(items, pg.NextCursor)}, nil
+}

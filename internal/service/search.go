@@ -1,0 +1,234 @@
+package service
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/quire-dev/quire/internal/quire"
+	"github.com/quire-dev/quire/internal/store"
+)
+
+// Limits of a search request.
+const (
+	MaxQueryLength = 1000 // characters
+	MaxQueryTerms  = 20
+)
+
+// SearchRequest is a decoded POST /v2/search body.
+type SearchRequest struct {
+	Query       string
+	Object      string // "", page, database, folder or mind_map
+	SortBy      string // "", last_edited_time or created_time
+	Ascending   bool
+	StartCursor string
+	PageSize    int
+}
+
+// DecodeSearch reads a search body (contract §8), reporting every problem with its path.
+func DecodeSearch(body map[string]any) (SearchRequest, error) {
+	var p quire.Problems
+	out := SearchRequest{PageSize: 20}
+	for k, v := range body {
+		switch k {
+		case "query":
+			s, ok := v.(string)
+			switch {
+			case v == nil:
+			case !ok:
+				p.Add("query", quire.ReasonInvalidType, "query must be a string.")
+			case utf8.RuneCountInString(s) > MaxQueryLength:
+				p.Add("query", quire.ReasonTooLong, "query is at most 1000 characters.")
+			default:
+				out.Query = s
+			}
+		case "filter":
+			out.Object = decodeSearchFilter(&p, v)
+		case "sort":
+			out.SortBy, out.Ascending = decodeSearchSort(&p, v)
+		case "start_cursor":
+			s, ok := v.(string)
+			if !ok && v != nil {
+				p.Add("start_cursor", quire.ReasonInvalidType, "start_cursor must be a string.")
+			}
+			out.StartCursor = s
+		case "page_size":
+			n, ok := v.(float64)
+			if !ok {
+				p.Add("page_size", quire.ReasonInvalidType, "page_size must be an integer.")
+			} else if n != float64(int(n)) || n < 1 || n > 100 {
+				p.Add("page_size", quire.ReasonOutOfRange, "page_size must be between 1 and 100.")
+			} else {
+				out.PageSize = int(n)
+			}
+		default:
+			p.Add(fieldName(k), quire.ReasonUnknownField, "A search has no field "+k+".")
+		}
+	}
+	if len(searchTerms(out.Query)) > MaxQueryTerms {
+		p.Add("query", quire.ReasonTooMany, "query has at most 20 terms.")
+	}
+	return out, p.Err()
+}
+
+func decodeSearchFilter(p *quire.Problems, v any) string {
+	m, ok := v.(map[string]any)
+	if !ok {
+		if v != nil {
+			p.Add("filter", quire.ReasonInvalidType, "filter must be an object.")
+		}
+		return ""
+	}
+	var value string
+	for k, fv := range m {
+		switch k {
+		case "property":
+			if fv != "object" {
+				p.Add("filter.property", quire.ReasonInvalidValue, `filter.property must be "object".`)
+			}
+		case "value":
+			s, _ := fv.(string)
+			switch s {
+			case "page", "database", "folder", "mind_map":
+				value = s
+			default:
+				p.Add("filter.value", quire.ReasonInvalidValue, "filter.value is one of page, database, folder, mind_map.")
+			}
+		default:
+			p.Add("filter."+fieldName(k), quire.ReasonUnknownField, "filter has no field "+k+".")
+		}
+	}
+	if _, ok := m["property"]; !ok {
+		p.Add("filter.property", quire.ReasonRequired, `filter.property is required ("object").`)
+	}
+	if _, ok := m["value"]; !ok {
+		p.Add("filter.value", quire.ReasonRequired, "filter.value is required.")
+	}
+	return value
+}
+
+func decodeSearchSort(p *quire.Problems, v any) (by string, asc bool) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		if v != nil {
+			p.Add("sort", quire.ReasonInvalidType, "sort must be an object.")
+		}
+		return "", false
+	}
+	by = "last_edited_time"
+	for k, sv := range m {
+		switch k {
+		case "timestamp":
+			switch sv {
+			case "last_edited_time", "created_time":
+				by = sv.(string)
+			default:
+				p.Add("sort.timestamp", quire.ReasonInvalidValue, "sort.timestamp is last_edited_time or created_time.")
+			}
+		case "direction":
+			switch sv {
+			case "ascending":
+				asc = true
+			case "descending":
+			default:
+				p.Add("sort.direction", quire.ReasonInvalidValue, "sort.direction is ascending or descending.")
+			}
+		default:
+			p.Add("sort."+fieldName(k), quire.ReasonUnknownField, "sort has no field "+k+".")
+		}
+	}
+	return by, asc
+}
+
+// searchTerms splits a query into terms: words separated by spaces, or "quoted phrases".
+// Text is NFKC-normalized first, so full-width Latin letters and half-width katakana find their
+// usual forms.
+func searchTerms(q string) []string {
+	q = norm.NFKC.String(q)
+	var terms []string
+	seen := map[string]bool{}
+	add := func(t string) {
+		t = strings.TrimSpace(t)
+		if t != "" && !seen[strings.ToLower(t)] {
+			seen[strings.ToLower(t)] = true
+			terms = append(terms, t)
+		}
+	}
+	for q != "" {
+		q = strings.TrimLeftFunc(q, unicode.IsSpace)
+		if q == "" {
+			break
+		}
+		if q[0] == '"' {
+			if end := strings.IndexByte(q[1:], '"'); end >= 0 {
+				add(q[1 : end+1])
+				q = q[end+2:]
+				continue
+			}
+			q = q[1:]
+		}
+		end := strings.IndexFunc(q, func(r rune) bool { return unicode.IsSpace(r) || r == '"' })
+		if end < 0 {
+			end = len(q)
+		}
+		add(q[:end])
+		q = q[end:]
+	}
+	return terms
+}
+
+// Search answers POST /v2/search: the pages and databases the caller reaches whose title or
+// content holds every term of the query, title matches first, then the most matching blocks,
+// then the latest edit; without a query, everything reachable, last edited first. A sort
+// replaces the ranking.
+func (s *Service) Search(ctx context.Context, p *quire.Principal, r SearchRequest) (Page[store.SearchResult], error) {
+	q := store.SearchQuery{Workspace: p.WorkspaceID(), Terms: searchTerms(r.Query), Limit: r.PageSize + 1}
+	if !p.Token.WorkspaceScoped {
+		q.ReachOf = p.Token.ID
+	}
+	switch r.Object {
+	case "page":
+		q.Object, q.PageType = quire.ObjectPage, quire.PageTypePage
+	case "folder":
+		q.Object, q.PageType = quire.ObjectPage, quire.PageTypeFolder
+	case "mind_map":
+		q.Object, q.PageType = quire.ObjectPage, quire.PageTypeMindMap
+	case "database":
+		q.Object = quire.ObjectDatabase
+	}
+	switch {
+	case r.SortBy == "created_time":
+		q.Order = store.ByCreated
+	case r.SortBy != "" || len(q.Terms) == 0:
+		q.Order = store.ByEdited
+	default:
+		q.Order = store.ByRelevance
+	}
+	q.Ascending = r.Ascending
+	// A cursor belongs to one query: the same terms, filter and order.
+	h := sha256.Sum256([]byte(strings.Join(q.Terms, "\x00") + "\x01" + r.Object + "\x01" + r.SortBy + "\x01" + boolString(r.Ascending)))
+	list := "search:" + p.WorkspaceID() + ":" + hex.EncodeToString(h[:12])
+	if r.StartCursor != "" {
+		q.After = &store.SearchKey{}
+		if err := s.cursors.Decode(r.StartCursor, list, q.After); err != nil {
+			return Page[store.SearchResult]{}, InvalidCursor()
+		}
+	}
+	res, err := s.store.Search(ctx, q)
+	if err != nil {
+		return Page[store.SearchResult]{}, err
+	}
+	return paginate(s, list, res, r.PageSize, func(r store.SearchResult) any { return r.Key })
+}
+
+func boolString(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}

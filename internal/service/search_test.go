@@ -1,0 +1,64 @@
+package service
+
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/quire-dev/quire/internal/quire"
+)
+
+func TestSearchTerms(t *testing.T) {
+	for _, tc := range []struct {
+		query string
+		want  []string
+	}{
+		{"", nil},
+		{"  roadmap  ", []string{"roadmap"}},
+		{"roadmap money", []string{"roadmap", "money"}},
+		{"Roadmap roadmap ROADMAP", []string{"Roadmap"}},
+		{`"next year" budget`, []string{"next year", "budget"}},
+		{`"unclosed phrase`, []string{"unclosed", "phrase"}},
+		{`a"b`, []string{"a", "b"}},
+		{"東京タワー\u3000北京", []string{"東京タワー", "北京"}}, // an ideographic space separates
+		{"ＡＢＣ ｶﾀｶﾅ", []string{"ABC", "カタカナ"}},           // NFKC: full-width Latin, half-width kana
+		{`""`, nil},
+	} {
+		if got := searchTerms(tc.query); !slices.Equal(got, tc.want) {
+			t.Errorf("searchTerms(%q) = %q, want %q", tc.query, got, tc.want)
+		}
+	}
+}
+
+func FuzzDecodeSearch(f *testing.F) {
+	for _, s := range []string{
+		`{"query":"roadmap","filter":{"property":"object","value":"page"},"sort":{"timestamp":"created_time","direction":"ascending"},"page_size":5}`,
+		`{"query":"\"a b\" c","start_cursor":"x"}`,
+		`{"filter":{"value":"mind_map"},"sort":{}}`,
+		`{"query":null,"page_size":100.5}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var body map[string]any
+		if json.Unmarshal([]byte(s), &body) != nil {
+			return
+		}
+		r, err := DecodeSearch(body)
+		if err != nil {
+			qe, ok := quire.AsError(err)
+			if !ok || qe.Code != quire.CodeValidation || len(qe.Details) == 0 {
+				t.Fatalf("DecodeSearch(%s) = %v, want a validation_error with details", s, err)
+			}
+			return
+		}
+		if r.PageSize < 1 || r.PageSize > 100 || len(searchTerms(r.Query)) > MaxQueryTerms {
+			t.Fatalf("DecodeSearch(%s) accepted %+v", s, r)
+		}
+		for _, term := range searchTerms(r.Query) {
+			if term == "" {
+				t.Fatalf("empty term from %q", r.Query)
+			}
+		}
+	})
+}
