@@ -21,7 +21,7 @@ func TestSearchTerms(t *testing.T) {
 		{`"unclosed phrase`, []string{"unclosed", "phrase"}},
 		{`a"b`, []string{"a", "b"}},
 		{"東京タワー\u3000北京", []string{"東京タワー", "北京"}}, // an ideographic space separates
-		{"ＡＢＣ ｶﾀｶﾅ", []string{"ABC", "カタカナ"}},           // NFKC: full-width Latin, half-width kana
+		{"ＡＢＣ ｶﾀｶﾅ", []string{"ABC", "カタカナ"}},      // NFKC: full-width Latin, half-width kana
 		{`""`, nil},
 	} {
 		if got := searchTerms(tc.query); !slices.Equal(got, tc.want) {
