@@ -35,6 +35,7 @@ type env struct {
 type envOptions struct {
 	rateLimit float64
 	extra     []func(*Server)
+	embedder  service.Embedder // default: wordHashEmbedder
 }
 
 // newEnv starts a server on st with one workspace, its owner and a full token.
@@ -52,7 +53,10 @@ func newEnv(t testing.TB, st *store.Store, opts ...envOptions) *env {
 	var h *Server
 	e.srv = httptest.NewUnstartedServer(nil)
 	base := "http://" + e.srv.Listener.Addr().String()
-	svc := service.New(st, service.Options{TokenCacheTTL: 50 * time.Millisecond, BaseURL: base})
+	if o.embedder == nil {
+		o.embedder = wordHashEmbedder{model: "word-hash-64"}
+	}
+	svc := service.New(st, service.Options{TokenCacheTTL: 50 * time.Millisecond, BaseURL: base, Embedder: o.embedder})
 	e.svc = svc
 	h = newServer(Config{Service: svc, Logger: logger, BaseURL: base, RateLimit: o.rateLimit, DocTime: time.Unix(1700000000, 0)}, o.extra...)
 	e.srv.Config.Handler = h

@@ -85,3 +85,51 @@ func (s *Server) search(ctx context.Context, in *searchInput) (*nodeListOutput, 
 	}
 	return &nodeListOutput{Body: newList(items, pg.NextCursor)}, nil
 }
+
+// semanticRequest documents the body of POST /v2/search/semantic.
+type semanticRequest struct {
+	Query    string        `json:"query" minLength:"1" maxLength:"1000" doc:"What to look for, in your own words."`
+	Filter   *searchFilter `json:"filter,omitempty"`
+	PageSize int           `json:"page_size,omitempty" minimum:"1" maximum:"100" default:"20"`
+}
+
+type semanticBody map[string]any
+
+// Schema describes the body in the document.
+func (semanticBody) Schema(r huma.Registry) *huma.Schema {
+	return r.Schema(reflect.TypeFor[semanticRequest](), true, "")
+}
+
+type semanticInput struct {
+	Body semanticBody
+}
+
+func (s *Server) registerSemanticSearch() {
+	if !s.svc.SemanticEnabled() {
+		return
+	}
+	register(s, huma.Operation{
+		OperationID: "search-semantic", Method: http.MethodPost, Path: "/v2/search/semantic", SkipValidateBody: true,
+		Summary: "Search by meaning", Tags: []string{"Search"},
+		Description: "Pages and databases ranked by how close their title or content is in meaning to the query, " +
+			"with a small bonus for the query's words they contain. One page of results (no cursor). A write is " +
+			"found within seconds, once the background indexer has embedded it.",
+	}, route{scopes: []quire.Scope{quire.SearchRead}}, s.semanticSearch)
+}
+
+// semanticSearch answers POST /v2/search/semantic.
+func (s *Server) semanticSearch(ctx context.Context, in *semanticInput) (*nodeListOutput, error) {
+	req, err := service.DecodeSemanticSearch(in.Body)
+	if err != nil {
+		return nil, err
+	}
+	hits, err := s.svc.SemanticSearch(ctx, principal(ctx), req)
+	if err != nil {
+		return nil, err
+	}
+	items := make([]nodeObject, len(hits))
+	for i, h := range hits {
+		items[i] = s.newNodeObject(h.Node)
+	}
+	return &nodeListOutput{Body: newList(items, "")}, nil
+}

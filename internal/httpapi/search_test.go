@@ -262,5 +262,9 @@ func searchCases(t *testing.T, e *env) []conformanceCase {
 		{name: "search bad filter", op: "search", method: "POST", path: "/v2/search", token: e.full, status: 400,
 			body: `{"filter":{"property":"object","value":"block"}}`},
 		{name: "search without token", op: "search", method: "POST", path: "/v2/search", status: 401, body: `{}`},
+		{name: "semantic search", op: "search-semantic", method: "POST", path: "/v2/search/semantic", token: e.full, status: 200,
+			body: `{"query":"searchable","filter":{"property":"object","value":"page"},"page_size":5}`},
+		{name: "semantic search without query", op: "search-semantic", method: "POST", path: "/v2/search/semantic", token: e.full, status: 400, body: `{}`},
+		{name: "semantic search without token", op: "search-semantic", method: "POST", path: "/v2/search/semantic", status: 401, body: `{"query":"x"}`},
 	}
 }

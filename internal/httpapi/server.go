@@ -87,6 +87,7 @@ func newServer(cfg Config, extra ...func(*Server)) *Server {
 	s.registerBlocks()
 	s.registerMarkdown()
 	s.registerSearch()
+	s.registerSemanticSearch()
 	for _, f := range extra {
 		f(s)
 	}

@@ -20,14 +20,17 @@ type Options struct {
 	TokenCacheTTL time.Duration
 	// BaseURL is the server's absolute URL, for the url fields of objects and Markdown links.
 	BaseURL string
+	// Embedder makes the vectors of semantic search; nil turns semantic search off.
+	Embedder Embedder
 }
 
 // Service is the one entry point of every handler.
 type Service struct {
-	store   *store.Store
-	cursors *cursor.Codec
-	tokens  *tokenCache
-	baseURL string
+	store    *store.Store
+	cursors  *cursor.Codec
+	tokens   *tokenCache
+	baseURL  string
+	embedder Embedder
 }
 
 // New returns a service over st.
@@ -37,7 +40,7 @@ func New(st *store.Store, opts Options) *Service {
 		ttl = 2 * time.Second
 	}
 	return &Service{store: st, cursors: cursor.New(st.Secret()), tokens: newTokenCache(ttl),
-		baseURL: strings.TrimSuffix(opts.BaseURL, "/")}
+		baseURL: strings.TrimSuffix(opts.BaseURL, "/"), embedder: opts.Embedder}
 }
 
 // Store is the service's store, for the few callers (readiness checks) that need it directly.

@@ -1,0 +1,213 @@
+package httpapi
+
+import (
+	"context"
+	"hash/fnv"
+	"io"
+	"log/slog"
+	"math"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+	"unicode"
+
+	"github.com/quire-dev/quire/internal/quire"
+	"github.com/quire-dev/quire/internal/service"
+	"github.com/quire-dev/quire/internal/store"
+	"github.com/quire-dev/quire/internal/testdb"
+)
+
+// wordHashEmbedder is a small real embedding: words (and Han or kana characters) hashed into 64
+// buckets, normalized. Texts that share words are close; it knows no synonyms. The offline
+// model's own tests show meaning; these tests show the queue, the index and the ranking.
+type wordHashEmbedder struct{ model string }
+
+func (w wordHashEmbedder) ID() string { return w.model }
+func (w wordHashEmbedder) Dim() int   { return 64 }
+func (w wordHashEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		v := make([]float32, 64)
+		for _, word := range strings.FieldsFunc(strings.ToLower(t), func(r rune) bool {
+			return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+		}) {
+			h := fnv.New32a()
+			h.Write([]byte(strings.TrimSuffix(word, "s")))
+			v[h.Sum32()%64]++
+		}
+		var n float64
+		for _, x := range v {
+			n += float64(x * x)
+		}
+		if n > 0 {
+			for j := range v {
+				v[j] /= float32(math.Sqrt(n))
+			}
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// drain runs the indexer until the queue is empty.
+func drain(t testing.TB, svc *service.Service) {
+	t.Helper()
+	ix := service.NewIndexer(svc, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	for i := 0; ; i++ {
+		n, err := ix.RunOnce(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+		if i > 1000 {
+			t.Fatal("the embedding queue does not drain")
+		}
+	}
+}
+
+func (e *env) semanticIDs(t testing.TB, token string, body map[string]any) []string {
+	t.Helper()
+	r := e.do(http.MethodPost, "/v2/search/semantic", token, body)
+	wantOK(t, r, 200)
+	if r.body["has_more"] != false || r.body["next_cursor"] != nil {
+		t.Fatalf("semantic search pages: %s", r.raw)
+	}
+	return idsOf(objects(r.body["results"]))
+}
+
+func TestSemanticSearch(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		cats := e.mkPage(t, e.full, wsParent, "Pets at home")
+		e.appendKids(t, cats, para("Cats sleep most of the day and purr on the sofa."))
+		garden := e.mkPage(t, e.full, wsParent, "Garden")
+		e.appendKids(t, garden, para("Tomatoes need sun and water every day."))
+		budget := e.mkPage(t, e.full, wsParent, "Budget 2027")
+		e.appendKids(t, budget, para("Revenue grew; costs of cloud servers fell."))
+		drain(t, e.svc)
+
+		got := e.semanticIDs(t, e.full, map[string]any{"query": "do cats purr", "page_size": 3})
+		if len(got) != 3 || got[0] != cats {
+			t.Fatalf("cats query: %v, want %s first", got, cats)
+		}
+		got = e.semanticIDs(t, e.full, map[string]any{"query": "cloud costs", "page_size": 1})
+		if !slices.Equal(got, []string{budget}) {
+			t.Fatalf("costs query: %v", got)
+		}
+		// A long page is embedded in chunks: a sentence deep in it is found.
+		long := e.mkPage(t, e.full, wsParent, "Long read")
+		var kids []any
+		for i := range 40 {
+			kids = append(kids, para(strings.Repeat("Filler sentence number "+string(rune('a'+i%26))+" about nothing. ", 6)))
+		}
+		kids = append(kids, para("The submarine volcano erupted near the reef."))
+		e.appendKids(t, long, kids...)
+		drain(t, e.svc)
+		if got := e.semanticIDs(t, e.full, map[string]any{"query": "submarine volcano reef", "page_size": 1}); !slices.Equal(got, []string{long}) {
+			t.Fatalf("deep sentence: %v", got)
+		}
+
+		// Trash hides; a granted token sees only its own; the filter narrows.
+		wantOK(t, e.do(http.MethodDelete, "/v2/pages/"+cats, e.full, nil), 200)
+		if got := e.semanticIDs(t, e.full, map[string]any{"query": "cats purr"}); slices.Contains(got, cats) {
+			t.Fatalf("trashed page found: %v", got)
+		}
+		granted := e.token([]quire.Scope{quire.SearchRead}, false, garden)
+		if got := e.semanticIDs(t, granted, map[string]any{"query": "cloud costs"}); !slices.Equal(got, []string{garden}) {
+			t.Fatalf("granted token: %v", got)
+		}
+		if got := e.semanticIDs(t, e.full, map[string]any{"query": "cloud", "filter": map[string]any{"property": "object", "value": "database"}}); len(got) != 0 {
+			t.Fatalf("databases: %v", got)
+		}
+
+		// An edit is found once embedded again.
+		wantOK(t, e.do(http.MethodPatch, "/v2/pages/"+garden, e.full, map[string]any{"properties": titleOf("Submarine garden")}), 200)
+		drain(t, e.svc)
+		if got := e.semanticIDs(t, e.full, map[string]any{"query": "submarine garden", "page_size": 1}); !slices.Equal(got, []string{garden}) {
+			t.Fatalf("after a rename: %v", got)
+		}
+	})
+}
+
+func TestSemanticSearch_QueueAndModels(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		page := e.mkPage(t, e.full, wsParent, "Volcano notes")
+		// Not embedded yet: not found, and the work waits in the database.
+		if got := e.semanticIDs(t, e.full, map[string]any{"query": "volcano"}); len(got) != 0 {
+			t.Fatalf("found before embedding: %v", got)
+		}
+		if n, err := st.EmbedQueueLength(context.Background()); err != nil || n == 0 {
+			t.Fatalf("queue length %d, %v", n, err)
+		}
+		// Another service on the same store (a restart, another server) finds the queue.
+		other := service.New(st, service.Options{Embedder: wordHashEmbedder{model: "word-hash-64"}})
+		drain(t, other)
+		if got := e.semanticIDs(t, e.full, map[string]any{"query": "volcano"}); !slices.Equal(got, []string{page}) {
+			t.Fatalf("after the other indexer: %v", got)
+		}
+		// A server with another model ignores the old vectors and embeds everything again.
+		v2 := newEnv(t, st, envOptions{embedder: wordHashEmbedder{model: "word-hash-64-v2"}})
+		v2page := v2.mkPage(t, v2.full, wsParent, "Volcano again")
+		if got := v2.semanticIDs(t, v2.full, map[string]any{"query": "volcano"}); len(got) != 0 {
+			t.Fatalf("another model's vectors used: %v", got)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() {
+			service.NewIndexer(v2.svc, slog.New(slog.NewTextHandler(io.Discard, nil))).Run(ctx)
+			close(done)
+		}()
+		defer func() { cancel(); <-done }()
+		// The background indexer makes a write searchable within seconds.
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			got := v2.semanticIDs(t, v2.full, map[string]any{"query": "volcano"})
+			if slices.Equal(got, []string{v2page}) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("not searchable after 10 s: %v", got)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		// The first workspace's page was embedded again with the new model too.
+		for {
+			r := v2.do(http.MethodPost, "/v2/search/semantic", e.full, map[string]any{"query": "volcano"})
+			wantOK(t, r, 200)
+			if slices.Equal(idsOf(objects(r.body["results"])), []string{page}) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("old vectors not re-embedded: %s", r.raw)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	})
+}
+
+func TestSemanticSearch_BadRequests(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		for _, tc := range []struct {
+			name         string
+			body         any
+			path, reason string
+		}{
+			{"no query", map[string]any{}, "query", quire.ReasonRequired},
+			{"empty query", map[string]any{"query": "  "}, "query", quire.ReasonRequired},
+			{"query not a string", map[string]any{"query": []any{}}, "query", quire.ReasonInvalidType},
+			{"cursor", map[string]any{"query": "x", "start_cursor": "x"}, "start_cursor", quire.ReasonUnknownField},
+			{"filter", map[string]any{"query": "x", "filter": map[string]any{"property": "object", "value": "x"}}, "filter.value", quire.ReasonInvalidValue},
+			{"page size", map[string]any{"query": "x", "page_size": 0}, "page_size", quire.ReasonOutOfRange},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				wantDetail(t, e.do(http.MethodPost, "/v2/search/semantic", e.full, tc.body), 400, quire.CodeValidation, tc.path, tc.reason)
+			})
+		}
+	})
+}

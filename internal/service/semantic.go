@@ -1,0 +1,403 @@
+package service
+
+import (
+	"container/heap"
+	"context"
+	"log/slog"
+	"math"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/quire-dev/quire/internal/quire"
+	"github.com/quire-dev/quire/internal/store"
+)
+
+// Embedder turns texts into unit vectors. ID names the model, and is stored with every vector:
+// vectors of different models are never compared.
+type Embedder interface {
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+	ID() string
+	Dim() int
+}
+
+// Limits of what one node contributes to semantic search.
+const (
+	embedMaxEntries = 200  // block entries read per node
+	embedMaxChunks  = 32   // vectors stored per node
+	embedChunkChars = 500  // about 128 model tokens of English
+	semanticCands   = 100  // best nodes by cosine that the keyword signal re-ranks
+	keywordWeight   = 0.25 // how much the share of query terms found adds to the cosine
+)
+
+// SemanticRequest is a decoded POST /v2/search/semantic body.
+type SemanticRequest struct {
+	Query    string
+	Object   string
+	PageSize int
+}
+
+// DecodeSemanticSearch reads {query, filter?, page_size?}.
+func DecodeSemanticSearch(body map[string]any) (SemanticRequest, error) {
+	var p quire.Problems
+	out := SemanticRequest{PageSize: 20}
+	for k, v := range body {
+		switch k {
+		case "query":
+			s, ok := v.(string)
+			switch {
+			case !ok:
+				p.Add("query", quire.ReasonInvalidType, "query must be a string.")
+			case strings.TrimSpace(s) == "":
+				p.Add("query", quire.ReasonRequired, "query must not be empty.")
+			case utf8.RuneCountInString(s) > MaxQueryLength:
+				p.Add("query", quire.ReasonTooLong, "query is at most 1000 characters.")
+			default:
+				out.Query = s
+			}
+		case "filter":
+			out.Object = decodeSearchFilter(&p, v)
+		case "page_size":
+			n, ok := v.(float64)
+			if !ok {
+				p.Add("page_size", quire.ReasonInvalidType, "page_size must be an integer.")
+			} else if n != float64(int(n)) || n < 1 || n > 100 {
+				p.Add("page_size", quire.ReasonOutOfRange, "page_size must be between 1 and 100.")
+			} else {
+				out.PageSize = int(n)
+			}
+		default:
+			p.Add(fieldName(k), quire.ReasonUnknownField, "A semantic search has no field "+k+".")
+		}
+	}
+	if _, ok := body["query"]; !ok {
+		p.Add("query", quire.ReasonRequired, "query is required.")
+	}
+	return out, p.Err()
+}
+
+// SemanticHit is one result of a semantic search.
+type SemanticHit struct {
+	Node  *quire.Node
+	Score float64
+}
+
+// SemanticSearch answers POST /v2/search/semantic: the pages and databases the caller reaches,
+// ranked by the best cosine similarity between the query and one of their chunks, plus a small
+// bonus for the share of the query's terms they contain (keywordWeight). Vectors are streamed
+// from the store and only the best candidates are kept.
+func (s *Service) SemanticSearch(ctx context.Context, p *quire.Principal, r SemanticRequest) ([]SemanticHit, error) {
+	if s.embedder == nil {
+		return nil, &quire.Error{Code: quire.CodeInternal, Message: "Semantic search has no embedding model."}
+	}
+	qv, err := s.embedder.Embed(ctx, []string{r.Query})
+	if err != nil {
+		return nil, err
+	}
+	vq := store.VectorQuery{Workspace: p.WorkspaceID(), Model: s.embedder.ID()}
+	if !p.Token.WorkspaceScoped {
+		vq.ReachOf = p.Token.ID
+	}
+	vq.Object, vq.PageType = objectFilter(r.Object)
+	best := map[string]float64{} // node → best chunk cosine, for the candidates kept
+	var top scoreHeap
+	err = s.store.ScanVectors(ctx, vq, func(id string, v []float32) error {
+		c := cosine(qv[0], v)
+		if old, ok := best[id]; ok {
+			if c > old {
+				best[id] = c
+				heap.Init(&top) // rare: a second chunk of a node beats its first
+				for i := range top {
+					if top[i].id == id {
+						top[i].score = c
+					}
+				}
+				heap.Init(&top)
+			}
+			return nil
+		}
+		if len(top) < semanticCands {
+			best[id] = c
+			heap.Push(&top, scored{id, c})
+		} else if c > top[0].score {
+			delete(best, top[0].id)
+			best[id] = c
+			top[0] = scored{id, c}
+			heap.Fix(&top, 0)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(top))
+	for i, c := range top {
+		ids[i] = c.id
+	}
+	terms := keywordTerms(r.Query)
+	hits, err := s.store.TermHits(ctx, ids, terms)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]SemanticHit, 0, len(top))
+	for _, c := range top {
+		score := c.score
+		if len(terms) > 0 {
+			n := 0
+			for _, h := range hits[c.id] {
+				if h {
+					n++
+				}
+			}
+			score += keywordWeight * float64(n) / float64(len(terms))
+		}
+		out = append(out, SemanticHit{Node: &quire.Node{ID: c.id}, Score: score})
+	}
+	sortHits(out)
+	if len(out) > r.PageSize {
+		out = out[:r.PageSize]
+	}
+	for i := range out {
+		n, err := s.store.Node(ctx, p.WorkspaceID(), out[i].Node.ID)
+		if err != nil {
+			return nil, err
+		}
+		out[i].Node = n
+	}
+	return out, nil
+}
+
+func objectFilter(object string) (obj, pageType string) {
+	switch object {
+	case "page":
+		return quire.ObjectPage, quire.PageTypePage
+	case "folder":
+		return quire.ObjectPage, quire.PageTypeFolder
+	case "mind_map":
+		return quire.ObjectPage, quire.PageTypeMindMap
+	case "database":
+		return quire.ObjectDatabase, ""
+	}
+	return "", ""
+}
+
+// keywordTerms are the query's terms that say something: common English words and one-letter
+// terms match almost everything.
+func keywordTerms(q string) []string {
+	var out []string
+	for _, t := range searchTerms(q) {
+		if stopWords[strings.ToLower(t)] || (utf8.RuneCountInString(t) < 2 && t[0] < utf8.RuneSelf) {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+var stopWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`a an and are as at be by for from has have how i in is it its of on or that the
+		this to was what when where which who why will with about do does my our your we you can`) {
+		stopWords[w] = true
+	}
+}
+
+func sortHits(h []SemanticHit) {
+	for i := 1; i < len(h); i++ {
+		for j := i; j > 0 && (h[j].Score > h[j-1].Score || (h[j].Score == h[j-1].Score && h[j].Node.ID < h[j-1].Node.ID)); j-- {
+			h[j], h[j-1] = h[j-1], h[j]
+		}
+	}
+}
+
+func cosine(a, b []float32) float64 {
+	if len(a) != len(b) {
+		return -1
+	}
+	var dot, na, nb float64
+	for i := range a {
+		dot += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
+}
+
+type scored struct {
+	id    string
+	score float64
+}
+
+// scoreHeap is a min-heap: its root is the weakest candidate kept.
+type scoreHeap []scored
+
+func (h scoreHeap) Len() int           { return len(h) }
+func (h scoreHeap) Less(i, j int) bool { return h[i].score < h[j].score }
+func (h scoreHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *scoreHeap) Push(x any)        { *h = append(*h, x.(scored)) }
+func (h *scoreHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// Indexer embeds the queued nodes in the background. Several indexers (one per server) may
+// share a database: each claims its jobs with a lease.
+type Indexer struct {
+	svc   *Service
+	log   *slog.Logger
+	batch int
+	idle  time.Duration
+	lease time.Duration
+}
+
+// NewIndexer returns the indexer of s's embedder.
+func NewIndexer(s *Service, log *slog.Logger) *Indexer {
+	return &Indexer{svc: s, log: log, batch: 8, idle: 250 * time.Millisecond, lease: 2 * time.Minute}
+}
+
+// Run embeds queued nodes until ctx ends. At start it queues the nodes whose vectors another
+// model made.
+func (ix *Indexer) Run(ctx context.Context) {
+	e := ix.svc.embedder
+	if e == nil {
+		return
+	}
+	if n, err := ix.svc.store.RequeueOtherModels(ctx, e.ID(), quire.NowMillis()); err != nil {
+		ix.log.Error("semantic index: requeue", "err", err)
+	} else if n > 0 {
+		ix.log.Info("semantic index: embedding model changed, embedding again", "nodes", n, "model", e.ID())
+	}
+	for ctx.Err() == nil {
+		n, err := ix.RunOnce(ctx)
+		if err != nil && ctx.Err() == nil {
+			ix.log.Error("semantic index", "err", err)
+		}
+		if n == 0 || err != nil {
+			select {
+			case <-ctx.Done():
+			case <-time.After(ix.idle):
+			}
+		}
+	}
+}
+
+// RunOnce embeds one batch of queued nodes and reports how many it took.
+func (ix *Indexer) RunOnce(ctx context.Context) (int, error) {
+	st, e := ix.svc.store, ix.svc.embedder
+	jobs, err := st.ClaimEmbedJobs(ctx, quire.NowMillis(), ix.lease.Milliseconds(), ix.batch)
+	if err != nil {
+		return 0, err
+	}
+	for _, job := range jobs {
+		src, ok, err := st.EmbedSource(ctx, job.NodeID, embedMaxEntries)
+		if err == nil && !ok {
+			if err := st.SaveEmbeddings(ctx, job, "", e.ID(), nil); err != nil {
+				return len(jobs), err
+			}
+			continue
+		}
+		var vecs [][]float32
+		if err == nil {
+			if chunks := embedChunks(src); len(chunks) > 0 {
+				vecs, err = e.Embed(ctx, chunks)
+			}
+		}
+		if err == nil {
+			err = st.SaveEmbeddings(ctx, job, src.WorkspaceID, e.ID(), vecs)
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return len(jobs), ctx.Err()
+			}
+			// Back off: 1 s, 2 s, 4 s … up to an hour; a later write retries at once.
+			backoff := time.Second << min(job.Attempts, 12)
+			ix.log.Warn("semantic index: embedding failed; will retry", "node", job.NodeID, "err", err, "retry_in", backoff)
+			if err := st.RetryEmbedJob(ctx, job, quire.NowMillis(), min(backoff, time.Hour).Milliseconds()); err != nil {
+				return len(jobs), err
+			}
+		}
+	}
+	return len(jobs), nil
+}
+
+// embedChunks cuts a node's text into the pieces that get a vector each: the title, then the
+// blocks' text joined and cut at sentence or word boundaries near embedChunkChars.
+func embedChunks(src store.EmbedSource) []string {
+	var out []string
+	if t := strings.TrimSpace(src.Title); t != "" {
+		out = append(out, t)
+	}
+	var cur strings.Builder
+	flush := func() {
+		if t := strings.TrimSpace(cur.String()); t != "" && len(out) < embedMaxChunks {
+			out = append(out, t)
+		}
+		cur.Reset()
+	}
+	for _, text := range src.Body {
+		for text != "" {
+			room := embedChunkChars - cur.Len()
+			if len(text) <= room {
+				cur.WriteString(text)
+				cur.WriteString("\n")
+				break
+			}
+			cut := cutPoint(text, room)
+			if cut == 0 && cur.Len() > 0 {
+				flush()
+				continue
+			}
+			if cut == 0 {
+				cut = cutPoint(text, embedChunkChars)
+				if cut == 0 {
+					cut = safeCut(text, embedChunkChars)
+				}
+			}
+			cur.WriteString(text[:cut])
+			text = strings.TrimLeft(text[cut:], " ")
+			flush()
+		}
+		if len(out) >= embedMaxChunks {
+			break
+		}
+	}
+	flush()
+	return out
+}
+
+// cutPoint is the last sentence end, or else the last space, within text[:limit]; 0 when none.
+func cutPoint(text string, limit int) int {
+	if limit <= 0 {
+		return 0
+	}
+	head := text[:safeCut(text, limit)]
+	for _, sep := range []string{". ", "。", "! ", "? ", "\n"} {
+		if i := strings.LastIndex(head, sep); i > limit/2 {
+			return i + len(sep)
+		}
+	}
+	if i := strings.LastIndexByte(head, ' '); i > 0 {
+		return i + 1
+	}
+	return 0
+}
+
+// safeCut is the largest n ≤ limit that does not split a UTF-8 sequence of text.
+func safeCut(text string, limit int) int {
+	if limit >= len(text) {
+		return len(text)
+	}
+	for limit > 0 && !utf8.RuneStart(text[limit]) {
+		limit--
+	}
+	return limit
+}
+
+// SemanticEnabled reports whether the service has an embedding model.
+func (s *Service) SemanticEnabled() bool { return s.embedder != nil }

@@ -1,0 +1,250 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// EmbedJob is one queued node whose text must be embedded again.
+type EmbedJob struct {
+	NodeID   string
+	QueuedMs int64 // the queue entry's version: a write after the claim queues the node again
+	Attempts int
+}
+
+// ClaimEmbedJobs takes up to limit queued nodes that are due at nowMs and hides them from other
+// indexers (other servers on the same database) for leaseMs. The entry stays until the vectors
+// are saved, so a crash leaves it queued: the lease expires and another indexer takes it.
+func (s *Store) ClaimEmbedJobs(ctx context.Context, nowMs, leaseMs int64, limit int) ([]EmbedJob, error) {
+	pick := `SELECT node_id FROM embed_queue WHERE not_before <= $1 ORDER BY queued_ms LIMIT $3`
+	if s.engine == Postgres {
+		pick += ` FOR UPDATE SKIP LOCKED`
+	}
+	var jobs []EmbedJob
+	err := s.InTx(ctx, func(tx *Tx) error {
+		rows, err := tx.tx.QueryContext(ctx, `UPDATE embed_queue SET not_before = $1 + $2
+			WHERE node_id IN (`+pick+`) RETURNING node_id, queued_ms, attempts`, nowMs, leaseMs, limit)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var j EmbedJob
+			if err := rows.Scan(&j.NodeID, &j.QueuedMs, &j.Attempts); err != nil {
+				return err
+			}
+			jobs = append(jobs, j)
+		}
+		return rows.Err()
+	})
+	return jobs, err
+}
+
+// EmbedQueueLength counts the nodes waiting to be embedded.
+func (s *Store) EmbedQueueLength(ctx context.Context) (int64, error) {
+	var n int64
+	err := s.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM embed_queue`).Scan(&n)
+	return n, err
+}
+
+// EmbedSource is the text of one node to embed: its title and its blocks' text.
+type EmbedSource struct {
+	WorkspaceID string
+	Title       string
+	Body        []string
+}
+
+// EmbedSource reads node id's text, at most maxEntries block entries of it. ok is false when
+// the node no longer exists.
+func (s *Store) EmbedSource(ctx context.Context, id string, maxEntries int) (src EmbedSource, ok bool, err error) {
+	err = s.read.QueryRowContext(ctx, `SELECT workspace_id, title_plain FROM nodes WHERE id = $1`, id).
+		Scan(&src.WorkspaceID, &src.Title)
+	if errors.Is(err, sql.ErrNoRows) {
+		return src, false, nil
+	}
+	if err != nil {
+		return src, false, err
+	}
+	rows, err := s.read.QueryContext(ctx, `SELECT text FROM search_docs WHERE node_id = $1 AND field = 'body'
+		ORDER BY ref LIMIT $2`, id, maxEntries)
+	if err != nil {
+		return src, false, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			return src, false, err
+		}
+		src.Body = append(src.Body, t)
+	}
+	return src, true, rows.Err()
+}
+
+// SaveEmbeddings replaces node job.NodeID's vectors with vecs, made by model, and ends the job
+// unless the node was queued again meanwhile (then it is embedded once more). A node that no
+// longer exists (nil vecs, empty workspace) just leaves the queue.
+func (s *Store) SaveEmbeddings(ctx context.Context, job EmbedJob, workspace, model string, vecs [][]float32) error {
+	return s.InTx(ctx, func(tx *Tx) error {
+		if _, err := tx.tx.ExecContext(ctx, `DELETE FROM embeddings WHERE node_id = $1`, job.NodeID); err != nil {
+			return err
+		}
+		for i, v := range vecs {
+			if _, err := tx.tx.ExecContext(ctx, `INSERT INTO embeddings (node_id, chunk, workspace_id, model, dim, vector)
+				VALUES ($1, $2, $3, $4, $5, $6)`, job.NodeID, i, workspace, model, len(v), packVector(v)); err != nil {
+				return err
+			}
+		}
+		_, err := tx.tx.ExecContext(ctx, `DELETE FROM embed_queue WHERE node_id = $1 AND queued_ms = $2`, job.NodeID, job.QueuedMs)
+		return err
+	})
+}
+
+// RetryEmbedJob records a failed attempt: the node is tried again after backoffMs.
+func (s *Store) RetryEmbedJob(ctx context.Context, job EmbedJob, nowMs, backoffMs int64) error {
+	_, err := s.write.ExecContext(ctx, `UPDATE embed_queue SET attempts = attempts + 1, not_before = $3
+		WHERE node_id = $1 AND queued_ms = $2`, job.NodeID, job.QueuedMs, nowMs+backoffMs)
+	return err
+}
+
+// RequeueOtherModels queues every node with vectors of a model other than model: after a model
+// change they are embedded again (and until then not found by semantic search).
+func (s *Store) RequeueOtherModels(ctx context.Context, model string, nowMs int64) (int64, error) {
+	res, err := s.write.ExecContext(ctx, `INSERT INTO embed_queue (node_id, queued_ms)
+		SELECT DISTINCT node_id, CAST($2 AS BIGINT) FROM embeddings WHERE model <> $1
+		ON CONFLICT (node_id) DO NOTHING`, model, nowMs)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// VectorQuery selects the vectors one semantic search compares the query with.
+type VectorQuery struct {
+	Workspace string
+	ReachOf   string // when set, only what this (not workspace-scoped) token reaches
+	Model     string
+	Object    string // quire.ObjectPage or quire.ObjectDatabase, or "" for both
+	PageType  string
+}
+
+// ScanVectors streams the vectors of the visible nodes of q to fn, one row at a time: memory
+// does not grow with the workspace. Nodes in trash or under trash are left out.
+func (s *Store) ScanVectors(ctx context.Context, q VectorQuery, fn func(nodeID string, vec []float32) error) error {
+	args := []any{q.Workspace, q.Model}
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	var sb strings.Builder
+	if q.ReachOf != "" {
+		sb.WriteString(`WITH RECURSIVE reach (id) AS (
+			SELECT g.target_id FROM grants g WHERE g.token_id = ` + arg(q.ReachOf) + `
+			UNION
+			SELECT n.id FROM nodes n JOIN reach r ON n.parent_id = r.id
+		) `)
+	}
+	sb.WriteString(`SELECT e.node_id, e.vector FROM embeddings e JOIN nodes n ON n.id = e.node_id
+		WHERE e.workspace_id = $1 AND e.model = $2 AND n.in_trash = FALSE AND n.trashed_under = FALSE`)
+	if q.ReachOf != "" {
+		sb.WriteString(` AND n.id IN (SELECT id FROM reach)`)
+	}
+	if q.Object != "" {
+		sb.WriteString(` AND n.object = ` + arg(q.Object))
+	}
+	if q.PageType != "" {
+		sb.WriteString(` AND n.page_type = ` + arg(q.PageType))
+	}
+	rows, err := s.read.QueryContext(ctx, sb.String(), args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var vec []float32
+	var raw []byte
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id, &raw); err != nil {
+			return err
+		}
+		vec = unpackVector(vec[:0], raw)
+		if err := fn(id, vec); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// TermHits reports, for each of the nodes ids, which of terms occur in its title or text (as
+// case-insensitive substrings): hits[id][i] for terms[i]. Only those nodes' entries are read.
+func (s *Store) TermHits(ctx context.Context, ids, terms []string) (map[string][]bool, error) {
+	out := map[string][]bool{}
+	if len(ids) == 0 || len(terms) == 0 {
+		return out, nil
+	}
+	var args []any
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	like := "LIKE"
+	if s.engine == Postgres {
+		like = "ILIKE"
+	}
+	var sb strings.Builder
+	sb.WriteString("SELECT node_id")
+	for _, t := range terms {
+		sb.WriteString(", MAX(CASE WHEN text " + like + " " + arg("%"+escapeLike(t)+"%") + ` ESCAPE '\' THEN 1 ELSE 0 END)`)
+	}
+	sb.WriteString(" FROM search_docs WHERE node_id IN (")
+	for i, id := range ids {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		sb.WriteString(arg(id))
+	}
+	sb.WriteString(") GROUP BY node_id")
+	rows, err := s.read.QueryContext(ctx, sb.String(), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		flags := make([]int, len(terms))
+		dest := []any{&id}
+		for i := range flags {
+			dest = append(dest, &flags[i])
+		}
+		if err := rows.Scan(dest...); err != nil {
+			return nil, err
+		}
+		hits := make([]bool, len(terms))
+		for i, f := range flags {
+			hits[i] = f == 1
+		}
+		out[id] = hits
+	}
+	return out, rows.Err()
+}
+
+// packVector stores a vector as little-endian float32s.
+func packVector(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, f := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
+	}
+	return b
+}
+
+func unpackVector(dst []float32, b []byte) []float32 {
+	for i := 0; i+4 <= len(b); i += 4 {
+		dst = append(dst, math.Float32frombits(binary.LittleEndian.Uint32(b[i:])))
+	}
+	return dst
+}
