@@ -220,6 +220,8 @@ func TestViews_Invalid(t *testing.T) {
 			{"config date property type", "PATCH", viewPath(db, timeline), `{"config":{"end_property":"` + pNum + `"}}`, "config.end_property", quire.ReasonInvalidValue},
 			{"page_sort not ids", "PATCH", viewPath(db, table), `{"page_sort":["x"]}`, "page_sort[0]", quire.ReasonInvalidValue},
 			{"in_trash type", "PATCH", viewPath(db, table), `{"in_trash":"yes"}`, "in_trash", quire.ReasonInvalidType},
+			{"in_trash type with other problems", "PATCH", viewPath(db, table), `{"in_trash":1,"type":"list"}`, "type", quire.ReasonImmutable},
+			{"other problems with in_trash type", "PATCH", viewPath(db, table), `{"in_trash":1,"type":"list"}`, "in_trash", quire.ReasonInvalidType},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				wantDetail(t, e.do(tc.method, tc.path, e.full, tc.body), 400, quire.CodeValidation, tc.wantPath, tc.reason)

@@ -181,9 +181,9 @@ func (s *Service) CreateView(ctx context.Context, p *quire.Principal, db string,
 // reads, and in_trash (true trashes the view like DELETE, false restores it). page_sort must
 // name records of the database. ifMatch, when set, must be the view's current version.
 func (s *Service) PatchView(ctx context.Context, p *quire.Principal, db, id string, body any, ifMatch string) (*DatabaseView, error) {
-	m, isObject := body.(map[string]any)
 	var inTrash *bool
-	if isObject {
+	badTrash := false
+	if m, isObject := body.(map[string]any); isObject {
 		if raw, ok := m["in_trash"]; ok {
 			// The settings decoder knows nothing of trash: hand it the body without in_trash.
 			rest := make(map[string]any, len(m))
@@ -192,11 +192,11 @@ func (s *Service) PatchView(ctx context.Context, p *quire.Principal, db, id stri
 			}
 			delete(rest, "in_trash")
 			body = rest
-			t, ok := raw.(bool)
-			if !ok {
-				return nil, quire.Invalid("in_trash", quire.ReasonInvalidType, "in_trash must be a boolean.")
+			if t, ok := raw.(bool); ok {
+				inTrash = &t
+			} else {
+				badTrash = true
 			}
-			inTrash = &t
 		}
 	}
 	var out *DatabaseView
@@ -217,6 +217,15 @@ func (s *Service) PatchView(ctx context.Context, p *quire.Principal, db, id stri
 			return err
 		}
 		spec, err := views.DecodePatch(schema, cur.Spec, body)
+		if badTrash {
+			// Reported with the settings' problems, every one at once.
+			var pr quire.Problems
+			pr.Add("in_trash", quire.ReasonInvalidType, "in_trash must be a boolean.")
+			if err != nil {
+				mergeProblems(&pr, err)
+			}
+			return pr.Err()
+		}
 		if err != nil {
 			return err
 		}
