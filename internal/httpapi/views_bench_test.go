@@ -15,7 +15,7 @@ func benchViews(b *testing.B, n int) (*env, string, []string) {
 	body := jsonValue(b, `{"name":"v","type":"board","group_by":{"property":%q},
 		"property_layout":[{"property":"title","visible":true},{"property":%q,"visible":true,"width":120}],
 		"filter":{"operator":"and","filters":[{"property":%q,"operator":"in","value":["High"]},{"property":%q,"operator":"gt","value":"1"}]},
-		"sorts":[{"property":%q,"direction":"ascending"}]}`, pStatus, pNum, pSel, pNum, pDue)
+		"sorts":[{"property":%q,"direction":"ascending"}]}`, vpStatus, vpNum, vpSel, vpNum, vpDue)
 	ids := make([]string, n)
 	for i := range ids {
 		ids[i] = e.mkView(b, db, body).body["id"].(string)
@@ -41,7 +41,7 @@ func BenchmarkViews_Patch(b *testing.B) {
 	e, db, ids := benchViews(b, 1)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		v := fmt.Sprintf(`{"name":"v%d","filter":{"operator":"or","filters":[{"property":%q,"operator":"contains","value":"blue"}]}}`, i, pTags)
+		v := fmt.Sprintf(`{"name":"v%d","filter":{"operator":"or","filters":[{"property":%q,"operator":"contains","value":"blue"}]}}`, i, vpTags)
 		if r := e.do(http.MethodPatch, viewPath(db, ids[0]), e.full, v); r.status != 200 {
 			b.Fatalf("%d %s", r.status, r.raw)
 		}

@@ -26,7 +26,7 @@ func viewCases(t *testing.T, main *env, pagesOnly, unknown string) []conformance
 	}
 	e.full = e.token(quire.AllScopes, true)
 	db := seedDatabase(t, &e, "", viewSchema())
-	recs := seedRecords(t, &e, db, 2)
+	recs := seedViewRecords(t, &e, db, 2)
 	mk := func(body string) string {
 		r := e.do(http.MethodPost, viewsPath(db), e.full, body)
 		if r.status != 200 {
@@ -37,7 +37,7 @@ func viewCases(t *testing.T, main *env, pagesOnly, unknown string) []conformance
 	board := mk(fmt.Sprintf(`{"name":"Board","type":"board","group_by":{"property":%q},"filter":{"operator":"and","filters":[`+
 		`{"property":%q,"operator":"in","value":["High"]},{"operator":"or","filters":[{"property":%q,"operator":"empty"}]}]},`+
 		`"sorts":[{"property":%q,"direction":"ascending"}],"config":{"card_preview":"property","cover_property":%q}}`,
-		pStatus, pSel, pDue, pNum, pFiles))
+		vpStatus, vpSel, vpDue, vpNum, vpFiles))
 	timeline := mk(`{"name":"Timeline","type":"timeline"}`)
 	for _, kind := range []string{"table", "gallery", "list", "calendar", "form"} {
 		mk(`{"name":"` + kind + `","type":"` + kind + `"}`)
@@ -59,14 +59,14 @@ func viewCases(t *testing.T, main *env, pagesOnly, unknown string) []conformance
 
 		{name: "create view", op: "create-database-view", method: "POST", path: list, token: e.full, status: 200,
 			body: `{"name":"Table","type":"table","property_layout":[{"property":"title","visible":true,"width":200}],` +
-				`"config":{"wrap":true,"freeze_columns":1,"aggregations":{"` + pNum + `":"sum"}}}`},
+				`"config":{"wrap":true,"freeze_columns":1,"aggregations":{"` + vpNum + `":"sum"}}}`},
 		{name: "create form", op: "create-database-view", method: "POST", path: list, token: e.full, status: 200,
 			body: `{"name":"Form","type":"form","property_layout":[],"config":{"submit_text":"Send"}}`},
 		{name: "create view without token", op: "create-database-view", method: "POST", path: list, status: 401, body: `{"name":"x","type":"list"}`},
 		{name: "create view unknown type", op: "create-database-view", method: "POST", path: list, token: e.full, status: 400,
 			body: `{"name":"x","type":"chart"}`},
 		{name: "create view ambiguous option", op: "create-database-view", method: "POST", path: list, token: e.full, status: 400, semantic: true,
-			body: `{"name":"x","type":"table","filter":{"operator":"and","filters":[{"property":"` + pSel + `","operator":"eq","value":"Low"}]}}`},
+			body: `{"name":"x","type":"table","filter":{"operator":"and","filters":[{"property":"` + vpSel + `","operator":"eq","value":"Low"}]}}`},
 
 		{name: "update view", op: "update-database-view", method: "PATCH", path: one, token: e.full, status: 200,
 			headers: []string{"If-Match", `W/"1"`},

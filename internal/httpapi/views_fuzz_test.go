@@ -24,15 +24,15 @@ func FuzzViewRequest(f *testing.F) {
 		patch         bool
 		body, ifMatch string
 	}{
-		{false, `{"name":"t","type":"table","property_layout":[{"property":"title","visible":true}],"config":{"aggregations":{"` + pNum + `":"sum"}}}`, ""},
-		{false, `{"name":"c","type":"calendar","filter":{"operator":"or","filters":[{"property":"` + pSel + `","operator":"in","value":["High","Low"]}]}}`, ""},
+		{false, `{"name":"t","type":"table","property_layout":[{"property":"title","visible":true}],"config":{"aggregations":{"` + vpNum + `":"sum"}}}`, ""},
+		{false, `{"name":"c","type":"calendar","filter":{"operator":"or","filters":[{"property":"` + vpSel + `","operator":"in","value":["High","Low"]}]}}`, ""},
 		{false, `{"name":"f","type":"form","property_layout":[]}`, ""},
-		{true, `{"type":"board","group_by":{"property":"` + pStatus + `"},"config":{"card_preview":"property"}}`, ""},
+		{true, `{"type":"board","group_by":{"property":"` + vpStatus + `"},"config":{"card_preview":"property"}}`, ""},
 		{true, `{"page_sort":["11111111-1111-4111-8111-111111111111"],"in_trash":false}`, `W/"1"`},
 		{true, `{"in_trash":true}`, ""},
 		{true, `{"filter":{"operator":"and","filters":[{"operator":"and","filters":[{"operator":"and","filters":[{"operator":"and","filters":[]}]}]}]}}`, `W/"x"`},
 		{true, `[]`, ""},
-		{false, `{"name":"x","type":"timeline","config":{"start_property":"` + pDue + `","end_property":"` + pDue + `"}}`, ""},
+		{false, `{"name":"x","type":"timeline","config":{"start_property":"` + vpDue + `","end_property":"` + vpDue + `"}}`, ""},
 	} {
 		f.Add(seed.patch, seed.body, seed.ifMatch)
 	}

@@ -12,22 +12,22 @@ import (
 
 // Property and option ids of viewSchema, fixed so that expected answers can name them.
 const (
-	pSel    = "5e1ec700-0000-4000-8000-000000000001"
-	pTags   = "5e1ec700-0000-4000-8000-000000000002"
-	pStatus = "5e1ec700-0000-4000-8000-000000000003"
-	pNum    = "5e1ec700-0000-4000-8000-000000000004"
-	pDue    = "5e1ec700-0000-4000-8000-000000000005"
-	pEnd    = "5e1ec700-0000-4000-8000-000000000006"
-	pDone   = "5e1ec700-0000-4000-8000-000000000007"
-	pFiles  = "5e1ec700-0000-4000-8000-000000000008"
-	pNotes  = "5e1ec700-0000-4000-8000-000000000009"
-	oHigh   = "0e1ec700-0000-4000-8000-000000000001"
-	oLow1   = "0e1ec700-0000-4000-8000-000000000002"
-	oLow2   = "0e1ec700-0000-4000-8000-000000000003"
-	oRed    = "0e1ec700-0000-4000-8000-000000000004"
-	oBlue   = "0e1ec700-0000-4000-8000-000000000005"
-	oDoing  = "0e1ec700-0000-4000-8000-000000000006"
-	oDone   = "0e1ec700-0000-4000-8000-000000000007"
+	vpSel    = "5e1ec700-0000-4000-8000-000000000001"
+	vpTags   = "5e1ec700-0000-4000-8000-000000000002"
+	vpStatus = "5e1ec700-0000-4000-8000-000000000003"
+	vpNum    = "5e1ec700-0000-4000-8000-000000000004"
+	vpDue    = "5e1ec700-0000-4000-8000-000000000005"
+	vpEnd    = "5e1ec700-0000-4000-8000-000000000006"
+	vpDone   = "5e1ec700-0000-4000-8000-000000000007"
+	vpFiles  = "5e1ec700-0000-4000-8000-000000000008"
+	vpNotes  = "5e1ec700-0000-4000-8000-000000000009"
+	voHigh   = "0e1ec700-0000-4000-8000-000000000001"
+	voLow1   = "0e1ec700-0000-4000-8000-000000000002"
+	voLow2   = "0e1ec700-0000-4000-8000-000000000003"
+	voRed    = "0e1ec700-0000-4000-8000-000000000004"
+	voBlue   = "0e1ec700-0000-4000-8000-000000000005"
+	voDoing  = "0e1ec700-0000-4000-8000-000000000006"
+	voDone   = "0e1ec700-0000-4000-8000-000000000007"
 )
 
 // viewSchema is a database with one property of most types. Priority has two options named
@@ -35,18 +35,18 @@ const (
 func viewSchema() quire.Schema {
 	return quire.Schema{
 		{ID: "title", Name: "Name", Type: quire.PropTitle},
-		{ID: pSel, Name: "Priority", Type: quire.PropSelect, Options: []quire.Option{
-			{ID: oHigh, Name: "High", Color: "red"}, {ID: oLow1, Name: "Low", Color: "gray"}, {ID: oLow2, Name: "Low", Color: "blue"}}},
-		{ID: pTags, Name: "Tags", Type: quire.PropMultiSelect, Options: []quire.Option{
-			{ID: oRed, Name: "red", Color: "red"}, {ID: oBlue, Name: "blue", Color: "blue"}}},
-		{ID: pStatus, Name: "Status", Type: quire.PropStatus, Options: []quire.Option{
-			{ID: oDoing, Name: "Doing", Color: "blue"}, {ID: oDone, Name: "Done", Color: "green"}}},
-		{ID: pNum, Name: "Estimate", Type: quire.PropNumber, NumberFormat: "number"},
-		{ID: pDue, Name: "Due", Type: quire.PropDate},
-		{ID: pEnd, Name: "End", Type: quire.PropDate},
-		{ID: pDone, Name: "Done?", Type: quire.PropCheckbox},
-		{ID: pFiles, Name: "Attachments", Type: quire.PropFiles},
-		{ID: pNotes, Name: "Notes", Type: quire.PropRichText},
+		{ID: vpSel, Name: "Priority", Type: quire.PropSelect, Options: []quire.Option{
+			{ID: voHigh, Name: "High", Color: "red"}, {ID: voLow1, Name: "Low", Color: "gray"}, {ID: voLow2, Name: "Low", Color: "blue"}}},
+		{ID: vpTags, Name: "Tags", Type: quire.PropMultiSelect, Options: []quire.Option{
+			{ID: voRed, Name: "red", Color: "red"}, {ID: voBlue, Name: "blue", Color: "blue"}}},
+		{ID: vpStatus, Name: "Status", Type: quire.PropStatus, Options: []quire.Option{
+			{ID: voDoing, Name: "Doing", Color: "blue"}, {ID: voDone, Name: "Done", Color: "green"}}},
+		{ID: vpNum, Name: "Estimate", Type: quire.PropNumber, NumberFormat: "number"},
+		{ID: vpDue, Name: "Due", Type: quire.PropDate},
+		{ID: vpEnd, Name: "End", Type: quire.PropDate},
+		{ID: vpDone, Name: "Done?", Type: quire.PropCheckbox},
+		{ID: vpFiles, Name: "Attachments", Type: quire.PropFiles},
+		{ID: vpNotes, Name: "Notes", Type: quire.PropRichText},
 	}
 }
 
@@ -77,8 +77,8 @@ func seedDatabase(t testing.TB, e *env, parent string, schema quire.Schema) stri
 	return n.ID
 }
 
-// setSchema replaces a seeded database's schema, as PATCH /v2/databases would.
-func setSchema(t testing.TB, e *env, db string, schema quire.Schema) {
+// setViewSchema replaces a seeded database's schema, as PATCH /v2/databases would.
+func setViewSchema(t testing.TB, e *env, db string, schema quire.Schema) {
 	t.Helper()
 	raw, err := properties.MarshalSchema(schema)
 	if err != nil {
@@ -92,8 +92,8 @@ func setSchema(t testing.TB, e *env, db string, schema quire.Schema) {
 	}
 }
 
-// seedRecords writes n bare records of database db and returns their ids.
-func seedRecords(t testing.TB, e *env, db string, n int) []string {
+// seedViewRecords writes n bare records of database db and returns their ids.
+func seedViewRecords(t testing.TB, e *env, db string, n int) []string {
 	t.Helper()
 	ids := make([]string, n)
 	err := e.store.InTx(context.Background(), func(tx *store.Tx) error {

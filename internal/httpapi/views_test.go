@@ -62,8 +62,8 @@ func TestViews_Kinds(t *testing.T) {
 			{"board", `{"card_size":"medium","card_preview":"none","cover_property":null,"fit_image":false}`},
 			{"gallery", `{"card_size":"medium","card_preview":"cover","cover_property":null,"fit_image":false}`},
 			{"list", `{"show_icons":true}`},
-			{"calendar", `{"date_property":"` + pDue + `"}`},
-			{"timeline", `{"start_property":"` + pDue + `","end_property":null,"show_table":true}`},
+			{"calendar", `{"date_property":"` + vpDue + `"}`},
+			{"timeline", `{"start_property":"` + vpDue + `","end_property":null,"show_table":true}`},
 			{"form", `{"title_visible":true,"submit_text":"Submit","allow_multiple_submissions":true}`},
 		}
 		var ids []string
@@ -113,17 +113,17 @@ func TestViews_CreateFull(t *testing.T) {
 			"sorts":[{"property":%q,"direction":"descending"}],
 			"group_by":{"property":%q},
 			"config":{"card_size":"large","card_preview":"property","cover_property":%q}}`,
-			pNum, pSel, pTags, oRed, pNum, pDue, pDue, pStatus, pFiles))
+			vpNum, vpSel, vpTags, voRed, vpNum, vpDue, vpDue, vpStatus, vpFiles))
 		want := viewWant(t, db, "board", "Sprint",
-			`{"card_size":"large","card_preview":"property","cover_property":"`+pFiles+`","fit_image":false}`, false, map[string]any{
-				"property_layout": jsonValue(t, `[{"property":"title","visible":true,"width":240},{"property":%q,"visible":false}]`, pNum),
+			`{"card_size":"large","card_preview":"property","cover_property":"`+vpFiles+`","fit_image":false}`, false, map[string]any{
+				"property_layout": jsonValue(t, `[{"property":"title","visible":true,"width":240},{"property":%q,"visible":false}]`, vpNum),
 				"filter": jsonValue(t, `{"operator":"and","filters":[
 					{"property":%q,"operator":"eq","value":%q},
 					{"property":%q,"operator":"in","value":[%q,%q]},
 					{"operator":"or","filters":[{"property":%q,"operator":"gte","value":"2.5"},{"property":%q,"operator":"empty"}]}]}`,
-					pSel, oHigh, pTags, oBlue, oRed, pNum, pDue),
-				"sorts":    jsonValue(t, `[{"property":%q,"direction":"descending"}]`, pDue),
-				"group_by": map[string]any{"property": pStatus},
+					vpSel, voHigh, vpTags, voBlue, voRed, vpNum, vpDue),
+				"sorts":    jsonValue(t, `[{"property":%q,"direction":"descending"}]`, vpDue),
+				"group_by": map[string]any{"property": vpStatus},
 			})
 		if diff := cmp.Diff(want, volatile(t, r.body)); diff != "" {
 			t.Fatalf("POST (-want +got):\n%s", diff)
@@ -141,7 +141,7 @@ func TestViews_TitleAlias(t *testing.T) {
 	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
 		e := newEnv(t, st)
 		legacyID := "1e9ac700-0000-4000-8000-000000000001"
-		legacy := seedDatabase(t, e, "", quire.Schema{{ID: legacyID, Name: "Name", Type: quire.PropTitle}, {ID: pNum, Name: "N", Type: quire.PropNumber}})
+		legacy := seedDatabase(t, e, "", quire.Schema{{ID: legacyID, Name: "Name", Type: quire.PropTitle}, {ID: vpNum, Name: "N", Type: quire.PropNumber}})
 		body := map[string]any{"name": "L", "type": "list", "property_layout": jsonValue(t, `[{"property":"title","visible":true}]`)}
 		r := e.mkView(t, legacy, body)
 		if diff := cmp.Diff(jsonValue(t, `[{"property":%q,"visible":true}]`, legacyID), r.body["property_layout"]); diff != "" {
@@ -149,9 +149,9 @@ func TestViews_TitleAlias(t *testing.T) {
 		}
 		// The exact id works too, and a PATCH resolves the alias the same way.
 		id := r.body["id"].(string)
-		p := e.do(http.MethodPatch, viewPath(legacy, id), e.full, jsonValue(t, `{"property_layout":[{"property":%q,"visible":false},{"property":"title","visible":true}]}`, pNum))
+		p := e.do(http.MethodPatch, viewPath(legacy, id), e.full, jsonValue(t, `{"property_layout":[{"property":%q,"visible":false},{"property":"title","visible":true}]}`, vpNum))
 		wantOK(t, p, 200)
-		if diff := cmp.Diff(jsonValue(t, `[{"property":%q,"visible":false},{"property":%q,"visible":true}]`, pNum, legacyID), p.body["property_layout"]); diff != "" {
+		if diff := cmp.Diff(jsonValue(t, `[{"property":%q,"visible":false},{"property":%q,"visible":true}]`, vpNum, legacyID), p.body["property_layout"]); diff != "" {
 			t.Fatalf("patched legacy layout (-want +got):\n%s", diff)
 		}
 		// Naming the title twice, by alias and by id, is a duplicate.
@@ -193,22 +193,22 @@ func TestViews_Invalid(t *testing.T) {
 			{"unknown field", "POST", viewsPath(db), `{"name":"x","type":"table","page_sort":[]}`, "page_sort", quire.ReasonUnknownField},
 			{"name too long", "POST", viewsPath(db), fmt.Sprintf(`{"name":%q,"type":"table"}`, strings.Repeat("é", 201)), "name", quire.ReasonTooLong},
 			{"type immutable", "PATCH", viewPath(db, table), `{"type":"board"}`, "type", quire.ReasonImmutable},
-			{"ambiguous option name", "PATCH", viewPath(db, table), `{"filter":` + cond(pSel, "eq", `"Low"`) + `}`, "filter.filters[0].value", quire.ReasonAmbiguous},
-			{"unknown option", "PATCH", viewPath(db, table), `{"filter":` + cond(pSel, "eq", `"Urgent"`) + `}`, "filter.filters[0].value", quire.ReasonInvalidValue},
-			{"ambiguous name in a list", "POST", viewsPath(db), `{"name":"x","type":"table","filter":` + cond(pSel, "in", `["High","Low"]`) + `}`, "filter.filters[0].value[1]", quire.ReasonAmbiguous},
-			{"value not a string", "PATCH", viewPath(db, table), `{"filter":` + cond(pNum, "eq", `3`) + `}`, "filter.filters[0].value", quire.ReasonInvalidType},
-			{"list value for eq", "PATCH", viewPath(db, table), `{"filter":` + cond(pNum, "eq", `["3"]`) + `}`, "filter.filters[0].value", quire.ReasonInvalidType},
-			{"number value", "PATCH", viewPath(db, table), `{"filter":` + cond(pNum, "gt", `"many"`) + `}`, "filter.filters[0].value", quire.ReasonInvalidValue},
-			{"operator for type", "PATCH", viewPath(db, table), `{"filter":` + cond(pDone, "gt", `"true"`) + `}`, "filter.filters[0].operator", quire.ReasonInvalidValue},
+			{"ambiguous option name", "PATCH", viewPath(db, table), `{"filter":` + cond(vpSel, "eq", `"Low"`) + `}`, "filter.filters[0].value", quire.ReasonAmbiguous},
+			{"unknown option", "PATCH", viewPath(db, table), `{"filter":` + cond(vpSel, "eq", `"Urgent"`) + `}`, "filter.filters[0].value", quire.ReasonInvalidValue},
+			{"ambiguous name in a list", "POST", viewsPath(db), `{"name":"x","type":"table","filter":` + cond(vpSel, "in", `["High","Low"]`) + `}`, "filter.filters[0].value[1]", quire.ReasonAmbiguous},
+			{"value not a string", "PATCH", viewPath(db, table), `{"filter":` + cond(vpNum, "eq", `3`) + `}`, "filter.filters[0].value", quire.ReasonInvalidType},
+			{"list value for eq", "PATCH", viewPath(db, table), `{"filter":` + cond(vpNum, "eq", `["3"]`) + `}`, "filter.filters[0].value", quire.ReasonInvalidType},
+			{"number value", "PATCH", viewPath(db, table), `{"filter":` + cond(vpNum, "gt", `"many"`) + `}`, "filter.filters[0].value", quire.ReasonInvalidValue},
+			{"operator for type", "PATCH", viewPath(db, table), `{"filter":` + cond(vpDone, "gt", `"true"`) + `}`, "filter.filters[0].operator", quire.ReasonInvalidValue},
 			{"unknown property", "PATCH", viewPath(db, table), `{"filter":` + cond(quire.NewID(), "eq", `"x"`) + `}`, "filter.filters[0].property", quire.ReasonInvalidValue},
-			{"nested path", "PATCH", viewPath(db, table), `{"filter":{"operator":"or","filters":[{"property":"title","operator":"contains","value":"a"},{"operator":"and","filters":[{"property":"` + pDue + `","operator":"lt","value":"2024-02-30"}]}]}}`,
+			{"nested path", "PATCH", viewPath(db, table), `{"filter":{"operator":"or","filters":[{"property":"title","operator":"contains","value":"a"},{"operator":"and","filters":[{"property":"` + vpDue + `","operator":"lt","value":"2024-02-30"}]}]}}`,
 				"filter.filters[1].filters[0].value", quire.ReasonInvalidValue},
 			{"group operator", "PATCH", viewPath(db, table), `{"filter":{"operator":"xor","filters":[]}}`, "filter.operator", quire.ReasonInvalidValue},
-			{"empty takes no value", "PATCH", viewPath(db, table), `{"filter":` + cond(pNum, "empty", `"1"`) + `}`, "filter.filters[0].value", quire.ReasonInvalidValue},
-			{"sort direction", "PATCH", viewPath(db, table), `{"sorts":[{"property":"title","direction":"ascending"},{"property":"` + pNum + `","direction":"up"}]}`, "sorts[1].direction", quire.ReasonInvalidValue},
-			{"group_by on a gallery", "PATCH", viewPath(db, gallery), `{"group_by":{"property":"` + pSel + `"}}`, "group_by", quire.ReasonInvalidValue},
-			{"group_by on a new calendar", "POST", viewsPath(db), `{"name":"c","type":"calendar","group_by":{"property":"` + pSel + `"}}`, "group_by", quire.ReasonInvalidValue},
-			{"group_by a text property", "PATCH", viewPath(db, table), `{"group_by":{"property":"` + pNotes + `"}}`, "group_by.property", quire.ReasonInvalidValue},
+			{"empty takes no value", "PATCH", viewPath(db, table), `{"filter":` + cond(vpNum, "empty", `"1"`) + `}`, "filter.filters[0].value", quire.ReasonInvalidValue},
+			{"sort direction", "PATCH", viewPath(db, table), `{"sorts":[{"property":"title","direction":"ascending"},{"property":"` + vpNum + `","direction":"up"}]}`, "sorts[1].direction", quire.ReasonInvalidValue},
+			{"group_by on a gallery", "PATCH", viewPath(db, gallery), `{"group_by":{"property":"` + vpSel + `"}}`, "group_by", quire.ReasonInvalidValue},
+			{"group_by on a new calendar", "POST", viewsPath(db), `{"name":"c","type":"calendar","group_by":{"property":"` + vpSel + `"}}`, "group_by", quire.ReasonInvalidValue},
+			{"group_by a text property", "PATCH", viewPath(db, table), `{"group_by":{"property":"` + vpNotes + `"}}`, "group_by.property", quire.ReasonInvalidValue},
 			{"layout on a timeline", "PATCH", viewPath(db, timeline), `{"property_layout":[{"property":"title","visible":true}]}`, "property_layout", quire.ReasonInvalidValue},
 			{"layout on a new form", "POST", viewsPath(db), `{"name":"f","type":"form","property_layout":[{"property":"title","visible":true}]}`, "property_layout", quire.ReasonInvalidValue},
 			{"layout unknown property", "PATCH", viewPath(db, table), `{"property_layout":[{"property":"title","visible":true},{"property":"nope","visible":true}]}`, "property_layout[1].property", quire.ReasonInvalidValue},
@@ -216,8 +216,8 @@ func TestViews_Invalid(t *testing.T) {
 			{"layout visible", "PATCH", viewPath(db, table), `{"property_layout":[{"property":"title"}]}`, "property_layout[0].visible", quire.ReasonRequired},
 			{"config of another kind", "PATCH", viewPath(db, table), `{"config":{"card_size":"small"}}`, "config.card_size", quire.ReasonUnknownField},
 			{"config value", "PATCH", viewPath(db, gallery), `{"config":{"card_size":"huge"}}`, "config.card_size", quire.ReasonInvalidValue},
-			{"config aggregation", "PATCH", viewPath(db, table), `{"config":{"aggregations":{"` + pNotes + `":"sum"}}}`, "config.aggregations." + pNotes, quire.ReasonInvalidValue},
-			{"config date property type", "PATCH", viewPath(db, timeline), `{"config":{"end_property":"` + pNum + `"}}`, "config.end_property", quire.ReasonInvalidValue},
+			{"config aggregation", "PATCH", viewPath(db, table), `{"config":{"aggregations":{"` + vpNotes + `":"sum"}}}`, "config.aggregations." + vpNotes, quire.ReasonInvalidValue},
+			{"config date property type", "PATCH", viewPath(db, timeline), `{"config":{"end_property":"` + vpNum + `"}}`, "config.end_property", quire.ReasonInvalidValue},
 			{"page_sort not ids", "PATCH", viewPath(db, table), `{"page_sort":["x"]}`, "page_sort[0]", quire.ReasonInvalidValue},
 			{"in_trash type", "PATCH", viewPath(db, table), `{"in_trash":"yes"}`, "in_trash", quire.ReasonInvalidType},
 			{"in_trash type with other problems", "PATCH", viewPath(db, table), `{"in_trash":1,"type":"list"}`, "type", quire.ReasonImmutable},
@@ -256,24 +256,24 @@ func TestViews_Prune(t *testing.T) {
 				{"operator":"or","filters":[{"property":%q,"operator":"gt","value":"1"}]}]},
 			"sorts":[{"property":%q,"direction":"ascending"},{"property":"title","direction":"ascending"}],
 			"group_by":{"property":%q},"config":{"card_preview":"property","cover_property":%q}}`,
-			pNum, pStatus, pNum, pNum, pStatus, pFiles)).body["id"].(string)
+			vpNum, vpStatus, vpNum, vpNum, vpStatus, vpFiles)).body["id"].(string)
 		table := e.mkView(t, db, jsonValue(t, `{"name":"T","type":"table","filter":{"operator":"and","filters":[{"property":%q,"operator":"lt","value":"3"}]},
-			"config":{"aggregations":{%q:"sum","title":"count"}}}`, pNum, pNum)).body["id"].(string)
-		cal := e.mkView(t, db, jsonValue(t, `{"name":"C","type":"calendar","config":{"date_property":%q}}`, pEnd)).body["id"].(string)
+			"config":{"aggregations":{%q:"sum","title":"count"}}}`, vpNum, vpNum)).body["id"].(string)
+		cal := e.mkView(t, db, jsonValue(t, `{"name":"C","type":"calendar","config":{"date_property":%q}}`, vpEnd)).body["id"].(string)
 
 		var kept quire.Schema
 		for _, p := range viewSchema() {
-			if p.ID != pNum && p.ID != pFiles && p.ID != pEnd {
+			if p.ID != vpNum && p.ID != vpFiles && p.ID != vpEnd {
 				kept = append(kept, p)
 			}
 		}
-		setSchema(t, e, db, kept)
+		setViewSchema(t, e, db, kept)
 
 		want := viewWant(t, db, "board", "B", `{"card_size":"medium","card_preview":"none","cover_property":null,"fit_image":false}`, true, map[string]any{
 			"property_layout": jsonValue(t, `[{"property":"title","visible":true}]`),
-			"filter":          jsonValue(t, `{"operator":"and","filters":[{"property":%q,"operator":"eq","value":%q}]}`, pStatus, oDone),
+			"filter":          jsonValue(t, `{"operator":"and","filters":[{"property":%q,"operator":"eq","value":%q}]}`, vpStatus, voDone),
 			"sorts":           jsonValue(t, `[{"property":"title","direction":"ascending"}]`),
-			"group_by":        map[string]any{"property": pStatus},
+			"group_by":        map[string]any{"property": vpStatus},
 		})
 		if diff := cmp.Diff(want, volatile(t, e.getView(t, db, board).body)); diff != "" {
 			t.Fatalf("pruned board (-want +got):\n%s", diff)
@@ -292,12 +292,12 @@ func TestViews_Prune(t *testing.T) {
 			}
 		}
 		// A condition on the deleted property in a new write is refused.
-		wantDetail(t, e.do(http.MethodPatch, viewPath(db, table), e.full, jsonValue(t, `{"sorts":[{"property":%q,"direction":"ascending"}]}`, pNum)),
+		wantDetail(t, e.do(http.MethodPatch, viewPath(db, table), e.full, jsonValue(t, `{"sorts":[{"property":%q,"direction":"ascending"}]}`, vpNum)),
 			400, quire.CodeValidation, "sorts[0].property", quire.ReasonInvalidValue)
 		// A PATCH writes the pruned form: the property coming back does not revive the old
 		// references of the table it renamed, while the untouched board's come back.
 		wantOK(t, e.do(http.MethodPatch, viewPath(db, table), e.full, `{"name":"T2"}`), 200)
-		setSchema(t, e, db, viewSchema())
+		setViewSchema(t, e, db, viewSchema())
 		if f := e.getView(t, db, table).body["filter"]; f != nil {
 			t.Fatalf("patched view kept a pruned condition: %v", f)
 		}

@@ -175,8 +175,8 @@ func TestViews_PageSort(t *testing.T) {
 		e := newEnv(t, st)
 		db := seedDatabase(t, e, "", viewSchema())
 		other := seedDatabase(t, e, "", viewSchema())
-		recs := seedRecords(t, e, db, 1200)
-		foreign := seedRecords(t, e, other, 1)[0]
+		recs := seedViewRecords(t, e, db, 1200)
+		foreign := seedViewRecords(t, e, other, 1)[0]
 		page := e.mkPage(t, e.full, wsParent, "Not a record")
 		id := e.mkView(t, db, map[string]any{"name": "T", "type": "table"}).body["id"].(string)
 
@@ -340,16 +340,16 @@ func TestViews_OpenAPIHidesDelete(t *testing.T) {
 		}
 		item := d.Paths["/v2/databases/{database_id}/views/{view_id}"]
 		if item["get"] == nil || item["patch"] == nil || item["delete"] != nil {
-			t.Fatalf("view path documents %v; want get and patch, no delete", keys(item))
+			t.Fatalf("view path documents %v; want get and patch, no delete", viewDocKeys(item))
 		}
 		if l := d.Paths["/v2/databases/{database_id}/views"]; l["get"] == nil || l["post"] == nil {
-			t.Fatalf("views path documents %v; want get and post", keys(l))
+			t.Fatalf("views path documents %v; want get and post", viewDocKeys(l))
 		}
 	})
 }
 
 // keys are a map's keys, sorted.
-func keys[V any](m map[string]V) []string {
+func viewDocKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)

@@ -41,7 +41,7 @@ func (s *Service) viewDatabase(ctx context.Context, p *quire.Principal, id strin
 	if err != nil {
 		return nil, nil, err
 	}
-	return databaseSchema(n)
+	return viewDatabaseSchema(n)
 }
 
 // viewDatabaseTx is viewDatabase inside a write transaction, with the database's row locked
@@ -57,10 +57,10 @@ func (s *Service) viewDatabaseTx(ctx context.Context, tx *store.Tx, p *quire.Pri
 	if err != nil {
 		return nil, nil, err
 	}
-	return databaseSchema(n)
+	return viewDatabaseSchema(n)
 }
 
-func databaseSchema(n *quire.Node) (*quire.Node, quire.Schema, error) {
+func viewDatabaseSchema(n *quire.Node) (*quire.Node, quire.Schema, error) {
 	if n.Object != quire.ObjectDatabase {
 		return nil, nil, quire.NotFound("database " + n.ID)
 	}
@@ -236,7 +236,7 @@ func (s *Service) PatchView(ctx context.Context, p *quire.Principal, db, id stri
 			return quire.Invalid("database_id", quire.ReasonArchived, "The view's database is in trash; restore it first.")
 		}
 		restoring := inTrash != nil && !*inTrash
-		if row.InTrash && !restoring && settingsChange(body) {
+		if row.InTrash && !restoring && viewSettingsChange(body) {
 			return quire.Invalid("in_trash", quire.ReasonArchived, "The view is in trash; restore it with in_trash false first.")
 		}
 		if err := s.checkPageSort(ctx, tx, db, spec.PageSort, body); err != nil {
@@ -264,8 +264,8 @@ func (s *Service) TrashView(ctx context.Context, p *quire.Principal, db, id stri
 	return s.PatchView(ctx, p, db, id, map[string]any{"in_trash": true}, "")
 }
 
-// settingsChange reports whether a patch body (without in_trash) changes anything.
-func settingsChange(body any) bool {
+// viewSettingsChange reports whether a patch body (without in_trash) changes anything.
+func viewSettingsChange(body any) bool {
 	m, _ := body.(map[string]any)
 	return len(m) > 0
 }

@@ -112,15 +112,15 @@ func (tx *Tx) UpdateView(ctx context.Context, v *quire.View) error {
 	return nil
 }
 
-// recordBatch bounds the parameters of one MissingRecords statement.
-const recordBatch = 500
+// pageSortBatch bounds the parameters of one MissingRecords statement.
+const pageSortBatch = 500
 
 // MissingRecords returns the ids that are not records of database db (records in trash count
 // as records), in the order given. Each batch looks the ids up on the primary key.
 func (tx *Tx) MissingRecords(ctx context.Context, db string, ids []string) ([]string, error) {
 	var missing []string
-	for start := 0; start < len(ids); start += recordBatch {
-		batch := ids[start:min(start+recordBatch, len(ids))]
+	for start := 0; start < len(ids); start += pageSortBatch {
+		batch := ids[start:min(start+pageSortBatch, len(ids))]
 		args := make([]any, 0, len(batch)+1)
 		args = append(args, db)
 		marks := make([]string, len(batch))
