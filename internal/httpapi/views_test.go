@@ -306,3 +306,32 @@ func TestViews_Prune(t *testing.T) {
 		}
 	})
 }
+
+// TestViews_StoredForms: the read rules hold for stored views the API would not write (an
+// older client, a hand-made row): a timeline or form shows an empty layout, group_by shows only
+// on table and board views, config shows only the kind's keys with defaults filled in.
+func TestViews_StoredForms(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		db := seedDatabase(t, e, "", viewSchema())
+		layout := `"property_layout":[{"property":"title","visible":true}]`
+		group := `"group_by":{"property":"` + vpSel + `"}`
+		timeline := seedRawView(t, e, db, "timeline", `{"type":"timeline","name":"raw",`+layout+`,`+group+`,"config":{"start_property":"`+vpDue+`","wrap":true}}`)
+		form := seedRawView(t, e, db, "form", `{"type":"form","name":"raw",`+layout+`,"config":{}}`)
+		gallery := seedRawView(t, e, db, "gallery", `{"type":"gallery","name":"raw",`+layout+`,`+group+`,"config":{"card_preview":"property"}}`)
+		for _, tc := range []struct {
+			id, kind, config string
+			layout           any
+		}{
+			{timeline, "timeline", `{"start_property":"` + vpDue + `","end_property":null,"show_table":false}`, []any{}},
+			{form, "form", `{"title_visible":false,"submit_text":"Submit","allow_multiple_submissions":false}`, []any{}},
+			{gallery, "gallery", `{"card_size":"medium","card_preview":"none","cover_property":null,"fit_image":false}`,
+				jsonValue(t, `[{"property":"title","visible":true}]`)},
+		} {
+			want := viewWant(t, db, tc.kind, "raw", tc.config, true, map[string]any{"property_layout": tc.layout})
+			if diff := cmp.Diff(want, volatile(t, e.getView(t, db, tc.id).body)); diff != "" {
+				t.Errorf("stored %s reads (-want +got):\n%s", tc.kind, diff)
+			}
+		}
+	})
+}
