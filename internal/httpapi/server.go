@@ -88,6 +88,7 @@ func newServer(cfg Config, extra ...func(*Server)) *Server {
 	s.registerMarkdown()
 	s.registerSearch()
 	s.registerSemanticSearch()
+	s.registerViews()
 	for _, f := range extra {
 		f(s)
 	}
