@@ -51,12 +51,7 @@ func (b *builtin) load() (*model, error) {
 			b.err = err
 			return
 		}
-		tensors, err := weights.Decode(modelFile)
-		if err != nil {
-			b.err = fmt.Errorf("embed: %w", err)
-			return
-		}
-		b.model, b.err = newModel(tensors, tok)
+		b.model, b.err = newModelFromEmbedded(tok)
 	})
 	return b.model, b.err
 }
@@ -80,6 +75,15 @@ func (b *builtin) Embed(ctx context.Context, texts []string) ([][]float32, error
 		m.forward(ws, ids, out[i])
 	}
 	return out, nil
+}
+
+// newModelFromEmbedded decodes the embedded weights file.
+func newModelFromEmbedded(tok *tokenizer) (*model, error) {
+	tensors, err := weights.Decode(modelFile)
+	if err != nil {
+		return nil, fmt.Errorf("embed: %w", err)
+	}
+	return newModel(tensors, tok)
 }
 
 var (
