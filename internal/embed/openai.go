@@ -16,8 +16,8 @@ import (
 
 // Defaults of the OpenAI-compatible client (copied into each value, so tests can shorten them).
 const (
-	openAIBatch       = 64               // texts per request; local servers often refuse much larger ones
-	openAIRetries     = 4                // attempts after the first, on a 429, a 5xx or a transport error
+	openAIBatch       = 64 // texts per request; local servers often refuse much larger ones
+	openAIRetries     = 4  // attempts after the first, on a 429, a 5xx or a transport error
 	openAIBackoff     = 500 * time.Millisecond
 	openAIMaxBackoff  = 30 * time.Second // also caps a server's Retry-After
 	openAIMaxResponse = 64 << 20
