@@ -59,3 +59,19 @@ func BenchmarkLoad(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkChunks splits a 4 KB page of prose.
+func BenchmarkChunks(b *testing.B) {
+	text := strings.Repeat("The quarterly planning review covers budgets, hiring and the product roadmap. ", 52)
+	for b.Loop() {
+		Chunks(text)
+	}
+}
+
+// BenchmarkChunksOneLongWord splits 4 KB without a space.
+func BenchmarkChunksOneLongWord(b *testing.B) {
+	text := strings.Repeat("antidisestablishment", 200)
+	for b.Loop() {
+		Chunks(text)
+	}
+}

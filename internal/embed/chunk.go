@@ -19,14 +19,16 @@ const maxChunkRunes = 2048
 // packed into one chunk; a longer sentence is split between words, and a longer word between
 // tokens. Chunks are NFKC-normalised with every run of whitespace turned into one space (the
 // model's tokenizer reads tabs and newlines as unknown tokens). Text with nothing but whitespace
-// gives no chunks. Short texts come back as one chunk.
+// gives no chunks. Short texts come back as one chunk; invalid UTF-8 is replaced by U+FFFD.
 func Chunks(text string) []string {
 	tok, err := builtinTokenizer()
 	if err != nil {
 		panic(err) // the vocabulary is embedded in the binary; its tests load it
 	}
 	c := chunker{tok: tok}
-	for _, line := range strings.Split(norm.NFKC.String(text), "\n") {
+	// Invalid UTF-8 becomes U+FFFD first, so chunks are valid text and cutting can never glue stray
+	// bytes into a character that was not there.
+	for _, line := range strings.Split(norm.NFKC.String(strings.ToValidUTF8(text, "\uFFFD")), "\n") {
 		for _, sentence := range sentences(strings.Join(strings.FieldsFunc(line, unicode.IsSpace), " ")) {
 			c.add(sentence)
 		}
