@@ -43,7 +43,7 @@ func dropSpace(s string) string {
 
 func TestChunks(t *testing.T) {
 	sentence := "The planning review covers budgets, hiring and the roadmap for the next quarter."
-	longSentence := strings.TrimSpace(strings.Repeat("budgets hiring roadmap quarter ", 60)) // one sentence, 440 tokens
+	longSentence := strings.TrimSpace(strings.Repeat("budgets hiring roadmap quarter ", 60)) // one sentence, 420 tokens
 	cases := []struct {
 		name string
 		text string

