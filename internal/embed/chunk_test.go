@@ -58,7 +58,9 @@ func TestChunks(t *testing.T) {
 		{"lines are units", strings.Repeat(sentence+"\n", 10), nil, 2},
 		{"a long sentence splits between words", longSentence, nil, 4},
 		{"a long word splits between tokens", strings.Repeat("antidisestablishment", 100), nil, 0},
-		{"unknown characters are capped by length", strings.Repeat("我喜欢机器学习", 700), nil, 0},
+		// 4500 characters the vocabulary lacks are two tokens ("▁" and one merged unknown):
+		// only the 2048-character cap splits them.
+		{"unknown characters are capped by length", strings.Repeat("한국어", 1500), nil, 3},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
