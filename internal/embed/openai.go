@@ -39,10 +39,11 @@ type openAI struct {
 // bearer token (none when key is empty), up to 64 texts per request, retrying 429 and 5xx answers
 // and transport errors with exponential backoff (honouring Retry-After). Vectors are put back in
 // input order by their index; a vector whose length differs from the first one the service
-// returned is an error. client nil means http.DefaultClient.
+// returned is an error. client nil means a client that gives up on one request after 60 s, so a
+// hung service cannot stall an indexer whose context has no deadline.
 func OpenAI(baseURL, model, key string, client *http.Client) Embedder {
 	if client == nil {
-		client = http.DefaultClient
+		client = &http.Client{Timeout: 60 * time.Second}
 	}
 	return &openAI{
 		url: strings.TrimRight(baseURL, "/") + "/embeddings", model: model, key: key, client: client,
