@@ -251,3 +251,10 @@ func FuzzDecodeOpenAI(f *testing.F) {
 		}
 	})
 }
+
+func TestOpenAIDefaults(t *testing.T) {
+	e := OpenAI("http://localhost:11434/v1/", "nomic-embed-text", "", nil).(*openAI)
+	if e.url != "http://localhost:11434/v1/embeddings" || e.client.Timeout != time.Minute || e.batch != 64 || e.retries != 4 {
+		t.Fatalf("url %q timeout %v batch %d retries %d", e.url, e.client.Timeout, e.batch, e.retries)
+	}
+}
