@@ -258,3 +258,17 @@ func TestOpenAIDefaults(t *testing.T) {
 		t.Fatalf("url %q timeout %v batch %d retries %d", e.url, e.client.Timeout, e.batch, e.retries)
 	}
 }
+
+func TestOpenAISendsNoAuthorizationWithoutAKey(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if h, ok := r.Header["Authorization"]; ok {
+			t.Errorf("Authorization %q sent without a key", h)
+		}
+		w.Write([]byte(`{"data":[{"index":0,"embedding":[0.6,0.8]}]}`))
+	}))
+	defer srv.Close()
+	got, err := OpenAI(srv.URL, "m", "", srv.Client()).Embed(context.Background(), []string{"hi"})
+	if err != nil || !slices.Equal(got[0], []float32{0.6, 0.8}) {
+		t.Fatalf("Embed = %v, %v", got, err)
+	}
+}
