@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/quire-dev/quire/internal/embed"
 	"github.com/quire-dev/quire/internal/httpapi"
 	"github.com/quire-dev/quire/internal/service"
 )
@@ -32,6 +33,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	rateLimit := fs.Float64("rate-limit", envFloat("QUIRE_RATE_LIMIT", 0), "requests per second per token, 0 = off (env QUIRE_RATE_LIMIT)")
 	logLevel := fs.String("log-level", env("QUIRE_LOG_LEVEL", "info"), "debug, info, warn or error (env QUIRE_LOG_LEVEL)")
 	drain := fs.Duration("shutdown-timeout", 30*time.Second, "how long a shutdown waits for requests in flight")
+	embURL := fs.String("embeddings-url", env("QUIRE_EMBEDDINGS_URL", ""), "OpenAI-compatible embeddings service for semantic search, e.g. http://localhost:11434/v1; default: the built-in offline model (env QUIRE_EMBEDDINGS_URL; key from env QUIRE_EMBEDDINGS_KEY)")
+	embModel := fs.String("embeddings-model", env("QUIRE_EMBEDDINGS_MODEL", ""), "model name sent to --embeddings-url (env QUIRE_EMBEDDINGS_MODEL)")
 	if help, err := parse(fs, args); help || err != nil {
 		return err
 	}
@@ -41,6 +44,15 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if *rateLimit < 0 {
 		return errors.New("--rate-limit must be 0 (off) or positive")
+	}
+	embedder := embed.Builtin()
+	switch {
+	case *embURL != "" && *embModel == "":
+		return errors.New("--embeddings-url needs --embeddings-model")
+	case *embURL == "" && *embModel != "":
+		return errors.New("--embeddings-model needs --embeddings-url (the built-in model has no name to choose)")
+	case *embURL != "":
+		embedder = embed.OpenAI(*embURL, *embModel, os.Getenv("QUIRE_EMBEDDINGS_KEY"), nil)
 	}
 
 	logs := newLogWriter(stderr)
@@ -61,7 +73,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *baseURL == "" {
 		*baseURL = "http://" + ln.Addr().String()
 	}
-	svc := service.New(st, service.Options{BaseURL: *baseURL})
+	svc := service.New(st, service.Options{BaseURL: *baseURL, Embedder: embedder})
 	api := httpapi.New(httpapi.Config{Service: svc, Logger: logger, BaseURL: *baseURL,
 		RateLimit: *rateLimit, DocTime: buildTime()})
 	srv := &http.Server{
@@ -73,10 +85,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	logger.Info("quire serving", "addr", ln.Addr().String(), "base_url", *baseURL, "engine", string(st.Engine()),
-		"rate_limit", *rateLimit, "startup_ms", time.Since(start).Milliseconds())
+		"rate_limit", *rateLimit, "embeddings", embedder.ID(), "startup_ms", time.Since(start).Milliseconds())
 	fmt.Fprintf(stdout, "quire: serving %s/v2 (%s store); Ctrl-C to stop\n", strings.TrimSuffix(*baseURL, "/"), st.Engine())
 
 	go purgeIdempotency(ctx, svc, logger)
+	go service.NewIndexer(svc, logger).Run(ctx)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

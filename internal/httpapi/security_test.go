@@ -16,11 +16,13 @@ import (
 // that passes validation: 400 comes before 404 (contract §2), so only a valid body shows that a
 // foreign id answers 404. A new route of that kind without an entry fails the test below.
 var validBodies = map[string]any{
-	"PATCH /v2/blocks/{block_id}/children":     map[string]any{"children": []any{para("x")}},
-	"PATCH /v2/blocks/{block_id}":              map[string]any{"in_trash": false},
-	"PATCH /v2/pages/{page_id}":                map[string]any{"icon": nil},
-	"PATCH /v2/pages/{page_id}/move":           map[string]any{"parent": wsParent},
-	"PUT /v2/pages/{page_id}/content/markdown": map[string]any{"markdown": "x"},
+	"PATCH /v2/blocks/{block_id}/children":              map[string]any{"children": []any{para("x")}},
+	"PATCH /v2/blocks/{block_id}":                       map[string]any{"in_trash": false},
+	"PATCH /v2/pages/{page_id}":                         map[string]any{"icon": nil},
+	"PATCH /v2/pages/{page_id}/move":                    map[string]any{"parent": wsParent},
+	"PUT /v2/pages/{page_id}/content/markdown":          map[string]any{"markdown": "x"},
+	"POST /v2/databases/{database_id}/views":            map[string]any{"name": "All", "type": "table"},
+	"PATCH /v2/databases/{database_id}/views/{view_id}": map[string]any{"name": "Renamed"},
 }
 
 // pathValues fills the path parameters that are not ids.

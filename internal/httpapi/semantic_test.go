@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/quire-dev/quire/internal/embed"
 	"github.com/quire-dev/quire/internal/quire"
 	"github.com/quire-dev/quire/internal/service"
 	"github.com/quire-dev/quire/internal/store"
@@ -208,6 +209,30 @@ func TestSemanticSearch_BadRequests(t *testing.T) {
 			t.Run(tc.name, func(t *testing.T) {
 				wantDetail(t, e.do(http.MethodPost, "/v2/search/semantic", e.full, tc.body), 400, quire.CodeValidation, tc.path, tc.reason)
 			})
+		}
+	})
+}
+
+// TestSemanticSearch_BuiltinModel runs the offline model end to end: a page about cats answers
+// "feline companions", with no word in common.
+func TestSemanticSearch_BuiltinModel(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st, envOptions{embedder: embed.Builtin()})
+		cats := e.mkPage(t, e.full, wsParent, "Our cats")
+		e.appendKids(t, cats, para("Kittens nap in the sun and chase string."))
+		taxes := e.mkPage(t, e.full, wsParent, "Tax return")
+		e.appendKids(t, taxes, para("File the quarterly VAT statement before the deadline."))
+		hike := e.mkPage(t, e.full, wsParent, "Weekend hike")
+		e.appendKids(t, hike, para("We climbed the mountain trail and camped by the lake."))
+		drain(t, e.svc)
+		for q, want := range map[string]string{
+			"feline companions":         cats,
+			"paying the government":     taxes,
+			"outdoor trip in the woods": hike,
+		} {
+			if got := e.semanticIDs(t, e.full, map[string]any{"query": q, "page_size": 1}); !slices.Equal(got, []string{want}) {
+				t.Errorf("%q: %v, want %s", q, got, want)
+			}
 		}
 	})
 }

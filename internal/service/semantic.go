@@ -9,23 +9,19 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/quire-dev/quire/internal/embed"
 	"github.com/quire-dev/quire/internal/quire"
 	"github.com/quire-dev/quire/internal/store"
 )
 
-// Embedder turns texts into unit vectors. ID names the model, and is stored with every vector:
-// vectors of different models are never compared.
-type Embedder interface {
-	Embed(ctx context.Context, texts []string) ([][]float32, error)
-	ID() string
-	Dim() int
-}
+// Embedder turns texts into unit vectors (embed.Builtin, embed.OpenAI). ID names the model, and
+// is stored with every vector: vectors of different models are never compared.
+type Embedder = embed.Embedder
 
 // Limits of what one node contributes to semantic search.
 const (
 	embedMaxEntries = 200  // block entries read per node
 	embedMaxChunks  = 32   // vectors stored per node
-	embedChunkChars = 500  // about 128 model tokens of English
 	semanticCands   = 100  // best nodes by cosine that the keyword signal re-ranks
 	keywordWeight   = 0.25 // how much the share of query terms found adds to the cosine
 )
@@ -326,77 +322,21 @@ func (ix *Indexer) RunOnce(ctx context.Context) (int, error) {
 	return len(jobs), nil
 }
 
-// embedChunks cuts a node's text into the pieces that get a vector each: the title, then the
-// blocks' text joined and cut at sentence or word boundaries near embedChunkChars.
+// embedChunks cuts a node's text into the pieces that get a vector each: the title, then its
+// blocks' text in pieces of at most 128 model tokens (embed.Chunks keeps sentences whole where
+// it can), at most embedMaxChunks in all.
 func embedChunks(src store.EmbedSource) []string {
 	var out []string
 	if t := strings.TrimSpace(src.Title); t != "" {
 		out = append(out, t)
 	}
-	var cur strings.Builder
-	flush := func() {
-		if t := strings.TrimSpace(cur.String()); t != "" && len(out) < embedMaxChunks {
-			out = append(out, t)
-		}
-		cur.Reset()
-	}
-	for _, text := range src.Body {
-		for text != "" {
-			room := embedChunkChars - cur.Len()
-			if len(text) <= room {
-				cur.WriteString(text)
-				cur.WriteString("\n")
-				break
-			}
-			cut := cutPoint(text, room)
-			if cut == 0 && cur.Len() > 0 {
-				flush()
-				continue
-			}
-			if cut == 0 {
-				cut = cutPoint(text, embedChunkChars)
-				if cut == 0 {
-					cut = safeCut(text, embedChunkChars)
-				}
-			}
-			cur.WriteString(text[:cut])
-			text = strings.TrimLeft(text[cut:], " ")
-			flush()
-		}
-		if len(out) >= embedMaxChunks {
+	for _, c := range embed.Chunks(strings.Join(src.Body, "\n")) {
+		if len(out) == embedMaxChunks {
 			break
 		}
+		out = append(out, c)
 	}
-	flush()
 	return out
-}
-
-// cutPoint is the last sentence end, or else the last space, within text[:limit]; 0 when none.
-func cutPoint(text string, limit int) int {
-	if limit <= 0 {
-		return 0
-	}
-	head := text[:safeCut(text, limit)]
-	for _, sep := range []string{". ", "。", "! ", "? ", "\n"} {
-		if i := strings.LastIndex(head, sep); i > limit/2 {
-			return i + len(sep)
-		}
-	}
-	if i := strings.LastIndexByte(head, ' '); i > 0 {
-		return i + 1
-	}
-	return 0
-}
-
-// safeCut is the largest n ≤ limit that does not split a UTF-8 sequence of text.
-func safeCut(text string, limit int) int {
-	if limit >= len(text) {
-		return len(text)
-	}
-	for limit > 0 && !utf8.RuneStart(text[limit]) {
-		limit--
-	}
-	return limit
 }
 
 // SemanticEnabled reports whether the service has an embedding model.
