@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/quire-dev/quire/internal/cursor"
+	"github.com/quire-dev/quire/internal/filestore"
 	"github.com/quire-dev/quire/internal/store"
 )
 
@@ -18,6 +19,8 @@ type Options struct {
 	TokenCacheTTL time.Duration
 	// BaseURL is the server's absolute URL, for the url fields of objects and Markdown links.
 	BaseURL string
+	// Files keeps uploaded files; nil refuses uploads (see files.go).
+	Files filestore.Backend
 }
 
 // Service is the one entry point of every handler.
@@ -26,6 +29,7 @@ type Service struct {
 	cursors *cursor.Codec
 	tokens  *tokenCache
 	baseURL string
+	files   *files
 }
 
 // New returns a service over st.
@@ -35,7 +39,7 @@ func New(st *store.Store, opts Options) *Service {
 		ttl = 2 * time.Second
 	}
 	return &Service{store: st, cursors: cursor.New(st.Secret()), tokens: newTokenCache(ttl),
-		baseURL: strings.TrimSuffix(opts.BaseURL, "/")}
+		baseURL: strings.TrimSuffix(opts.BaseURL, "/"), files: newFiles(st, opts.Files)}
 }
 
 // Store is the service's store, for the few callers (readiness checks) that need it directly.

@@ -1,0 +1,203 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/quire-dev/quire/internal/quire"
+	"github.com/quire-dev/quire/internal/store"
+	"github.com/quire-dev/quire/internal/testdb"
+)
+
+// TestFiles_BadUploads checks that a PUT with a tampered, expired or reused signature, a body
+// of the wrong size or the wrong content type is refused with the contract's error and
+// leaves no bytes behind.
+func TestFiles_BadUploads(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		files := localFiles(t)
+		e := newEnv(t, st, envOptions{files: files})
+		data := bytes.Repeat([]byte("0123456789"), 1000) // 10,000 bytes
+		fresh := func() (id, uploadURL string) {
+			up := e.announce(e.full, map[string]any{"filename": "notes.txt", "content_type": "text/plain; charset=utf-8", "size": len(data)})
+			return up["id"].(string), up["upload_url"].(string)
+		}
+		with := func(u string, set func(q url.Values)) string {
+			p, _ := url.Parse(u)
+			q := p.Query()
+			set(q)
+			p.RawQuery = q.Encode()
+			return p.String()
+		}
+		type put struct {
+			url, contentType string
+			body             io.Reader
+			length           int64
+		}
+		cases := []struct {
+			name       string
+			req        func(id, u string) put
+			wantStatus int
+			wantCode   string
+			wantState  string // the upload's status afterwards
+		}{
+			{"tampered signature", func(id, u string) put {
+				return put{with(u, func(q url.Values) { q.Set("signature", strings.Repeat("A", 43)) }), "text/plain", bytes.NewReader(data), int64(len(data))}
+			}, 403, "forbidden", quire.FilePending},
+			{"expiry moved", func(id, u string) put {
+				return put{with(u, func(q url.Values) { q.Set("expires", "9999999999") }), "text/plain", bytes.NewReader(data), int64(len(data))}
+			}, 403, "forbidden", quire.FilePending},
+			{"signature missing", func(id, u string) put {
+				return put{with(u, func(q url.Values) { q.Del("signature") }), "text/plain", bytes.NewReader(data), int64(len(data))}
+			}, 403, "forbidden", quire.FilePending},
+			{"another file's signature", func(id, u string) put {
+				_, other := fresh()
+				query := other[strings.Index(other, "?"):]
+				return put{e.srv.URL + "/v2/files/" + id + "/upload" + query, "text/plain", bytes.NewReader(data), int64(len(data))}
+			}, 403, "forbidden", quire.FilePending},
+			{"expired", func(id, u string) put {
+				return put{e.svc.UploadURL(&quire.File{ID: id, ExpiresMs: time.Now().Add(-time.Minute).UnixMilli()}), "text/plain", bytes.NewReader(data), int64(len(data))}
+			}, 403, "forbidden", quire.FilePending},
+			{"wrong content type", func(id, u string) put {
+				return put{u, "application/zip", bytes.NewReader(data), int64(len(data))}
+			}, 415, "unsupported_media_type", quire.FilePending},
+			{"no content type", func(id, u string) put {
+				return put{u, "", bytes.NewReader(data), int64(len(data))}
+			}, 415, "unsupported_media_type", quire.FilePending},
+			{"Content-Length over the size", func(id, u string) put {
+				big := append(append([]byte{}, data...), 'x')
+				return put{u, "text/plain", bytes.NewReader(big), int64(len(big))}
+			}, 413, "payload_too_large", quire.FilePending},
+			{"Content-Length under the size", func(id, u string) put {
+				return put{u, "text/plain", bytes.NewReader(data[1:]), int64(len(data) - 1)}
+			}, 400, "validation_error", quire.FilePending},
+			{"chunked body over the size", func(id, u string) put {
+				return put{u, "text/plain", io.MultiReader(bytes.NewReader(data), strings.NewReader("and more")), -1}
+			}, 413, "payload_too_large", quire.FileFailed},
+			{"chunked body under the size", func(id, u string) put {
+				return put{u, "text/plain", bytes.NewReader(data[:5000]), -1}
+			}, 400, "validation_error", quire.FileFailed},
+		}
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				id, u := fresh()
+				p := tc.req(id, u)
+				r := e.put(p.url, p.contentType, p.body, p.length)
+				r.wantError(t, tc.wantStatus, tc.wantCode, "")
+				f, err := st.FileByID(context.Background(), id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if f.Status != tc.wantState {
+					t.Errorf("status after the refusal = %s, want %s", f.Status, tc.wantState)
+				}
+				if files.Exists(id) {
+					t.Errorf("a refused upload left its file behind")
+				}
+				if parts, _ := files.Partials(); len(parts) != 0 {
+					t.Errorf("a refused upload left partial bytes: %v", parts)
+				}
+				if tc.wantState == quire.FilePending {
+					// Nothing was read: the URL still works once.
+					if r := e.put(u, "text/plain", bytes.NewReader(data), int64(len(data))); r.status != 200 {
+						t.Fatalf("PUT after the refusal: %d %s", r.status, r.raw)
+					}
+				}
+			})
+		}
+
+		t.Run("reused", func(t *testing.T) {
+			id, u := fresh()
+			if r := e.put(u, "text/plain", bytes.NewReader(data), int64(len(data))); r.status != 200 {
+				t.Fatalf("first PUT: %d %s", r.status, r.raw)
+			}
+			r := e.put(u, "text/plain", strings.NewReader(strings.Repeat("y", len(data))), int64(len(data)))
+			r.wantError(t, 409, "conflict", "")
+			got := e.fetch(e.downloadURL(e.full, id))
+			if !bytes.Equal(got.raw, data) {
+				t.Fatalf("the second PUT changed the file")
+			}
+		})
+
+		t.Run("tampered download", func(t *testing.T) {
+			id, u := fresh()
+			e.put(u, "text/plain", bytes.NewReader(data), int64(len(data)))
+			d := e.downloadURL(e.full, id)
+			for _, bad := range []string{
+				strings.Replace(d, "signature=", "signature=x", 1),
+				strings.Replace(d, "expires=", "expires=1", 1),
+				e.srv.URL + "/v2/files/" + id + "/content",
+			} {
+				e.fetch(bad).wantError(t, 403, "forbidden", "")
+			}
+			e.fetch(strings.Replace(d, id, quire.NewID(), 1)).wantError(t, 403, "forbidden", "")
+		})
+	})
+}
+
+// downloadURL asks for a download URL of file id.
+func (e *env) downloadURL(token, id string) string {
+	e.t.Helper()
+	r := e.do(http.MethodGet, "/v2/files/download-url?file_id="+id, token, nil)
+	if r.status != 200 {
+		e.t.Fatalf("download-url: %d %s", r.status, r.raw)
+	}
+	return r.body["url"].(string)
+}
+
+// TestFiles_Sweep checks that uploads never completed are expired, with their partial bytes
+// removed, and that their URL no longer works.
+func TestFiles_Sweep(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		files := localFiles(t)
+		e := newEnv(t, st, envOptions{files: files})
+		ctx := context.Background()
+		announce := func() (string, string) {
+			up := e.announce(e.full, map[string]any{"filename": "a.bin", "content_type": "application/octet-stream", "size": 4})
+			return up["id"].(string), up["upload_url"].(string)
+		}
+		pending, pendingURL := announce()
+		stuck, _ := announce()
+		done, doneURL := announce()
+		if r := e.put(doneURL, "application/octet-stream", strings.NewReader("abcd"), 4); r.status != 200 {
+			t.Fatalf("PUT: %d %s", r.status, r.raw)
+		}
+		// A PUT that a stopped server left halfway: claimed, with partial bytes on disk.
+		if ok, err := st.ClaimUpload(ctx, stuck, quire.NowMillis()); err != nil || !ok {
+			t.Fatalf("claim: %v %v", ok, err)
+		}
+		part := filepath.Join(files.Dir(), "partial", stuck+".part")
+		if err := os.WriteFile(part, []byte("ab"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+
+		// Before expiry nothing is swept.
+		if n, err := e.svc.SweepUploads(ctx, time.Now()); err != nil || n != 0 {
+			t.Fatalf("early sweep = %d, %v", n, err)
+		}
+		n, err := e.svc.SweepUploads(ctx, time.Now().Add(3*time.Hour))
+		if err != nil || n != 2 {
+			t.Fatalf("sweep = %d, %v; want 2", n, err)
+		}
+		for id, want := range map[string]string{pending: quire.FileExpired, stuck: quire.FileExpired, done: quire.FileUploaded} {
+			f, err := st.FileByID(ctx, id)
+			if err != nil || f.Status != want {
+				t.Errorf("status of %s = %v (%v), want %s", id, f, err, want)
+			}
+		}
+		if _, err := os.Stat(part); !os.IsNotExist(err) {
+			t.Errorf("partial bytes left: %v", err)
+		}
+		if !files.Exists(done) {
+			t.Errorf("the sweep removed a complete upload")
+		}
+		e.put(pendingURL, "application/octet-stream", strings.NewReader("abcd"), 4).wantError(t, 409, "conflict", "")
+	})
+}
