@@ -42,7 +42,7 @@ const (
 // signature that does not match is Tampered even when its time has also passed.
 func (s *Signer) Verify(op, id, expires, signature string, now time.Time) int {
 	exp, err := strconv.ParseInt(expires, 10, 64)
-	if err != nil || len(expires) > 12 {
+	if err != nil || strconv.FormatInt(exp, 10) != expires {
 		return Tampered
 	}
 	want := s.Sign(op, id, exp)
