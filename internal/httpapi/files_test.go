@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -206,6 +207,17 @@ func TestFiles_UploadAndReadBack(t *testing.T) {
 		}
 		if want := `"type":"file_upload","file_upload":{"id":"` + id + `"}`; !strings.Contains(content, want) {
 			t.Fatalf("stored content %s lacks %s", content, want)
+		}
+
+		// Markdown export links the image by a signed URL.
+		r = e.do(http.MethodGet, "/v2/pages/"+page+"/content/markdown", e.full, nil)
+		md, _ := r.body["markdown"].(string)
+		m := regexp.MustCompile(`!\[\]\((http://[^ )]+/v2/files/` + id + `/content\?[^ )]+)\)`).FindStringSubmatch(md)
+		if r.status != http.StatusOK || m == nil {
+			t.Fatalf("markdown: %d %q, want an image linked by its signed URL", r.status, md)
+		}
+		if got := e.fetch(strings.ReplaceAll(m[1], `\&`, "&")); got.status != http.StatusOK || !bytes.Equal(got.raw, data) {
+			t.Fatalf("GET markdown image: %d", got.status)
 		}
 
 		r = e.do(http.MethodGet, "/v2/files/download-url?file_id="+id, e.full, nil)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/quire-dev/quire/internal/blocks"
 	"github.com/quire-dev/quire/internal/quire"
 )
 
@@ -60,4 +61,16 @@ func appendJSONString(dst []byte, s string) []byte {
 	enc.SetEscapeHTML(false) // keep & in URLs readable
 	_ = enc.Encode(s)
 	return append(dst, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
+}
+
+// presentBlockFile gives an uploaded file of a block a signed URL, for renderers (Markdown
+// export) that read a block's content rather than its JSON.
+func (s *Service) presentBlockFile(ctx context.Context, b *blocks.Block) {
+	f := b.Content.File
+	if f == nil || f.Type != "file_upload" {
+		return
+	}
+	if u, err := s.FileURL(ctx, f.ID, time.Now().Add(DownloadTTL).Truncate(time.Second)); err == nil {
+		b.Content.File = &blocks.FileSource{Type: "file", URL: u}
+	}
 }
