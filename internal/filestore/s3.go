@@ -73,12 +73,11 @@ func (s *S3) Put(ctx context.Context, key string, r io.Reader, size int64, conte
 		return fmt.Errorf("filestore: invalid key %q", key)
 	}
 	sr := newSizedReader(r, size)
+	// One streamed PUT whatever the size (S3 takes up to 5 GiB in one, Quire's largest
+	// upload): a multipart upload would hold each part in memory to send it.
 	_, err := s.client.PutObject(ctx, s.bucket, key, ctxReader{ctx, sr}, size, minio.PutObjectOptions{
-		ContentType: contentType,
-		// Parts of 16 MiB at most in memory, one at a time: large files stream.
-		PartSize:         16 << 20,
-		NumThreads:       1,
-		DisableMultipart: size <= 16<<20,
+		ContentType:      contentType,
+		DisableMultipart: true,
 	})
 	switch {
 	case err == nil:
