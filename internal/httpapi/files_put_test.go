@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -199,5 +200,47 @@ func TestFiles_Sweep(t *testing.T) {
 			t.Errorf("the sweep removed a complete upload")
 		}
 		e.put(pendingURL, "application/octet-stream", strings.NewReader("abcd"), 4).wantError(t, 409, "conflict", "")
+	})
+}
+
+// TestFiles_ConcurrentPUT sends one upload URL eight times at once: exactly one PUT stores
+// its bytes, every other is refused, and the file holds the winner's bytes whole.
+func TestFiles_ConcurrentPUT(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		files := localFiles(t)
+		e := newEnv(t, st, envOptions{files: files})
+		const n, size = 8, 64 << 10
+		up := e.announce(e.full, map[string]any{"filename": "race.bin", "content_type": "application/octet-stream", "size": size})
+		statuses := make(chan int, n)
+		var start sync.WaitGroup
+		start.Add(1)
+		for i := range n {
+			go func() {
+				start.Wait()
+				body := bytes.Repeat([]byte{byte('a' + i)}, size)
+				req, _ := http.NewRequest(http.MethodPut, up["upload_url"].(string), bytes.NewReader(body))
+				req.Header.Set("Content-Type", "application/octet-stream")
+				res, err := http.DefaultClient.Do(req)
+				if err != nil {
+					statuses <- 0
+					return
+				}
+				io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+				statuses <- res.StatusCode
+			}()
+		}
+		start.Done()
+		count := map[int]int{}
+		for range n {
+			count[<-statuses]++
+		}
+		if count[200] != 1 || count[409] != n-1 {
+			t.Fatalf("statuses %v, want one 200 and %d 409", count, n-1)
+		}
+		got := e.fetch(e.downloadURL(e.full, up["id"].(string)))
+		if len(got.raw) != size || !bytes.Equal(got.raw, bytes.Repeat(got.raw[:1], size)) {
+			t.Fatalf("the file mixes bodies or is not whole: %d bytes", len(got.raw))
+		}
 	})
 }
