@@ -175,3 +175,31 @@ func TestSigner(t *testing.T) {
 		}
 	}
 }
+
+// TestS3_RegionAsked checks that a bucket whose region is left out is still reached and
+// presigned for, the region asked of the server once.
+func TestS3_RegionAsked(t *testing.T) {
+	cfg := miniotest.Start(t)
+	cfg.Region = ""
+	s, err := filestore.NewS3(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := "44444444-4444-4444-8444-444444444444"
+	if err := s.Put(context.Background(), key, strings.NewReader("hi"), 2, "text/plain"); err != nil {
+		t.Fatal(err)
+	}
+	u, err := s.PresignGet(context.Background(), key, time.Now().Add(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || string(b) != "hi" {
+		t.Fatalf("GET presigned: %d %q", res.StatusCode, b)
+	}
+}

@@ -63,6 +63,17 @@ func NewS3(ctx context.Context, cfg S3Config) (*S3, error) {
 	if !ok {
 		return nil, fmt.Errorf("S3 bucket %s does not exist", cfg.Bucket)
 	}
+	if cfg.Region == "" {
+		// Presigning needs the region; asked once here, so that signing a URL never waits
+		// for the network while an answer is being written.
+		if cfg.Region, err = client.GetBucketLocation(cctx, cfg.Bucket); err != nil {
+			return nil, fmt.Errorf("S3 bucket %s: region: %w", cfg.Bucket, err)
+		}
+		if cfg.Region == "" {
+			cfg.Region = "us-east-1" // S3's answer for its first region
+		}
+		return NewS3(ctx, cfg)
+	}
 	return &S3{client: client, bucket: cfg.Bucket}, nil
 }
 

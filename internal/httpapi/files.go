@@ -205,7 +205,9 @@ func (s *Server) presentFiles(formats map[string]huma.Format) map[string]huma.Fo
 				if err := marshal(&buf, v); err != nil {
 					return err
 				}
-				_, err := w.Write(s.svc.PresentFiles(context.Background(), buf.Bytes()))
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				_, err := w.Write(s.svc.PresentFiles(ctx, buf.Bytes()))
 				return err
 			}
 		}
