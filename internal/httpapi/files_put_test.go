@@ -139,6 +139,12 @@ func TestFiles_BadUploads(t *testing.T) {
 				e.fetch(bad).wantError(t, 403, "forbidden", "")
 			}
 			e.fetch(strings.Replace(d, id, quire.NewID(), 1)).wantError(t, 403, "forbidden", "")
+			// Path tricks in the id never reach the file system.
+			query := d[strings.Index(d, "?"):]
+			for _, trick := range []string{"..%2F..%2Fquire.db", "..%2Fpartial%2F" + id + ".part", id + "%2F..%2F" + id, "%2Fetc%2Fpasswd"} {
+				e.fetch(e.srv.URL+"/v2/files/"+trick+"/content"+query).wantError(t, 404, "not_found", "")
+				e.put(e.srv.URL+"/v2/files/"+trick+"/upload"+query, "text/plain", strings.NewReader("x"), 1).wantError(t, 404, "not_found", "")
+			}
 		})
 	})
 }
