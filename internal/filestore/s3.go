@@ -97,7 +97,7 @@ func (s *S3) Put(ctx context.Context, key string, r io.Reader, size int64, conte
 		err = ErrTooShort // minio-go reports the reader's error in its own words
 	}
 	if err != nil {
-		// Nothing is left behind: not the object, not an unfinished multipart upload.
+		// Nothing is left behind, also when the body was refused after it was all sent.
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 		defer cancel()
 		_ = s.Remove(rctx, key)
@@ -106,17 +106,15 @@ func (s *S3) Put(ctx context.Context, key string, r io.Reader, size int64, conte
 	return nil
 }
 
-// Remove deletes the object and any unfinished multipart upload of key.
+// Remove deletes the object. Puts never use multipart uploads, so an unfinished one leaves
+// nothing in the bucket.
 func (s *S3) Remove(ctx context.Context, key string) error {
 	if !validKey(key) {
 		return fmt.Errorf("filestore: invalid key %q", key)
 	}
 	err := s.client.RemoveObject(ctx, s.bucket, key, minio.RemoveObjectOptions{})
 	if resp := minio.ToErrorResponse(err); resp.Code == "NoSuchKey" {
-		err = nil
-	}
-	if aerr := s.client.RemoveIncompleteUpload(ctx, s.bucket, key); aerr != nil {
-		err = errors.Join(err, aerr)
+		return nil
 	}
 	return err
 }
