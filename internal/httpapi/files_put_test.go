@@ -3,7 +3,9 @@ package httpapi
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"os"
@@ -249,4 +251,66 @@ func TestFiles_ConcurrentPUT(t *testing.T) {
 			t.Fatalf("the file mixes bodies or is not whole: %d bytes", len(got.raw))
 		}
 	})
+}
+
+// TestFiles_BrokenUpload drops the connection half way through a PUT: the upload is failed,
+// its partial bytes are gone, and the server did not answer 500.
+func TestFiles_BrokenUpload(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		files := localFiles(t)
+		var logs strings.Builder
+		var mu sync.Mutex
+		e := newEnv(t, st, envOptions{files: files, extra: []func(*Server){func(s *Server) {
+			s.log = slog.New(slog.NewTextHandler(&lockedWriter{w: &logs, mu: &mu}, nil))
+		}}})
+		const size = 1 << 20
+		up := e.announce(e.full, map[string]any{"filename": "big.bin", "content_type": "application/octet-stream", "size": size})
+		pr, pw := io.Pipe()
+		go func() {
+			pw.Write(bytes.Repeat([]byte("x"), size/2))
+			time.Sleep(50 * time.Millisecond) // let the server store what it got so far
+			pw.CloseWithError(errors.New("network gone"))
+		}()
+		req, _ := http.NewRequest(http.MethodPut, up["upload_url"].(string), pr)
+		req.ContentLength = size
+		req.Header.Set("Content-Type", "application/octet-stream")
+		if res, err := http.DefaultClient.Do(req); err == nil {
+			res.Body.Close()
+			t.Fatalf("the client's PUT did not fail but answered %d", res.StatusCode)
+		}
+		id := up["id"].(string)
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			f, err := st.FileByID(context.Background(), id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.Status == quire.FileFailed {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("status = %s, want failed", f.Status)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		if parts, _ := files.Partials(); len(parts) != 0 || files.Exists(id) {
+			t.Fatalf("bytes left behind: partial %v, file %v", parts, files.Exists(id))
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if strings.Contains(logs.String(), "status=500") || strings.Contains(logs.String(), "internal error") {
+			t.Fatalf("a dropped upload was logged as a server error:\n%s", logs.String())
+		}
+	})
+}
+
+type lockedWriter struct {
+	w  io.Writer
+	mu *sync.Mutex
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

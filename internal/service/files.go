@@ -141,7 +141,8 @@ func (s *Service) ReceiveUpload(ctx context.Context, up Upload) (*quire.File, er
 	if !claimed {
 		return nil, quire.Conflict("This upload URL was already used or has expired; ask for a new one.")
 	}
-	putErr := backend.Put(ctx, f.StorageKey, up.Body, f.Size, f.ContentType)
+	body := &bodyReader{r: up.Body}
+	putErr := backend.Put(ctx, f.StorageKey, body, f.Size, f.ContentType)
 	status := quire.FileUploaded
 	if putErr != nil {
 		status = quire.FileFailed
@@ -157,7 +158,8 @@ func (s *Service) ReceiveUpload(ctx context.Context, up Upload) (*quire.File, er
 		switch {
 		case errors.Is(putErr, filestore.ErrTooLarge):
 			return nil, tooLarge(f)
-		case errors.Is(putErr, filestore.ErrTooShort):
+		case errors.Is(putErr, filestore.ErrTooShort), body.err != nil:
+			// A body that broke off is the client's doing (a dropped connection), not ours.
 			return nil, tooShort(f)
 		}
 		return nil, putErr
@@ -307,4 +309,19 @@ func (s *Service) SweepUploads(ctx context.Context, now time.Time) (int, error) 
 		}
 	}
 	return n, nil
+}
+
+// bodyReader remembers a failure to read the request body, which tells a client that went
+// away from a storage failure.
+type bodyReader struct {
+	r   io.Reader
+	err error
+}
+
+func (b *bodyReader) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if err != nil && err != io.EOF && b.err == nil {
+		b.err = err
+	}
+	return n, err
 }
