@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"strings"
 
 	"github.com/quire-dev/quire/internal/quire"
 )
@@ -52,19 +53,54 @@ func (s *Store) FileByID(ctx context.Context, id string) (*quire.File, error) {
 }
 
 // UploadedFiles returns which of ids are complete uploads of workspace ws, read inside the
-// transaction that will use them.
+// transaction that will use them, a hundred ids per query on the primary key.
 func (tx *Tx) UploadedFiles(ctx context.Context, ws string, ids []string) (map[string]bool, error) {
 	out := map[string]bool{}
-	for _, id := range ids {
-		var n int
-		err := tx.tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM files WHERE id = $1 AND workspace_id = $2 AND status = $3`,
-			id, ws, quire.FileUploaded).Scan(&n)
+	ids = unique(ids)
+	for len(ids) > 0 {
+		batch := ids[:min(len(ids), 100)]
+		ids = ids[len(batch):]
+		args := []any{ws, quire.FileUploaded}
+		var q strings.Builder
+		q.WriteString(`SELECT id FROM files WHERE workspace_id = ` + tx.placeholder(1) + ` AND status = ` + tx.placeholder(2) + ` AND id IN (`)
+		for i, id := range batch {
+			if i > 0 {
+				q.WriteByte(',')
+			}
+			args = append(args, id)
+			q.WriteString(tx.placeholder(len(args)))
+		}
+		q.WriteByte(')')
+		rows, err := tx.tx.QueryContext(ctx, q.String(), args...)
 		if err != nil {
 			return nil, err
 		}
-		out[id] = n > 0
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out[id] = true
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
+}
+
+func unique(ids []string) []string {
+	seen := make(map[string]bool, len(ids))
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // ClaimUpload moves a pending upload whose URL is still valid at nowMs to uploading, so that
@@ -121,11 +157,25 @@ func (s *Store) SetFileStatus(ctx context.Context, id, from, to string) (bool, e
 	return n == 1, err
 }
 
-// AddFileUses records that page uses each of files.
+// AddFileUses records that page uses each of files, a hundred rows per statement.
 func (tx *Tx) AddFileUses(ctx context.Context, page string, files []string) error {
-	for _, f := range files {
-		if _, err := tx.tx.ExecContext(ctx, `INSERT INTO file_uses (file_id, page_id) VALUES ($1, $2)
-			ON CONFLICT (file_id, page_id) DO NOTHING`, f, page); err != nil {
+	files = unique(files)
+	for len(files) > 0 {
+		batch := files[:min(len(files), 100)]
+		files = files[len(batch):]
+		var args []any
+		var q strings.Builder
+		q.WriteString(`INSERT INTO file_uses (file_id, page_id) VALUES `)
+		for i, f := range batch {
+			if i > 0 {
+				q.WriteByte(',')
+			}
+			// Parameters in order of appearance: SQLite's "?" are numbered that way.
+			args = append(args, f, page)
+			q.WriteString("(" + tx.placeholder(len(args)-1) + ", " + tx.placeholder(len(args)) + ")")
+		}
+		q.WriteString(` ON CONFLICT (file_id, page_id) DO NOTHING`)
+		if _, err := tx.tx.ExecContext(ctx, q.String(), args...); err != nil {
 			return err
 		}
 	}
