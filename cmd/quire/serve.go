@@ -22,12 +22,15 @@ const serveSynopsis = `serve [flags]
 
 Serves the API under /v2 until SIGINT or SIGTERM, then finishes the requests in flight and
 exits 0. Data lives in embedded SQLite under --data unless --database-url names a PostgreSQL
-database; several servers may share one PostgreSQL database.`
+database; several servers may share one PostgreSQL database. Uploaded files live under
+DATA/files unless --s3-endpoint and --s3-bucket name an S3-compatible bucket.`
 
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("serve", serveSynopsis, stderr)
 	var sf storeFlags
 	sf.add(fs)
+	var ff fileFlags
+	ff.add(fs)
 	addr := fs.String("addr", env("QUIRE_ADDR", "127.0.0.1:8080"), "address to listen on (env QUIRE_ADDR)")
 	baseURL := fs.String("base-url", env("QUIRE_BASE_URL", ""), "absolute URL of this server in links and the document; default http://ADDR (env QUIRE_BASE_URL)")
 	rateLimit := fs.Float64("rate-limit", envFloat("QUIRE_RATE_LIMIT", 0), "requests per second per token, 0 = off (env QUIRE_RATE_LIMIT)")
@@ -65,6 +68,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer st.Close()
+	files, err := ff.open(ctx, sf.data)
+	if err != nil {
+		return err
+	}
 
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -73,7 +80,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *baseURL == "" {
 		*baseURL = "http://" + ln.Addr().String()
 	}
-	svc := service.New(st, service.Options{BaseURL: *baseURL, Embedder: embedder})
+	svc := service.New(st, service.Options{BaseURL: *baseURL, Embedder: embedder, Files: files})
 	api := httpapi.New(httpapi.Config{Service: svc, Logger: logger, BaseURL: *baseURL,
 		RateLimit: *rateLimit, DocTime: buildTime()})
 	srv := &http.Server{
@@ -90,6 +97,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 	go purgeIdempotency(ctx, svc, logger)
 	go service.NewIndexer(svc, logger).Run(ctx)
+	go sweepUploads(ctx, svc, logger)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

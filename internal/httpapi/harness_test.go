@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quire-dev/quire/internal/filestore"
 	"github.com/quire-dev/quire/internal/quire"
 	"github.com/quire-dev/quire/internal/service"
 	"github.com/quire-dev/quire/internal/store"
@@ -35,7 +36,8 @@ type env struct {
 type envOptions struct {
 	rateLimit float64
 	extra     []func(*Server)
-	embedder  service.Embedder // default: wordHashEmbedder
+	embedder  service.Embedder  // default: wordHashEmbedder
+	files     filestore.Backend // a fresh local folder when nil
 }
 
 // newEnv starts a server on st with one workspace, its owner and a full token.
@@ -50,13 +52,16 @@ func newEnv(t testing.TB, st *store.Store, opts ...envOptions) *env {
 	if testing.Verbose() {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
+	if o.files == nil {
+		o.files = localFiles(t)
+	}
 	var h *Server
 	e.srv = httptest.NewUnstartedServer(nil)
 	base := "http://" + e.srv.Listener.Addr().String()
 	if o.embedder == nil {
 		o.embedder = wordHashEmbedder{model: "word-hash-64"}
 	}
-	svc := service.New(st, service.Options{TokenCacheTTL: 50 * time.Millisecond, BaseURL: base, Embedder: o.embedder})
+	svc := service.New(st, service.Options{TokenCacheTTL: 50 * time.Millisecond, BaseURL: base, Embedder: o.embedder, Files: o.files})
 	e.svc = svc
 	h = newServer(Config{Service: svc, Logger: logger, BaseURL: base, RateLimit: o.rateLimit, DocTime: time.Unix(1700000000, 0)}, o.extra...)
 	e.srv.Config.Handler = h

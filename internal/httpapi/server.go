@@ -7,6 +7,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -78,6 +79,7 @@ func newServer(cfg Config, extra ...func(*Server)) *Server {
 	hc.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
 		"bearer": {Type: "http", Scheme: "bearer", Description: "A token made with `quire token create`."},
 	}
+	hc.Formats = s.presentFiles(hc.Formats)
 	s.api = humago.New(&routeMux{s}, hc)
 
 	s.registerUsers()
@@ -89,6 +91,7 @@ func newServer(cfg Config, extra ...func(*Server)) *Server {
 	s.registerSearch()
 	s.registerSemanticSearch()
 	s.registerViews()
+	s.registerFiles()
 	for _, f := range extra {
 		f(s)
 	}
@@ -155,7 +158,7 @@ func errorStatuses(op huma.Operation, rt route) []int {
 	if !rt.public {
 		out = append(out, http.StatusUnauthorized, http.StatusForbidden)
 	}
-	if strings.Contains(op.Path, "{") {
+	if strings.Contains(op.Path, "{") || slices.Contains(op.Errors, http.StatusNotFound) { // ids in the path or the body
 		out = append(out, http.StatusNotFound)
 	}
 	if op.Method == http.MethodPost || op.Method == http.MethodPatch || op.Method == http.MethodPut {

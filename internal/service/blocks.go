@@ -175,6 +175,11 @@ func (s *Service) AppendChildren(ctx context.Context, p *quire.Principal, id str
 		if err := s.checkWritable(ctx, tx, c); err != nil {
 			return err
 		}
+		var refs fileRefs
+		refs.blocks(bs, "children")
+		if err := refs.use(ctx, tx, p.WorkspaceID(), c.Page.ID); err != nil {
+			return err
+		}
 		if top, err = s.insertTree(ctx, tx, p, c.Page, c.ID, bs, pl, now); err != nil {
 			return err
 		}
@@ -273,6 +278,11 @@ func (s *Service) PatchBlock(ctx context.Context, p *quire.Principal, id string,
 			return quire.Invalid("in_trash", quire.ReasonArchived, "The block's page is in trash; restore the page first.")
 		}
 		if u.Block != nil {
+			var refs fileRefs
+			refs.block(u.Block, b.Type)
+			if err := refs.use(ctx, tx, p.WorkspaceID(), b.PageID); err != nil {
+				return err
+			}
 			b.Content = blocks.MarshalContent(u.Block)
 		}
 		if u.InTrash != nil {

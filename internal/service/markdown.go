@@ -48,6 +48,7 @@ func (s *Service) exportChildren(ctx context.Context, r *markdown.Renderer, pare
 				return err
 			}
 			s.fillLinks(b, row.ID)
+			s.presentBlockFile(ctx, b)
 			if err := r.Block(depth, b); err != nil {
 				return err
 			}

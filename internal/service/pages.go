@@ -265,6 +265,13 @@ func (s *Service) CreatePage(ctx context.Context, p *quire.Principal, in NewPage
 				return err
 			}
 		}
+		var refs fileRefs
+		refs.icon(&n.Icon, "icon")
+		refs.icon(&n.Cover, "cover")
+		refs.blocks(in.Children, "children")
+		if err := refs.use(ctx, tx, p.WorkspaceID(), n.ID); err != nil {
+			return err
+		}
 		if err := tx.InsertNode(ctx, n); err != nil {
 			return err
 		}
@@ -367,6 +374,12 @@ func (s *Service) PatchPage(ctx context.Context, p *quire.Principal, id string, 
 		contentChange := patch.Title != nil || patch.Icon != nil || patch.Cover != nil
 		if n.Hidden() && contentChange && !restoring {
 			return quire.Invalid("in_trash", quire.ReasonArchived, "The page is in trash; restore it with in_trash false first.")
+		}
+		var refs fileRefs
+		refs.icon(patch.Icon, "icon")
+		refs.icon(patch.Cover, "cover")
+		if err := refs.use(ctx, tx, p.WorkspaceID(), n.ID); err != nil {
+			return err
 		}
 		if patch.Title != nil {
 			n.Title, n.TitlePlain = marshalRichText(*patch.Title), patch.Title.PlainText()

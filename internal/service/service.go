@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/quire-dev/quire/internal/cursor"
+	"github.com/quire-dev/quire/internal/filestore"
 	"github.com/quire-dev/quire/internal/store"
 )
 
@@ -22,6 +23,8 @@ type Options struct {
 	BaseURL string
 	// Embedder makes the vectors of semantic search; nil turns semantic search off.
 	Embedder Embedder
+	// Files keeps uploaded files; nil refuses uploads (see files.go).
+	Files filestore.Backend
 }
 
 // Service is the one entry point of every handler.
@@ -31,6 +34,7 @@ type Service struct {
 	tokens   *tokenCache
 	baseURL  string
 	embedder Embedder
+	files    *files
 }
 
 // New returns a service over st.
@@ -40,7 +44,7 @@ func New(st *store.Store, opts Options) *Service {
 		ttl = 2 * time.Second
 	}
 	return &Service{store: st, cursors: cursor.New(st.Secret()), tokens: newTokenCache(ttl),
-		baseURL: strings.TrimSuffix(opts.BaseURL, "/"), embedder: opts.Embedder}
+		baseURL: strings.TrimSuffix(opts.BaseURL, "/"), embedder: opts.Embedder, files: newFiles(st, opts.Files)}
 }
 
 // Store is the service's store, for the few callers (readiness checks) that need it directly.

@@ -1,0 +1,217 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"mime"
+	"net/http"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/quire-dev/quire/internal/quire"
+	"github.com/quire-dev/quire/internal/service"
+)
+
+// fileUploadObject is an upload: the contract's shape (Notion's, plus id and status).
+type fileUploadObject struct {
+	Object        string            `json:"object" enum:"file_upload"`
+	ID            string            `json:"id" format:"uuid"`
+	UploadURL     string            `json:"upload_url" format:"uri" doc:"PUT the bytes here, with no token, once, before expires_time."`
+	Method        string            `json:"method" enum:"PUT"`
+	Headers       map[string]string `json:"headers" doc:"Headers the PUT must carry: Content-Type as announced."`
+	ExpiresTime   string            `json:"expires_time" format:"date-time"`
+	Status        string            `json:"status" enum:"pending,uploaded"`
+	Filename      string            `json:"filename"`
+	ContentType   string            `json:"content_type"`
+	ContentLength int64             `json:"content_length" doc:"The announced size in bytes; the PUT body must be exactly this long."`
+	File          uploadedFile      `json:"file"`
+}
+
+// uploadedFile is the file object blocks, icons and covers read back once the bytes are in.
+type uploadedFile struct {
+	Type string     `json:"type" enum:"file"`
+	File servedFile `json:"file"`
+	Name string     `json:"name"`
+}
+
+type fileUploadOutput struct{ Body fileUploadObject }
+
+type createUploadBody map[string]any
+
+// Schema describes the body in the document.
+func (createUploadBody) Schema(r huma.Registry) *huma.Schema {
+	return r.Schema(reflect.TypeFor[createUploadRequest](), true, "")
+}
+
+type createUploadRequest struct {
+	Parent      *uploadParent `json:"parent,omitempty" doc:"The page the file is for; a token that reads it may download the file."`
+	Filename    string        `json:"filename" minLength:"1" maxLength:"255" doc:"A name, not a path: no / or \\, no control characters."`
+	ContentType string        `json:"content_type" maxLength:"255" doc:"The media type the PUT must send, e.g. image/png."`
+	Size        int64         `json:"size" minimum:"0" maximum:"5368709120" doc:"Bytes the PUT must send, exactly."`
+}
+
+type uploadParent struct {
+	Type   string `json:"type,omitempty" enum:"page_id"`
+	PageID string `json:"page_id" format:"uuid"`
+}
+
+type createUploadInput struct {
+	Body createUploadBody
+}
+
+type downloadURLInput struct {
+	FileID string `query:"file_id" required:"true" doc:"The id of an upload."`
+}
+
+type fileDownloadObject struct {
+	Object      string `json:"object" enum:"file_download"`
+	URL         string `json:"url" format:"uri" doc:"Reads the file with no token until expires_time."`
+	ExpiresTime string `json:"expires_time" format:"date-time"`
+}
+
+type fileDownloadOutput struct{ Body fileDownloadObject }
+
+func (s *Server) registerFiles() {
+	register(s, huma.Operation{
+		OperationID: "create-file-upload", Method: http.MethodPost, Path: "/v2/files/upload-url", SkipValidateBody: true,
+		Summary: "Create a file upload", Tags: []string{"Files"}, Errors: []int{http.StatusNotFound},
+		Description: "Announces a file and returns a signed, single-use PUT URL that accepts exactly `size` bytes of " +
+			"`content_type` until `expires_time`, with no token. Once uploaded, blocks (image, file, pdf, video), icons " +
+			"and covers use it as {\"type\":\"file_upload\",\"file_upload\":{\"id\":…}}.",
+	}, route{scopes: []quire.Scope{quire.PagesWrite}}, s.createUpload)
+	register(s, huma.Operation{
+		OperationID: "retrieve-file-download-url", Method: http.MethodGet, Path: "/v2/files/download-url",
+		Summary: "Get a download URL", Tags: []string{"Files"}, Errors: []int{http.StatusNotFound},
+		Description: "A fresh URL that reads an uploaded file with no token, for the token that uploaded it or one " +
+			"that can read a page whose icon, cover or block uses it.",
+	}, route{scopes: []quire.Scope{quire.BlocksRead}}, s.downloadURL)
+	// The signed URLs: public (the signature is the credential), raw bodies, no size limit but
+	// the announced one, and left out of the document like an S3 presigned URL.
+	s.mux.HandleFunc("PUT /v2/files/{file_id}/upload", s.putFile)
+	s.mux.HandleFunc("GET /v2/files/{file_id}/content", s.getFileContent)
+}
+
+func (s *Server) fileUploadObject(ctx context.Context, f *quire.File) (fileUploadObject, error) {
+	// The file URL works once the bytes are in, and for as long as a download URL does.
+	exp := time.Now().Add(service.DownloadTTL).Truncate(time.Second)
+	u, err := s.svc.FileURL(ctx, f.ID, exp)
+	if err != nil {
+		return fileUploadObject{}, err
+	}
+	return fileUploadObject{
+		Object: "file_upload", ID: f.ID, UploadURL: s.svc.UploadURL(f), Method: http.MethodPut,
+		Headers: map[string]string{"Content-Type": f.ContentType}, ExpiresTime: quire.FormatMillis(f.ExpiresMs),
+		Status: f.Status, Filename: f.Name, ContentType: f.ContentType, ContentLength: f.Size,
+		File: uploadedFile{Type: "file", File: servedFile{URL: u, ExpiryTime: quire.FormatMillis(exp.UnixMilli())}, Name: f.Name},
+	}, nil
+}
+
+// createUpload answers POST /v2/files/upload-url.
+func (s *Server) createUpload(ctx context.Context, in *createUploadInput) (*fileUploadOutput, error) {
+	nu, err := service.DecodeNewUpload(in.Body)
+	if err != nil {
+		return nil, err
+	}
+	f, err := s.svc.CreateUpload(ctx, principal(ctx), nu)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := s.fileUploadObject(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	return &fileUploadOutput{Body: obj}, nil
+}
+
+// downloadURL answers GET /v2/files/download-url.
+func (s *Server) downloadURL(ctx context.Context, in *downloadURLInput) (*fileDownloadOutput, error) {
+	u, exp, err := s.svc.DownloadURL(ctx, principal(ctx), in.FileID)
+	if err != nil {
+		return nil, err
+	}
+	return &fileDownloadOutput{Body: fileDownloadObject{Object: "file_download", URL: u,
+		ExpiresTime: quire.FormatMillis(exp.UnixMilli())}}, nil
+}
+
+// uploadReadTimeout replaces the server's read timeout for an upload's body, which may take
+// longer than a JSON request; a stalled client is still cut off.
+const uploadReadTimeout = time.Hour
+
+// putFile answers the signed PUT of an upload's bytes, streaming them to storage.
+func (s *Server) putFile(w http.ResponseWriter, r *http.Request) {
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(uploadReadTimeout))
+	q := r.URL.Query()
+	f, err := s.svc.ReceiveUpload(r.Context(), service.Upload{
+		FileID: r.PathValue("file_id"), Expires: q.Get("expires"), Signature: q.Get("signature"),
+		ContentType: r.Header.Get("Content-Type"), ContentLength: r.ContentLength, Body: r.Body,
+	})
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	obj, err := s.fileUploadObject(r.Context(), f)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, obj)
+}
+
+// getFileContent serves a file of the local store through its signed URL, with ranges.
+func (s *Server) getFileContent(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	f, rc, err := s.svc.OpenFile(r.Context(), r.PathValue("file_id"), q.Get("expires"), q.Get("signature"))
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	defer rc.Close()
+	h := w.Header()
+	h.Set("Content-Type", f.ContentType)
+	h.Set("Content-Disposition", mime.FormatMediaType("inline", map[string]string{"filename": f.Name}))
+	// An uploaded HTML or SVG file must not run as a page of this origin.
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", "sandbox")
+	h.Set("Cache-Control", "private, max-age=3600")
+	http.ServeContent(w, r, "", time.UnixMilli(f.CompletedMs), rc)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // URLs keep their &
+	if err := enc.Encode(v); err != nil {
+		w.WriteHeader(http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// presentFiles wraps the JSON formats so that every answer names its files by fresh signed
+// URLs (see service.PresentFiles): stored content keeps upload ids, never URLs that expire.
+func (s *Server) presentFiles(formats map[string]huma.Format) map[string]huma.Format {
+	out := make(map[string]huma.Format, len(formats))
+	for ct, f := range formats {
+		if marshal := f.Marshal; marshal != nil && strings.Contains(ct, "json") {
+			f.Marshal = func(w io.Writer, v any) error {
+				var buf bytes.Buffer
+				if err := marshal(&buf, v); err != nil {
+					return err
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				_, err := w.Write(s.svc.PresentFiles(ctx, buf.Bytes()))
+				return err
+			}
+		}
+		out[ct] = f
+	}
+	return out
+}

@@ -1,0 +1,76 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/quire-dev/quire/internal/blocks"
+	"github.com/quire-dev/quire/internal/quire"
+)
+
+// storedUpload starts the stored form of a file reference inside canonical JSON, in a media
+// block's content and in an icon or cover alike.
+var storedUpload = []byte(`"type":"file_upload","file_upload":{"id":"`)
+
+// PresentFiles rewrites every stored upload reference in a JSON answer into the read shape
+// {"type":"file","file":{"url":…,"expiry_time":…}} with a freshly signed URL. Stored content
+// is canonical JSON spliced into answers unparsed, so this runs on the bytes: inside a JSON
+// string a quote is escaped, so the pattern, preceded by { or , and followed by an id and "},
+// only ever matches a real object. Answers without a file pass through untouched.
+func (s *Service) PresentFiles(ctx context.Context, body []byte) []byte {
+	i := bytes.Index(body, storedUpload)
+	if i < 0 {
+		return body
+	}
+	exp := time.Now().Add(DownloadTTL).Truncate(time.Second)
+	expiry := quire.FormatMillis(exp.UnixMilli())
+	out := make([]byte, 0, len(body)+256)
+	for i >= 0 {
+		start := i
+		end := start + len(storedUpload) + 36
+		if start == 0 || (body[start-1] != '{' && body[start-1] != ',') || end+2 > len(body) ||
+			!quire.ValidID(string(body[end-36:end])) || string(body[end:end+2]) != `"}` {
+			// Not a reference after all: keep it and look further.
+			out = append(out, body[:start+1]...)
+			body = body[start+1:]
+		} else {
+			id := string(body[end-36 : end])
+			u, err := s.FileURL(ctx, id, exp)
+			out = append(out, body[:start]...)
+			if err != nil {
+				out = append(out, body[start:end+2]...) // left as stored; the next read retries
+			} else {
+				out = append(out, `"type":"file","file":{"url":`...)
+				out = appendJSONString(out, u)
+				out = append(out, `,"expiry_time":"`...)
+				out = append(out, expiry...)
+				out = append(out, `"}`...)
+			}
+			body = body[end+2:]
+		}
+		i = bytes.Index(body, storedUpload)
+	}
+	return append(out, body...)
+}
+
+func appendJSONString(dst []byte, s string) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // keep & in URLs readable
+	_ = enc.Encode(s)
+	return append(dst, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
+}
+
+// presentBlockFile gives an uploaded file of a block a signed URL, for renderers (Markdown
+// export) that read a block's content rather than its JSON.
+func (s *Service) presentBlockFile(ctx context.Context, b *blocks.Block) {
+	f := b.Content.File
+	if f == nil || f.Type != "file_upload" {
+		return
+	}
+	if u, err := s.FileURL(ctx, f.ID, time.Now().Add(DownloadTTL).Truncate(time.Second)); err == nil {
+		b.Content.File = &blocks.FileSource{Type: "file", URL: u}
+	}
+}
