@@ -12,6 +12,10 @@ import (
 // edit reads and writes single rows on the (mind_map_id, id) key or the (mind_map_id, parent_id,
 // position) index; only a read of the whole map walks every row.
 
+// The recursive steps below join the queue CROSS JOIN the table: SQLite then keeps the queue's
+// row as the outer loop and searches the table on its index. With parameters instead of
+// literals, its planner otherwise scans every node of the map for each row of the queue.
+
 // mindMapWalkLimit bounds the walks up and down a mind map's tree: above the depth limit, so a
 // walk that reaches it reports "too deep" instead of running on.
 const mindMapWalkLimit = 1000
@@ -131,8 +135,8 @@ func (tx *Tx) MindMapAncestry(ctx context.Context, mapID, id, probe string) (dep
 			SELECT id, parent_id, 1 FROM mind_map_nodes WHERE mind_map_id = $1 AND id = $2
 			UNION ALL
 			SELECT n.id, n.parent_id, up.depth + 1
-			FROM up JOIN mind_map_nodes n ON n.mind_map_id = $1 AND n.id = up.parent_id
-			WHERE up.depth < $4
+			FROM up CROSS JOIN mind_map_nodes n
+			WHERE n.mind_map_id = $1 AND n.id = up.parent_id AND up.depth < $4
 		)
 		SELECT COALESCE(MAX(depth), 0), COALESCE(MAX(CASE WHEN id = $3 THEN 1 ELSE 0 END), 0) = 1 FROM up`,
 		mapID, id, probe, mindMapWalkLimit).Scan(&depth, &through)
@@ -148,8 +152,8 @@ func (tx *Tx) MindMapSubtreeHeight(ctx context.Context, mapID, id string, limit 
 			SELECT id, 1 FROM mind_map_nodes WHERE mind_map_id = $1 AND id = $2
 			UNION ALL
 			SELECT c.id, down.depth + 1
-			FROM down JOIN mind_map_nodes c ON c.mind_map_id = $1 AND c.parent_id = down.id
-			WHERE down.depth <= $3
+			FROM down CROSS JOIN mind_map_nodes c
+			WHERE c.mind_map_id = $1 AND c.parent_id = down.id AND down.depth <= $3
 		)
 		SELECT COALESCE(MAX(depth), 0) FROM down`, mapID, id, min(limit, mindMapWalkLimit)).Scan(&h)
 	return h, err
@@ -162,8 +166,8 @@ func (tx *Tx) DeleteMindMapSubtree(ctx context.Context, mapID, id string) (int, 
 			SELECT id, 1 FROM mind_map_nodes WHERE mind_map_id = $1 AND id = $2
 			UNION ALL
 			SELECT c.id, sub.depth + 1
-			FROM sub JOIN mind_map_nodes c ON c.mind_map_id = $1 AND c.parent_id = sub.id
-			WHERE sub.depth < $3
+			FROM sub CROSS JOIN mind_map_nodes c
+			WHERE c.mind_map_id = $1 AND c.parent_id = sub.id AND sub.depth < $3
 		)
 		DELETE FROM mind_map_nodes WHERE mind_map_id = $1 AND id IN (SELECT id FROM sub)`,
 		mapID, id, mindMapWalkLimit)
@@ -216,4 +220,10 @@ func (s *Store) MindMapSnapshot(ctx context.Context, ws, id string) (*quire.Node
 		return nil, nil, nil, err
 	}
 	return n, m, nodes, nil
+}
+
+// QueryRowForTest runs a query in the transaction. Tests use it to read what triggers they
+// installed recorded.
+func (tx *Tx) QueryRowForTest(ctx context.Context, query string, args ...any) *sql.Row {
+	return tx.tx.QueryRowContext(ctx, query, args...)
 }
