@@ -48,19 +48,6 @@ func (n *Node) Height() int {
 	return h + 1
 }
 
-// Walk calls fn for n and every node beneath it, parents before children, with the parent
-// (nil for n itself).
-func (n *Node) Walk(fn func(node, parent *Node)) {
-	var walk func(node, parent *Node)
-	walk = func(node, parent *Node) {
-		fn(node, parent)
-		for _, c := range node.Children {
-			walk(c, node)
-		}
-	}
-	walk(n, nil)
-}
-
 // Settings is how a mind map is drawn.
 type Settings struct {
 	Layout string `json:"layout"`
