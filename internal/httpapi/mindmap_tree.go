@@ -3,7 +3,9 @@ package httpapi
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -15,7 +17,7 @@ import (
 // 10,000 nodes is one of the answers of every edit, so it is appended to one buffer instead of
 // going through a tree of values and reflection.
 type mindMapTree struct {
-	nodes  []*quire.MindMapNode // siblings in order, grouped by parent
+	nodes  []*quire.MindMapNode // in any order
 	rootID string
 }
 
@@ -46,6 +48,9 @@ func (t mindMapTree) MarshalJSON() ([]byte, error) {
 	}
 	if root == nil {
 		return []byte("null"), nil
+	}
+	for _, kids := range children {
+		slices.SortFunc(kids, func(a, b *quire.MindMapNode) int { return strings.Compare(a.Position, b.Position) })
 	}
 	var write func(dst []byte, n *quire.MindMapNode, depth int) []byte
 	write = func(dst []byte, n *quire.MindMapNode, depth int) []byte {

@@ -2,12 +2,16 @@ package httpapi
 
 import (
 	"encoding/json"
+	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/quire-dev/quire/internal/service"
 	"github.com/quire-dev/quire/internal/store"
 	"github.com/quire-dev/quire/internal/testdb"
 )
@@ -91,6 +95,22 @@ func resolveRefs(v any, ids map[string]string) any {
 		return out
 	}
 	return v
+}
+
+// freshGet answers GET path from a new server over e's store, which has kept nothing in memory.
+func freshGet(t testing.TB, e *env, path string) map[string]any {
+	t.Helper()
+	svc := service.New(e.store, service.Options{BaseURL: e.srv.URL})
+	srv := newServer(Config{Service: svc, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), BaseURL: e.srv.URL})
+	req := httptest.NewRequest(http.MethodGet, path, nil)
+	req.Header.Set("Authorization", "Bearer "+e.full)
+	w := httptest.NewRecorder()
+	srv.ServeHTTP(w, req)
+	var body map[string]any
+	if w.Code != http.StatusOK || json.Unmarshal(w.Body.Bytes(), &body) != nil {
+		t.Fatalf("fresh GET %s: %d %s", path, w.Code, w.Body)
+	}
+	return body
 }
 
 func rootOf(r *response) map[string]any { return r.body["root"].(map[string]any) }
@@ -216,6 +236,10 @@ func TestMindMap_Edits(t *testing.T) {
 			}
 			if got := r.body["node_count"]; got != float64(strings.Count(step.want, ",")+strings.Count(step.want, "(")+1) {
 				t.Fatalf("%s: node_count = %v for %s", step.name, got, step.want)
+			}
+			// The answer, made from the nodes the server kept, is what a server with nothing kept reads.
+			if diff := cmp.Diff(freshGet(t, e, "/v2/mind-maps/"+mapID), r.body); diff != "" {
+				t.Fatalf("%s: the answer differs from a fresh read (-fresh +answer):\n%s", step.name, diff)
 			}
 		}
 

@@ -29,8 +29,8 @@ func DecodeNewMindMap(body map[string]any) (NewMindMap, error) {
 	return out, p.Err()
 }
 
-// MindMap is a whole mind map as read from one snapshot: its page node, its row and its nodes,
-// siblings in order (grouped by parent).
+// MindMap is a whole mind map at one version: its page node, its settings and its nodes, in
+// any order (each knows its parent and position).
 type MindMap struct {
 	Node     *quire.Node
 	Settings mindmap.Settings
@@ -52,17 +52,30 @@ func (s *Service) GetMindMap(ctx context.Context, p *quire.Principal, id string)
 	if err := s.Reach(ctx, p, id, "mind map "+id); err != nil {
 		return nil, err
 	}
+	n, m, err := s.store.MindMapHead(ctx, p.WorkspaceID(), id)
+	if err != nil {
+		return nil, err
+	}
+	if t := s.trees.get(id, n.Version); t != nil {
+		return newMindMap(n, m, t.nodes)
+	}
 	return s.readMindMap(ctx, p.WorkspaceID(), id)
 }
 
+// readMindMap reads a whole mind map from one snapshot, and keeps its nodes for later requests.
 func (s *Service) readMindMap(ctx context.Context, ws, id string) (*MindMap, error) {
 	n, m, nodes, err := s.store.MindMapSnapshot(ctx, ws, id)
 	if err != nil {
 		return nil, err
 	}
+	s.trees.put(id, &cachedTree{version: n.Version, rootID: m.RootID, nodes: nodes})
+	return newMindMap(n, m, nodes)
+}
+
+func newMindMap(n *quire.Node, m *quire.MindMap, nodes []*quire.MindMapNode) (*MindMap, error) {
 	out := &MindMap{Node: n, Nodes: nodes, RootID: m.RootID}
 	if err := json.Unmarshal(m.Settings, &out.Settings); err != nil {
-		return nil, fmt.Errorf("mind map %s settings: %w", id, err)
+		return nil, fmt.Errorf("mind map %s settings: %w", n.ID, err)
 	}
 	return out, nil
 }
@@ -126,12 +139,16 @@ func (s *Service) PatchMindMap(ctx context.Context, p *quire.Principal, id strin
 	if err := s.Reach(ctx, p, id, "mind map "+id); err != nil {
 		return nil, err
 	}
+	var n *quire.Node
+	var m *quire.MindMap
+	var from int64 // the version the edits apply to
+	var ed *editor
 	err := s.store.InTx(ctx, func(tx *store.Tx) error {
 		if err := tx.LockNode(ctx, id); err != nil {
 			return err
 		}
-		n, err := tx.Node(ctx, p.WorkspaceID(), id)
-		if err != nil {
+		var err error
+		if n, err = tx.Node(ctx, p.WorkspaceID(), id); err != nil {
 			return err
 		}
 		if n.PageType != quire.PageTypeMindMap {
@@ -143,12 +160,11 @@ func (s *Service) PatchMindMap(ctx context.Context, p *quire.Principal, id strin
 		if n.Hidden() {
 			return quire.Invalid("mind_map_id", quire.ReasonArchived, "The mind map is in trash; restore it through PATCH /v2/pages/:id with in_trash false first.")
 		}
-		m, err := tx.MindMap(ctx, id)
-		if err != nil {
+		if m, err = tx.MindMap(ctx, id); err != nil {
 			return err
 		}
+		from, ed = n.Version, &editor{tx: tx, m: m}
 		count := m.NodeCount
-		ed := &editor{tx: tx, m: m}
 		for _, e := range patch.Edits {
 			if err := ed.apply(ctx, e); err != nil {
 				return err
@@ -184,13 +200,19 @@ func (s *Service) PatchMindMap(ctx context.Context, p *quire.Principal, id strin
 	if err != nil {
 		return nil, err
 	}
+	if t := s.trees.get(id, from); t != nil {
+		nodes := applyChanges(t.nodes, ed.changes)
+		s.trees.put(id, &cachedTree{version: n.Version, rootID: m.RootID, nodes: nodes})
+		return newMindMap(n, m, nodes)
+	}
 	return s.readMindMap(ctx, p.WorkspaceID(), id)
 }
 
 // editor applies the edits of one PATCH to mind map m inside tx, keeping m.NodeCount.
 type editor struct {
-	tx *store.Tx
-	m  *quire.MindMap
+	tx      *store.Tx
+	m       *quire.MindMap
+	changes []nodeChange // every row written, in order, for the cached nodes
 }
 
 func (ed *editor) apply(ctx context.Context, e mindmap.Edit) error {
@@ -248,6 +270,7 @@ func (ed *editor) add(ctx context.Context, e mindmap.Edit) error {
 	if err := ed.tx.InsertMindMapNodes(ctx, ed.m.ID, rows); err != nil {
 		return err
 	}
+	ed.changes = append(ed.changes, nodeChange{insert: rows})
 	ed.m.NodeCount += len(rows)
 	return nil
 }
@@ -312,6 +335,7 @@ func (ed *editor) update(ctx context.Context, e mindmap.Edit) error {
 	if e.Collapsed != nil {
 		n.Collapsed = *e.Collapsed
 	}
+	ed.changes = append(ed.changes, nodeChange{update: n})
 	return ed.tx.UpdateMindMapNode(ctx, ed.m.ID, n)
 }
 
@@ -357,6 +381,7 @@ func (ed *editor) move(ctx context.Context, e mindmap.Edit) error {
 		return err
 	}
 	n.ParentID, n.Position = parent.ID, pos
+	ed.changes = append(ed.changes, nodeChange{update: n})
 	return ed.tx.UpdateMindMapNode(ctx, ed.m.ID, n)
 }
 
@@ -372,6 +397,7 @@ func (ed *editor) delete(ctx context.Context, e mindmap.Edit) error {
 	if err != nil {
 		return err
 	}
+	ed.changes = append(ed.changes, nodeChange{delete: n.ID})
 	ed.m.NodeCount -= k
 	return nil
 }

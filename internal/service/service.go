@@ -26,6 +26,7 @@ type Service struct {
 	cursors *cursor.Codec
 	tokens  *tokenCache
 	baseURL string
+	trees   treeCache // nodes of recent mind maps (mindmap_cache.go)
 }
 
 // New returns a service over st.

@@ -182,6 +182,16 @@ func (tx *Tx) DeleteMindMapSubtree(ctx context.Context, mapID, id string) (int, 
 // (and its version), the settings and the tree agree: the node, the map's row, and its nodes
 // with siblings in order. A node that is not a mind map answers not_found.
 func (s *Store) MindMapSnapshot(ctx context.Context, ws, id string) (*quire.Node, *quire.MindMap, []*quire.MindMapNode, error) {
+	return s.readMindMap(ctx, ws, id, true)
+}
+
+// MindMapHead is MindMapSnapshot without the nodes.
+func (s *Store) MindMapHead(ctx context.Context, ws, id string) (*quire.Node, *quire.MindMap, error) {
+	n, m, _, err := s.readMindMap(ctx, ws, id, false)
+	return n, m, err
+}
+
+func (s *Store) readMindMap(ctx context.Context, ws, id string, withNodes bool) (*quire.Node, *quire.MindMap, []*quire.MindMapNode, error) {
 	var opts *sql.TxOptions
 	if s.engine == Postgres {
 		opts = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
@@ -199,8 +209,8 @@ func (s *Store) MindMapSnapshot(ctx context.Context, ws, id string) (*quire.Node
 		return nil, nil, nil, quire.NotFound("mind map " + id)
 	}
 	m, err := mindMap(ctx, rtx, id)
-	if err != nil {
-		return nil, nil, nil, err
+	if err != nil || !withNodes {
+		return n, m, nil, err
 	}
 	rows, err := rtx.QueryContext(ctx, `SELECT `+mindMapNodeColumns+` FROM mind_map_nodes
 		WHERE mind_map_id = $1 ORDER BY parent_id, position`, id)
