@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"reflect"
 
@@ -46,13 +47,67 @@ type mindMapSettings struct {
 	Theme  string `json:"theme" enum:"default,classic,colorful,dark,minimal"`
 }
 
+// mindMapOutput writes its body itself: the tree of a large map is most of the answer, and
+// huma would check and compact again every byte that mindMapTree writes. The document still
+// describes mindMapObject (mindMapResponses).
 type mindMapOutput struct {
 	ETag string `header:"ETag" doc:"Weak validator of the mind map's version (the same as its page's); send it back in If-Match."`
-	Body mindMapObject
+	Body func(huma.Context)
 }
 
 func (s *Server) mindMapOutput(mm *service.MindMap) *mindMapOutput {
-	return &mindMapOutput{ETag: etag(mm.Node.Version), Body: s.newMindMapObject(mm)}
+	obj := s.newMindMapObject(mm)
+	return &mindMapOutput{ETag: etag(mm.Node.Version), Body: func(ctx huma.Context) {
+		b, err := obj.appendJSON()
+		if err != nil {
+			s.log.Error("encode mind map", "id", obj.ID, "error", err)
+			ctx.SetStatus(http.StatusInternalServerError)
+			return
+		}
+		ctx.SetHeader("Content-Type", "application/json")
+		ctx.SetStatus(http.StatusOK)
+		_, _ = ctx.BodyWriter().Write(b)
+	}}
+}
+
+// appendJSON writes the object: every field but the tree through encoding/json, then the tree.
+func (o mindMapObject) appendJSON() ([]byte, error) {
+	root := o.Root
+	o.Root = mindMapTree{}
+	head, err := json.Marshal(mindMapHead(o))
+	if err != nil {
+		return nil, err
+	}
+	tree, err := root.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	out := append(head[:len(head)-1], `,"root":`...)
+	return append(append(out, tree...), '}'), nil
+}
+
+// mindMapHead is mindMapObject without its tree.
+type mindMapHead struct {
+	Object         string          `json:"object"`
+	ID             string          `json:"id"`
+	Title          richTextJSON    `json:"title"`
+	Parent         parentObject    `json:"parent"`
+	Root           mindMapTree     `json:"-"`
+	Settings       mindMapSettings `json:"settings"`
+	NodeCount      int             `json:"node_count"`
+	CreatedTime    string          `json:"created_time"`
+	LastEditedTime string          `json:"last_edited_time"`
+	CreatedBy      userRef         `json:"created_by"`
+	LastEditedBy   userRef         `json:"last_edited_by"`
+	InTrash        bool            `json:"in_trash"`
+	URL            string          `json:"url"`
+}
+
+// mindMapResponses documents the 200 answer of the mind-map operations.
+func (s *Server) mindMapResponses() map[string]*huma.Response {
+	schema := s.api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[mindMapObject](), true, "")
+	return map[string]*huma.Response{"200": {Description: "The mind map, with its complete tree.",
+		Content: map[string]*huma.MediaType{"application/json": {Schema: schema}}}}
 }
 
 // createMindMapBody is read by the service's decoder, which reports every problem with its
@@ -145,18 +200,18 @@ func (s *Server) registerMindMaps() {
 	read := route{scopes: []quire.Scope{quire.PagesRead}}
 	register(s, huma.Operation{
 		OperationID: "create-mind-map", Method: http.MethodPost, Path: "/v2/mind-maps", SkipValidateBody: true,
-		Summary: "Create a mind map", Tags: []string{"Mind maps"},
+		Summary: "Create a mind map", Tags: []string{"Mind maps"}, Responses: s.mindMapResponses(),
 		Description: "Creates a mind map under a page or the workspace, with its tree and settings. The same id " +
 			"reads as a page with page_type mind_map. At most 10,000 nodes, 100 levels deep.",
 	}, write, s.createMindMap)
 	register(s, huma.Operation{
 		OperationID: "retrieve-mind-map", Method: http.MethodGet, Path: "/v2/mind-maps/{mind_map_id}",
-		Summary: "Retrieve a mind map", Tags: []string{"Mind maps"},
+		Summary: "Retrieve a mind map", Tags: []string{"Mind maps"}, Responses: s.mindMapResponses(),
 		Description: "The complete node tree and settings. A mind map in trash is still readable, with in_trash true.",
 	}, read, s.getMindMap)
 	register(s, huma.Operation{
 		OperationID: "update-mind-map", Method: http.MethodPatch, Path: "/v2/mind-maps/{mind_map_id}", SkipValidateBody: true,
-		Summary: "Update a mind map", Tags: []string{"Mind maps"},
+		Summary: "Update a mind map", Tags: []string{"Mind maps"}, Responses: s.mindMapResponses(),
 		Description: "Changes the title and settings and applies the edits in order, atomically: an edit that " +
 			"cannot apply answers 400 at its path (edits[3].node_id) and nothing changes. Node ids are stable.",
 	}, write, s.patchMindMap)
