@@ -3,23 +3,19 @@ package httpapi
 import (
 	"encoding/json"
 	"reflect"
-	"slices"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/quire-dev/quire/internal/quire"
+	"github.com/quire-dev/quire/internal/service"
 )
 
-// mindMapTree is a mind map's node tree, written straight from the stored rows: a map of
-// 10,000 nodes is one of the answers of every edit, so it is appended to one buffer instead of
-// going through a tree of values and reflection.
-type mindMapTree struct {
-	nodes  []*quire.MindMapNode // in any order
-	rootID string
-}
+// mindMapTree is a mind map's node tree, appended to one buffer straight from the indexed
+// nodes: a map of 10,000 nodes is the answer of every edit, so it does not go through a tree of
+// values and reflection.
+type mindMapTree struct{ *service.MindMapTree }
 
 // mindMapNode documents a node as read back.
 type mindMapNode struct {
@@ -37,20 +33,8 @@ func (mindMapTree) Schema(r huma.Registry) *huma.Schema {
 
 // MarshalJSON writes the root and, nested, every node beneath it.
 func (t mindMapTree) MarshalJSON() ([]byte, error) {
-	children := make(map[string][]*quire.MindMapNode, len(t.nodes))
-	var root *quire.MindMapNode
-	for _, n := range t.nodes {
-		if n.ID == t.rootID {
-			root = n
-			continue
-		}
-		children[n.ParentID] = append(children[n.ParentID], n)
-	}
-	if root == nil {
+	if t.MindMapTree == nil || t.Root == nil {
 		return []byte("null"), nil
-	}
-	for _, kids := range children {
-		slices.SortFunc(kids, func(a, b *quire.MindMapNode) int { return strings.Compare(a.Position, b.Position) })
 	}
 	var write func(dst []byte, n *quire.MindMapNode, depth int) []byte
 	write = func(dst []byte, n *quire.MindMapNode, depth int) []byte {
@@ -64,7 +48,7 @@ func (t mindMapTree) MarshalJSON() ([]byte, error) {
 		dst = strconv.AppendBool(dst, n.Collapsed)
 		dst = append(dst, `,"children":[`...)
 		if depth < 1000 { // a guard against a cycle only a bug could store
-			for i, c := range children[n.ID] {
+			for i, c := range t.Kids[n.ID] {
 				if i > 0 {
 					dst = append(dst, ',')
 				}
@@ -73,7 +57,7 @@ func (t mindMapTree) MarshalJSON() ([]byte, error) {
 		}
 		return append(dst, "]}"...)
 	}
-	return write(make([]byte, 0, 128*len(t.nodes)), root, 1), nil
+	return write(make([]byte, 0, 128*t.Count), t.Root, 1), nil
 }
 
 // appendJSONString appends s as a JSON string; anything but plain printable ASCII goes through

@@ -35,7 +35,7 @@ func (s *Server) newMindMapObject(mm *service.MindMap) mindMapObject {
 	n := mm.Node
 	return mindMapObject{
 		Object: "mind_map", ID: n.ID, Title: richTextJSON(n.Title), Parent: newParent(n.ParentType, n.ParentID),
-		Root: mindMapTree{nodes: mm.Nodes, rootID: mm.RootID}, Settings: mindMapSettings(mm.Settings), NodeCount: len(mm.Nodes),
+		Root: mindMapTree{mm.Tree}, Settings: mindMapSettings(mm.Settings), NodeCount: mm.Tree.Count,
 		CreatedTime: quire.FormatMillis(n.CreatedMs), LastEditedTime: quire.FormatMillis(n.EditedMs),
 		CreatedBy: ref(n.CreatedBy), LastEditedBy: ref(n.EditedBy), InTrash: n.InTrash, URL: s.svc.PageURL(n.ID),
 	}

@@ -29,13 +29,11 @@ func DecodeNewMindMap(body map[string]any) (NewMindMap, error) {
 	return out, p.Err()
 }
 
-// MindMap is a whole mind map at one version: its page node, its settings and its nodes, in
-// any order (each knows its parent and position).
+// MindMap is a whole mind map at one version: its page node, its settings and its tree.
 type MindMap struct {
 	Node     *quire.Node
 	Settings mindmap.Settings
-	Nodes    []*quire.MindMapNode
-	RootID   string
+	Tree     *MindMapTree
 }
 
 // CreateMindMap makes a mind map page with its tree, in one transaction, and reads it back.
@@ -57,7 +55,7 @@ func (s *Service) GetMindMap(ctx context.Context, p *quire.Principal, id string)
 		return nil, err
 	}
 	if t := s.trees.get(id, n.Version); t != nil {
-		return newMindMap(n, m, t.nodes)
+		return newMindMap(n, m, t)
 	}
 	return s.readMindMap(ctx, p.WorkspaceID(), id)
 }
@@ -68,12 +66,16 @@ func (s *Service) readMindMap(ctx context.Context, ws, id string) (*MindMap, err
 	if err != nil {
 		return nil, err
 	}
-	s.trees.put(id, &cachedTree{version: n.Version, rootID: m.RootID, nodes: nodes})
-	return newMindMap(n, m, nodes)
+	t := newTree(m.RootID, nodes)
+	if t.Root == nil {
+		return nil, fmt.Errorf("mind map %s has no root node %s", id, m.RootID)
+	}
+	s.trees.put(id, n.Version, t)
+	return newMindMap(n, m, t)
 }
 
-func newMindMap(n *quire.Node, m *quire.MindMap, nodes []*quire.MindMapNode) (*MindMap, error) {
-	out := &MindMap{Node: n, Nodes: nodes, RootID: m.RootID}
+func newMindMap(n *quire.Node, m *quire.MindMap, t *MindMapTree) (*MindMap, error) {
+	out := &MindMap{Node: n, Tree: t}
 	if err := json.Unmarshal(m.Settings, &out.Settings); err != nil {
 		return nil, fmt.Errorf("mind map %s settings: %w", n.ID, err)
 	}
@@ -201,9 +203,9 @@ func (s *Service) PatchMindMap(ctx context.Context, p *quire.Principal, id strin
 		return nil, err
 	}
 	if t := s.trees.get(id, from); t != nil {
-		nodes := applyChanges(t.nodes, ed.changes)
-		s.trees.put(id, &cachedTree{version: n.Version, rootID: m.RootID, nodes: nodes})
-		return newMindMap(n, m, nodes)
+		t = t.apply(ed.changes)
+		s.trees.put(id, n.Version, t)
+		return newMindMap(n, m, t)
 	}
 	return s.readMindMap(ctx, p.WorkspaceID(), id)
 }
@@ -335,7 +337,7 @@ func (ed *editor) update(ctx context.Context, e mindmap.Edit) error {
 	if e.Collapsed != nil {
 		n.Collapsed = *e.Collapsed
 	}
-	ed.changes = append(ed.changes, nodeChange{update: n})
+	ed.changes = append(ed.changes, nodeChange{update: n, from: n.ParentID})
 	return ed.tx.UpdateMindMapNode(ctx, ed.m.ID, n)
 }
 
@@ -380,8 +382,8 @@ func (ed *editor) move(ctx context.Context, e mindmap.Edit) error {
 	if err != nil {
 		return err
 	}
+	ed.changes = append(ed.changes, nodeChange{update: n, from: n.ParentID})
 	n.ParentID, n.Position = parent.ID, pos
-	ed.changes = append(ed.changes, nodeChange{update: n})
 	return ed.tx.UpdateMindMapNode(ctx, ed.m.ID, n)
 }
 
@@ -397,7 +399,7 @@ func (ed *editor) delete(ctx context.Context, e mindmap.Edit) error {
 	if err != nil {
 		return err
 	}
-	ed.changes = append(ed.changes, nodeChange{delete: n.ID})
+	ed.changes = append(ed.changes, nodeChange{delete: n.ID, from: n.ParentID})
 	ed.m.NodeCount -= k
 	return nil
 }
