@@ -78,6 +78,12 @@ func TestMindMap_AsPage(t *testing.T) {
 		if got := e.kidIDs(t, home); !cmp.Equal(got, []string{viaPages, viaMaps}) {
 			t.Errorf("children of home = %v", got)
 		}
+		// Its Markdown is its tree as a nested list; PUT Markdown is refused like blocks.
+		if got, want := e.exportMD(t, viaMaps), "- Ideas\n  - x\n"; got != want {
+			t.Errorf("Markdown = %q, want %q", got, want)
+		}
+		e.do(http.MethodPut, "/v2/pages/"+viaMaps+"/content/markdown", e.full, map[string]any{"markdown": "# x"}).
+			wantError(t, 400, quire.CodeValidation, "markdown")
 		// A mind map holds no blocks.
 		r = e.do(http.MethodPatch, "/v2/blocks/"+viaMaps+"/children", e.full, map[string]any{"children": []any{para("x")}})
 		r.wantError(t, 400, quire.CodeValidation, "children")

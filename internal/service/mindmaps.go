@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/quire-dev/quire/internal/blocks"
+	"github.com/quire-dev/quire/internal/markdown"
 	"github.com/quire-dev/quire/internal/mindmap"
 	"github.com/quire-dev/quire/internal/order"
 	"github.com/quire-dev/quire/internal/quire"
@@ -50,14 +52,20 @@ func (s *Service) GetMindMap(ctx context.Context, p *quire.Principal, id string)
 	if err := s.Reach(ctx, p, id, "mind map "+id); err != nil {
 		return nil, err
 	}
-	n, m, err := s.store.MindMapHead(ctx, p.WorkspaceID(), id)
+	return s.currentMindMap(ctx, p.WorkspaceID(), id)
+}
+
+// currentMindMap returns mind map id as it is now: from the cache when the cached tree is of
+// the map's current version, else from one snapshot read.
+func (s *Service) currentMindMap(ctx context.Context, ws, id string) (*MindMap, error) {
+	n, m, err := s.store.MindMapHead(ctx, ws, id)
 	if err != nil {
 		return nil, err
 	}
 	if t := s.trees.get(id, n.Version); t != nil {
 		return newMindMap(n, m, t)
 	}
-	return s.readMindMap(ctx, p.WorkspaceID(), id)
+	return s.readMindMap(ctx, ws, id)
 }
 
 // readMindMap reads a whole mind map from one snapshot, and keeps its nodes for later requests.
@@ -402,4 +410,27 @@ func (ed *editor) delete(ctx context.Context, e mindmap.Edit) error {
 	ed.changes = append(ed.changes, nodeChange{delete: n.ID, from: n.ParentID})
 	ed.m.NodeCount -= k
 	return nil
+}
+
+// exportMindMap writes a mind map's Markdown: its nodes as a nested bulleted list, the root
+// first.
+func (s *Service) exportMindMap(ctx context.Context, r *markdown.Renderer, page *quire.Node) error {
+	mm, err := s.currentMindMap(ctx, page.WorkspaceID, page.ID)
+	if err != nil {
+		return err
+	}
+	var write func(n *quire.MindMapNode, depth int) error
+	write = func(n *quire.MindMapNode, depth int) error {
+		b := &blocks.Block{Type: "bulleted_list_item", Content: blocks.Content{RichText: blocks.Plain(n.Text)}}
+		if err := r.Block(depth, b); err != nil {
+			return err
+		}
+		for _, k := range mm.Tree.Kids[n.ID] {
+			if err := write(k, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return write(mm.Tree.Root, 0)
 }
