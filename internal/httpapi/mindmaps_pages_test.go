@@ -1,13 +1,17 @@
 package httpapi
 
 import (
+	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/quire-dev/quire/internal/quire"
+	"github.com/quire-dev/quire/internal/service"
 	"github.com/quire-dev/quire/internal/store"
 	"github.com/quire-dev/quire/internal/testdb"
 )
@@ -174,5 +178,38 @@ func TestMindMap_Access(t *testing.T) {
 		e.do(http.MethodPatch, "/v2/mind-maps/"+other, readOnly, `{"edits":5}`).wantError(t, 403, quire.CodeForbidden, "")
 		e.do(http.MethodPatch, "/v2/mind-maps/7b0c2a8e-4f1d-4c3b-9a5e-2d6f8e1b3c4a", e.full, `{"edits":5}`).wantError(t, 400, quire.CodeValidation, "edits")
 		e.do(http.MethodPatch, "/v2/mind-maps/"+other, e.full, `[1]`).wantError(t, 400, quire.CodeInvalidJSON, "")
+	})
+}
+
+// TestMindMap_TwoServers: servers sharing one store never answer from a stale tree: what one
+// writes, the other reads and edits on.
+func TestMindMap_TwoServers(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		a := newEnv(t, st)
+		r := a.mkMindMap(t, a.full, map[string]any{"parent": wsParent, "title": "Shared", "root": mmNode("R", mmNode("A"))})
+		id := r.body["id"].(string)
+		ids := nodeIDs(rootOf(r))
+		wantOK(t, a.do(http.MethodGet, "/v2/mind-maps/"+id, a.full, nil), 200) // a keeps the tree
+
+		b := &env{t: t, store: st, full: a.full, srv: a.srv}
+		bsrv := newServer(Config{Service: service.New(st, service.Options{BaseURL: a.srv.URL}),
+			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), BaseURL: a.srv.URL})
+		b.srv = httptest.NewServer(bsrv)
+		t.Cleanup(b.srv.Close)
+		wantOK(t, b.do(http.MethodPatch, "/v2/mind-maps/"+id, a.full, map[string]any{"edits": []any{
+			map[string]any{"op": "add", "parent_id": ids["A"], "node": mmNode("from b")}}}), 200)
+
+		if got := outline(rootOf(a.do(http.MethodGet, "/v2/mind-maps/"+id, a.full, nil))); got != "R(A(from b))" {
+			t.Fatalf("server a reads %s after server b's edit", got)
+		}
+		r = a.do(http.MethodPatch, "/v2/mind-maps/"+id, a.full, map[string]any{"edits": []any{
+			map[string]any{"op": "update", "node_id": ids["A"], "text": "A from a"}}})
+		wantOK(t, r, 200)
+		if got := outline(rootOf(r)); got != "R(A from a(from b))" {
+			t.Fatalf("server a's edit answers %s", got)
+		}
+		if got := outline(rootOf(b.do(http.MethodGet, "/v2/mind-maps/"+id, a.full, nil))); got != "R(A from a(from b))" {
+			t.Fatalf("server b reads %s", got)
+		}
 	})
 }
