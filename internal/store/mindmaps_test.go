@@ -1,7 +1,9 @@
 package store_test
 
 import (
+	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -107,6 +109,43 @@ func TestStore_MindMapTree(t *testing.T) {
 		slices.Sort(got)
 		if err != nil || !slices.Equal(got, []string{"r@a0", "z!@Zz"}) {
 			t.Errorf("after the edits: %v, %v", got, err)
+		}
+	})
+}
+
+// TestMigration_MindMapBackfill runs the backfill statements of 00004_mindmaps.sql again over a
+// mind-map page that has no nodes, as pages made before it had: the page gets a root that reads
+// like its title.
+func TestMigration_MindMapBackfill(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, s *store.Store) {
+		src, err := os.ReadFile("migrations/" + string(s.Engine()) + "/00004_mindmaps.sql")
+		if err != nil {
+			t.Fatal(err)
+		}
+		up := strings.Split(strings.Split(string(src), "-- +goose Down")[0], ";")
+		ws, u := seed(t, s)
+		page := newNode(ws.ID, "")
+		page.PageType, page.TitlePlain, page.CreatedBy, page.EditedBy = quire.PageTypeMindMap, "Old map", u.ID, u.ID
+		mustTx(t, s, func(tx *store.Tx) error {
+			if err := tx.InsertNode(ctx, page); err != nil {
+				return err
+			}
+			for _, stmt := range up {
+				if strings.Contains(stmt, "INSERT INTO") {
+					if err := tx.ExecForTest(ctx, stmt); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		})
+		_, m, nodes, err := s.MindMapSnapshot(ctx, ws.ID, page.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(nodes) != 1 || m.NodeCount != 1 || m.RootID != nodes[0].ID || !quire.ValidID(m.RootID) ||
+			nodes[0].Text != "Old map" || nodes[0].ParentID != "" || string(m.Settings) != `{"layout":"right","theme":"default"}` {
+			t.Fatalf("backfilled: %+v %+v", m, nodes)
 		}
 	})
 }
