@@ -92,6 +92,7 @@ func newServer(cfg Config, extra ...func(*Server)) *Server {
 	s.registerSemanticSearch()
 	s.registerViews()
 	s.registerFiles()
+	s.registerMindMaps()
 	for _, f := range extra {
 		f(s)
 	}

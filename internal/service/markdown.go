@@ -29,7 +29,12 @@ func (s *Service) ExportMarkdown(ctx context.Context, p *quire.Principal, pageID
 		}
 	}
 	r := markdown.NewRenderer(w)
-	if err := s.exportChildren(ctx, r, page.ID, 0); err != nil {
+	if page.PageType == quire.PageTypeMindMap {
+		err = s.exportMindMap(ctx, r, page)
+	} else {
+		err = s.exportChildren(ctx, r, page.ID, 0)
+	}
+	if err != nil {
 		return err
 	}
 	return r.Close()

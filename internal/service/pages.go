@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/quire-dev/quire/internal/blocks"
+	"github.com/quire-dev/quire/internal/mindmap"
 	"github.com/quire-dev/quire/internal/order"
 	"github.com/quire-dev/quire/internal/quire"
 	"github.com/quire-dev/quire/internal/store"
@@ -19,6 +20,9 @@ type NewPage struct {
 	Icon     json.RawMessage // canonical JSON, nil when none
 	Cover    json.RawMessage
 	Children []*blocks.Block
+	// MindMap is the tree and settings of a mind map page; nil gives a root that reads like the
+	// title and default settings.
+	MindMap *mindmap.New
 }
 
 // PagePatch is a validated PATCH /v2/pages/:id body; nil fields are left alone.
@@ -80,6 +84,8 @@ func DecodeNewPage(body map[string]any) (NewPage, string, error) {
 	if hasChildren {
 		if out.PageType == quire.PageTypeFolder {
 			p.Add("children", quire.ReasonInvalidValue, "A folder holds pages and databases only.")
+		} else if out.PageType == quire.PageTypeMindMap {
+			p.Add("children", quire.ReasonInvalidValue, "A mind map holds nodes; write them through /v2/mind-maps.")
 		} else if bs, err := blocks.DecodeValue(body["children"], "children", nil); err != nil {
 			mergeProblems(&p, err)
 		} else {
@@ -88,6 +94,9 @@ func DecodeNewPage(body map[string]any) (NewPage, string, error) {
 	}
 	if md != "" && out.PageType == quire.PageTypeFolder {
 		p.Add("markdown", quire.ReasonInvalidValue, "A folder holds pages and databases only.")
+	}
+	if md != "" && out.PageType == quire.PageTypeMindMap {
+		p.Add("markdown", quire.ReasonInvalidValue, "A mind map holds nodes; write them through /v2/mind-maps.")
 	}
 	return out, md, p.Err()
 }
@@ -274,6 +283,9 @@ func (s *Service) CreatePage(ctx context.Context, p *quire.Principal, in NewPage
 		}
 		if err := tx.InsertNode(ctx, n); err != nil {
 			return err
+		}
+		if n.PageType == quire.PageTypeMindMap {
+			return s.insertMindMap(ctx, tx, n, in.MindMap)
 		}
 		_, err = s.insertTree(ctx, tx, p, n, n.ID, in.Children, Placement{}, now)
 		return err

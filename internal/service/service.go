@@ -35,6 +35,7 @@ type Service struct {
 	baseURL  string
 	embedder Embedder
 	files    *files
+	trees    treeCache // nodes of recent mind maps (mindmap_cache.go)
 }
 
 // New returns a service over st.
