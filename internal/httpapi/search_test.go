@@ -268,3 +268,52 @@ func searchCases(t *testing.T, e *env) []conformanceCase {
 		{name: "semantic search without token", op: "search-semantic", method: "POST", path: "/v2/search/semantic", status: 401, body: `{"query":"x"}`},
 	}
 }
+
+// TestSearch_MindMaps: a mind map's title and node texts are its searchable content, kept in
+// step by edits.
+func TestSearch_MindMaps(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		r := e.mkMindMap(t, e.full, map[string]any{"parent": wsParent, "title": "Launch plan",
+			"root": mmNode("Launch", mmNode("Marketing", mmNode("Press kit")), mmNode("出荷準備"))})
+		mapID := r.body["id"].(string)
+		e.mkPage(t, e.full, wsParent, "Unrelated page")
+		for q, want := range map[string][]string{"press kit": {mapID}, "出荷": {mapID}, "launch plan": {mapID}} {
+			if got := e.searchIDs(t, e.full, map[string]any{"query": q}); !slices.Equal(got, want) {
+				t.Fatalf("%q: %v, want %v", q, got, want)
+			}
+		}
+		got := e.searchIDs(t, e.full, map[string]any{"query": "press", "filter": map[string]any{"property": "object", "value": "mind_map"}})
+		if !slices.Equal(got, []string{mapID}) {
+			t.Fatalf("mind_map filter: %v", got)
+		}
+		// Edits: a renamed node is found by its new text only; a deleted subtree is gone.
+		root := rootOf(r)
+		var marketing string
+		for _, k := range root["children"].([]any) {
+			if k.(map[string]any)["text"] == "Marketing" {
+				marketing = k.(map[string]any)["id"].(string)
+			}
+		}
+		p := e.do(http.MethodPatch, "/v2/mind-maps/"+mapID, e.full, map[string]any{"edits": []any{
+			map[string]any{"op": "update", "node_id": marketing, "text": "Advertising"}}})
+		wantOK(t, p, 200)
+		if got := e.searchIDs(t, e.full, map[string]any{"query": "advertising"}); !slices.Equal(got, []string{mapID}) {
+			t.Fatalf("renamed node: %v", got)
+		}
+		if got := e.searchIDs(t, e.full, map[string]any{"query": "marketing"}); len(got) != 0 {
+			t.Fatalf("old node text: %v", got)
+		}
+		p = e.do(http.MethodPatch, "/v2/mind-maps/"+mapID, e.full, map[string]any{"edits": []any{
+			map[string]any{"op": "delete", "node_id": marketing}}})
+		wantOK(t, p, 200)
+		if got := e.searchIDs(t, e.full, map[string]any{"query": "press kit"}); len(got) != 0 {
+			t.Fatalf("deleted subtree: %v", got)
+		}
+		// Trashed through the page routes: gone from search.
+		wantOK(t, e.do(http.MethodDelete, "/v2/pages/"+mapID, e.full, nil), 200)
+		if got := e.searchIDs(t, e.full, map[string]any{"query": "出荷"}); len(got) != 0 {
+			t.Fatalf("trashed mind map: %v", got)
+		}
+	})
+}
