@@ -36,6 +36,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	rateLimit := fs.Float64("rate-limit", envFloat("QUIRE_RATE_LIMIT", 0), "requests per second per token, 0 = off (env QUIRE_RATE_LIMIT)")
 	logLevel := fs.String("log-level", env("QUIRE_LOG_LEVEL", "info"), "debug, info, warn or error (env QUIRE_LOG_LEVEL)")
 	drain := fs.Duration("shutdown-timeout", 30*time.Second, "how long a shutdown waits for requests in flight")
+	demoFlag := fs.Bool("demo", false, "on an empty store, seed a demo workspace (pages, blocks, a database with views, a mind map, an image) and print a ready token")
 	embURL := fs.String("embeddings-url", env("QUIRE_EMBEDDINGS_URL", ""), "OpenAI-compatible embeddings service for semantic search, e.g. http://localhost:11434/v1; default: the built-in offline model (env QUIRE_EMBEDDINGS_URL; key from env QUIRE_EMBEDDINGS_KEY)")
 	embModel := fs.String("embeddings-model", env("QUIRE_EMBEDDINGS_MODEL", ""), "model name sent to --embeddings-url (env QUIRE_EMBEDDINGS_MODEL)")
 	if help, err := parse(fs, args); help || err != nil {
@@ -83,6 +84,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	svc := service.New(st, service.Options{BaseURL: *baseURL, Embedder: embedder, Files: files})
 	api := httpapi.New(httpapi.Config{Service: svc, Logger: logger, BaseURL: *baseURL,
 		RateLimit: *rateLimit, DocTime: buildTime()})
+	if *demoFlag {
+		if err := seedDemo(ctx, svc, api, *baseURL, stdout); err != nil {
+			return fmt.Errorf("--demo: %w", err)
+		}
+	}
 	srv := &http.Server{
 		Handler:           api,
 		ReadHeaderTimeout: 10 * time.Second,

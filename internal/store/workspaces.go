@@ -57,3 +57,10 @@ func (s *Store) CountWorkspace(ctx context.Context, ws string, tokenID string, w
 	}
 	return c, err
 }
+
+// Empty reports whether the store holds no workspace yet.
+func (s *Store) Empty(ctx context.Context) (bool, error) {
+	var any bool
+	err := s.read.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM workspaces)`).Scan(&any)
+	return !any, err
+}
