@@ -86,6 +86,7 @@ func newServer(cfg Config, extra ...func(*Server)) *Server {
 	s.registerPages()
 	s.registerBlocks()
 	s.registerMarkdown()
+	s.registerDatabases()
 	for _, f := range extra {
 		f(s)
 	}
