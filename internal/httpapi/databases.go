@@ -99,7 +99,9 @@ func (b *rawBody[R]) UnmarshalJSON(data []byte) error {
 }
 
 // Schema describes the body in the document.
-func (rawBody[R]) Schema(r huma.Registry) *huma.Schema { return r.Schema(reflect.TypeFor[R](), true, "") }
+func (rawBody[R]) Schema(r huma.Registry) *huma.Schema {
+	return r.Schema(reflect.TypeFor[R](), true, "")
+}
 
 type createDatabaseRequest struct {
 	Parent      parentInput           `json:"parent" doc:"A page ({\"type\":\"page_id\",\"page_id\":…}) or the workspace (workspace-scoped tokens only)."`
@@ -172,7 +174,7 @@ type patchDatabaseInput struct {
 }
 
 type queryDatabaseInput struct {
-	DatabaseID string `path:"database_id" format:"uuid"`
+	DatabaseID string                         `path:"database_id" format:"uuid"`
 	Body       *rawBody[queryDatabaseRequest] `required:"false"`
 }
 
@@ -337,4 +339,14 @@ func (s *Server) getPageProperty(ctx context.Context, in *propertyItemInput) (*p
 		return nil, err
 	}
 	return &propertyItemOutput{Body: propertyItemJSON(b)}, nil
+}
+
+// Schema describes one property value: a record has values of every type, each under a
+// field named by its type.
+func (propertyValue) Schema(r huma.Registry) *huma.Schema {
+	return &huma.Schema{Type: "object", Required: []string{"id", "type"},
+		Properties: map[string]*huma.Schema{"id": {Type: "string"}, "type": {Type: "string"},
+			"title": r.Schema(reflect.TypeFor[richTextJSON](), true, "")},
+		AdditionalProperties: true,
+		Description:          "{id, type, <type>: value}; a relation value also has has_more."}
 }

@@ -12,7 +12,9 @@ import (
 
 // Helpers of the database tests.
 
-func dbParent(id string) map[string]any { return map[string]any{"type": "database_id", "database_id": id} }
+func dbParent(id string) map[string]any {
+	return map[string]any{"type": "database_id", "database_id": id}
+}
 
 // taskSchema is a schema with a property of most types.
 func taskSchema() map[string]any {
@@ -174,4 +176,47 @@ func TestDatabaseErrors(t *testing.T) {
 			})
 		}
 	})
+}
+
+// databaseCases are the conformance cases of the database routes (openapi_test.go).
+func databaseCases(t *testing.T, e *env, unknown string) []conformanceCase {
+	t.Helper()
+	pid, db := e.newDatabase(t, taskSchema())
+	id := db["id"].(string)
+	rec := e.record(t, id, map[string]any{"Name": []any{txt("One")}, "Status": map[string]any{"select": map[string]any{"name": "Todo"}},
+		"Owner": map[string]any{"people": []any{map[string]any{"id": e.owner.ID}}}})
+	e.record(t, id, map[string]any{"Name": []any{txt("Two")}})
+	rid := rec["id"].(string)
+	return []conformanceCase{
+		{name: "create database", op: "create-database", method: "POST", path: "/v2/databases", token: e.full, status: 200,
+			body: `{"parent":{"page_id":"` + pid + `"},"title":[{"text":{"content":"D"}}],"properties":{"Name":{"title":{}},"S":{"status":{}},"R":{"relation":{"database_id":"` + id + `"}}}}`},
+		{name: "create database invalid", op: "create-database", method: "POST", path: "/v2/databases", token: e.full, status: 400,
+			body: `{"parent":{"page_id":"` + pid + `"},"properties":{}}`, semantic: true},
+		{name: "create database without token", op: "create-database", method: "POST", path: "/v2/databases", status: 401, body: `{"parent":{"page_id":"` + pid + `"},"properties":{}}`},
+		{name: "database", op: "retrieve-database", path: "/v2/databases/" + id, token: e.full, status: 200},
+		{name: "unknown database", op: "retrieve-database", path: "/v2/databases/" + unknown, token: e.full, status: 404},
+		{name: "database without token", op: "retrieve-database", path: "/v2/databases/" + id, status: 401},
+		{name: "update database", op: "update-database", method: "PATCH", path: "/v2/databases/" + id, token: e.full, status: 200,
+			body: `{"description":[{"text":{"content":"About"}}],"properties":{"Extra":{"email":{}}}}`},
+		{name: "update database stale", op: "update-database", method: "PATCH", path: "/v2/databases/" + id, token: e.full, status: 409,
+			body: `{"is_inline":true}`, headers: []string{"If-Match", `W/"999"`}},
+		{name: "update database without token", op: "update-database", method: "PATCH", path: "/v2/databases/" + id, status: 401, body: `{}`},
+		{name: "query", op: "query-database", method: "POST", path: "/v2/databases/" + id + "/query", token: e.full, status: 200,
+			body: `{"filter":{"property":"Status","select":{"equals":"Todo"}},"sorts":[{"property":"Name","direction":"ascending"}]}`},
+		{name: "query first page", op: "query-database", method: "POST", path: "/v2/databases/" + id + "/query", token: e.full, status: 200,
+			body: `{"page_size":1}`},
+		{name: "query without body", op: "query-database", method: "POST", path: "/v2/databases/" + id + "/query", token: e.full, status: 200},
+		{name: "query invalid", op: "query-database", method: "POST", path: "/v2/databases/" + id + "/query", token: e.full, status: 400,
+			body: `{"filter":{"property":"Nope","checkbox":{"equals":true}}}`, semantic: true},
+		{name: "query without token", op: "query-database", method: "POST", path: "/v2/databases/" + id + "/query", status: 401, body: `{}`},
+		{name: "mutations", op: "mutate-database", method: "POST", path: "/v2/databases/" + id + "/mutations", token: e.full, status: 200,
+			body: `{"mutations":[{"op":"create","properties":{"Name":[{"text":{"content":"M"}}]}},{"op":"update","page_id":"` + rid + `","properties":{"Points":{"number":3}}}]}`},
+		{name: "mutations invalid", op: "mutate-database", method: "POST", path: "/v2/databases/" + id + "/mutations", token: e.full, status: 400,
+			body: `{"mutations":[{"op":"update","page_id":"` + rid + `","properties":{"Points":{"number":"x"}}}]}`, semantic: true},
+		{name: "mutations without token", op: "mutate-database", method: "POST", path: "/v2/databases/" + id + "/mutations", status: 401,
+			body: `{"mutations":[{"op":"trash","page_id":"` + rid + `"}]}`},
+		{name: "property item", op: "retrieve-page-property", path: "/v2/pages/" + rid + "/properties/title", token: e.full, status: 200},
+		{name: "property item value", op: "retrieve-page-property", path: "/v2/pages/" + rid + "/properties/Status", token: e.full, status: 200},
+		{name: "property item without token", op: "retrieve-page-property", path: "/v2/pages/" + rid + "/properties/title", status: 401},
+	}
 }

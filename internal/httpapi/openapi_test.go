@@ -124,6 +124,7 @@ func TestOpenAPIConformance(t *testing.T) {
 				headers: []string{"If-None-Match", metaETag}, status: 304},
 		}
 		cases = append(cases, contentCases(t, e, grantsOnly, pagesOnly, unknown)...)
+		cases = append(cases, databaseCases(t, e, unknown)...)
 
 		// Every documented operation needs a 2xx case, and a 401 case when it documents a token.
 		covered := map[string]map[int]bool{}

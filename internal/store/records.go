@@ -204,7 +204,6 @@ func nodesByID(ctx context.Context, q querier, ws string, ids []string) ([]*quir
 	return out, nil
 }
 
-
 // RecordBatch returns up to limit records of database db (trashed ones too) with ids after
 // after, in id order: schema changes rewrite every record's rows batch by batch, never
 // holding a whole database in memory.
