@@ -21,7 +21,7 @@ func testSchema(t testing.TB) quire.Schema {
 		"St":{"status":{}}, "M":{"multi_select":{"options":[{"name":"x"},{"name":"y"}]}},
 		"D":{"date":{}}, "P":{"people":{}}, "F":{"files":{}}, "C":{"checkbox":{}},
 		"U":{"url":{}}, "E":{"email":{}}, "Ph":{"phone_number":{}},
-		"R":{"relation":{"database_id":"` + user + `","single_property":{}}},
+		"R":{"relation":{"database_id":"`+user+`","single_property":{}}},
 		"K":{"unique_id":{"prefix":"T"}}, "Ct":{"created_time":{}}, "Eb":{"last_edited_by":{}}
 	}`), "properties")
 	if err != nil {
