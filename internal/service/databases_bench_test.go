@@ -71,7 +71,7 @@ func seedRecords(b *testing.B, st *store.Store, svc *service.Service, p *quire.P
 				text = append(text, benchWords[(int(h>>(j*3))+j*31+i)%len(benchWords)])
 			}
 			vals := properties.Values{
-				"title": {Type: "title", RichText: blocks.Plain(fmt.Sprintf("Record %d", i))},
+				"title":       {Type: "title", RichText: blocks.Plain(fmt.Sprintf("Record %d", i))},
 				by("text").ID: {Type: "rich_text", RichText: blocks.Plain(strings.Join(text, " "))},
 				by("num").ID:  {Type: "number", Number: float64(h % 1000000)},
 				by("sel").ID:  {Type: "select", ID: by("sel").Options[i%20].ID},
