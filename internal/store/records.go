@@ -169,7 +169,7 @@ func nodesByID(ctx context.Context, q querier, ws string, ids []string) ([]*quir
 	byID := make(map[string]*quire.Node, len(ids))
 	for start := 0; start < len(ids); start += 100 {
 		batch := ids[start:min(start+100, len(ids))]
-		args := []any{ws}
+		args := []any{}
 		var in strings.Builder
 		for i, id := range batch {
 			if i > 0 {
@@ -178,7 +178,9 @@ func nodesByID(ctx context.Context, q querier, ws string, ids []string) ([]*quir
 			args = append(args, id)
 			in.WriteString("$" + strconv.Itoa(len(args)))
 		}
-		rows, err := q.QueryContext(ctx, `SELECT `+nodeColumns+` FROM nodes WHERE workspace_id = $1 AND id IN (`+in.String()+`)`, args...)
+		// The workspace is checked here rather than in SQL: with "workspace_id = $1" beside
+		// the id list, SQLite may walk a workspace index (every node) instead of the primary key.
+		rows, err := q.QueryContext(ctx, `SELECT `+nodeColumns+` FROM nodes WHERE id IN (`+in.String()+`)`, args...)
 		if err != nil {
 			return nil, err
 		}
@@ -188,7 +190,9 @@ func nodesByID(ctx context.Context, q querier, ws string, ids []string) ([]*quir
 				rows.Close()
 				return nil, err
 			}
-			byID[n.ID] = n
+			if n.WorkspaceID == ws {
+				byID[n.ID] = n
+			}
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
