@@ -350,3 +350,35 @@ func (propertyValue) Schema(r huma.Registry) *huma.Schema {
 		AdditionalProperties: true,
 		Description:          "{id, type, <type>: value}; a relation value also has has_more."}
 }
+
+// nodeObject is a page or a database, for listings that hold both (the workspace's).
+type nodeObject struct {
+	page *pageObject
+	db   *databaseObject
+}
+
+// MarshalJSON writes the page or the database.
+func (o nodeObject) MarshalJSON() ([]byte, error) {
+	if o.db != nil {
+		return json.Marshal(o.db)
+	}
+	return json.Marshal(o.page)
+}
+
+// Schema describes a page or a database in the document.
+func (nodeObject) Schema(r huma.Registry) *huma.Schema {
+	return &huma.Schema{OneOf: []*huma.Schema{r.Schema(reflect.TypeFor[pageObject](), true, ""),
+		r.Schema(reflect.TypeFor[databaseObject](), true, "")}}
+}
+
+type nodeListOutput struct{ Body list[nodeObject] }
+
+// newNodeObject is n as a page or a database object.
+func (s *Server) newNodeObject(n *quire.Node) (nodeObject, error) {
+	if n.Object == quire.ObjectDatabase {
+		db, err := s.newDatabaseObject(n)
+		return nodeObject{db: &db}, err
+	}
+	p := s.newPageObject(n)
+	return nodeObject{page: &p}, nil
+}

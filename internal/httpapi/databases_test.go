@@ -187,6 +187,9 @@ func databaseCases(t *testing.T, e *env, unknown string) []conformanceCase {
 		"Owner": map[string]any{"people": []any{map[string]any{"id": e.owner.ID}}}})
 	e.record(t, id, map[string]any{"Name": []any{txt("Two")}})
 	rid := rec["id"].(string)
+	// A top-level database, so that the workspace listings hold one.
+	wantOK(t, e.do("POST", "/v2/databases", e.full, map[string]any{"parent": wsParent, "title": []any{txt("Top")},
+		"properties": map[string]any{"Name": map[string]any{"title": map[string]any{}}}}), http.StatusOK)
 	return []conformanceCase{
 		{name: "create database", op: "create-database", method: "POST", path: "/v2/databases", token: e.full, status: 200,
 			body: `{"parent":{"page_id":"` + pid + `"},"title":[{"text":{"content":"D"}}],"properties":{"Name":{"title":{}},"S":{"status":{}},"R":{"relation":{"database_id":"` + id + `"}}}}`},
@@ -219,4 +222,33 @@ func databaseCases(t *testing.T, e *env, unknown string) []conformanceCase {
 		{name: "property item value", op: "retrieve-page-property", path: "/v2/pages/" + rid + "/properties/Status", token: e.full, status: 200},
 		{name: "property item without token", op: "retrieve-page-property", path: "/v2/pages/" + rid + "/properties/title", status: 401},
 	}
+}
+
+func TestWorkspaceListsDatabases(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		r := e.do("POST", "/v2/databases", e.full, map[string]any{"parent": wsParent, "title": []any{txt("Top")},
+			"properties": map[string]any{"Name": map[string]any{"title": map[string]any{}}}})
+		wantOK(t, r, http.StatusOK)
+		e.record(t, r.body["id"].(string), map[string]any{"Name": []any{txt("rec")}})
+		top := e.do("GET", "/v2/workspace/pages", e.full, nil)
+		wantOK(t, top, http.StatusOK)
+		res := top.body["results"].([]any)
+		if len(res) != 1 || res[0].(map[string]any)["object"] != "database" ||
+			res[0].(map[string]any)["properties"].(map[string]any)["Name"].(map[string]any)["id"] != "title" {
+			t.Fatalf("top level = %s", top.raw)
+		}
+		recent := e.do("GET", "/v2/workspace/pages/recent", e.full, nil)
+		var kinds []string
+		for _, x := range recent.body["results"].([]any) {
+			x := x.(map[string]any)
+			kinds = append(kinds, x["object"].(string))
+			if x["object"] == "page" && x["properties"].(map[string]any)["Name"] == nil {
+				t.Fatalf("record read without its properties: %s", recent.raw)
+			}
+		}
+		if !cmp.Equal(kinds, []string{"page", "database"}) {
+			t.Fatalf("recent = %v", kinds)
+		}
+	})
 }
