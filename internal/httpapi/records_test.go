@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -248,3 +250,43 @@ func TestRecordRelations(t *testing.T) {
 }
 
 func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
+
+// TestRecordNumbersConcurrent creates records from many clients at once: every record gets its
+// own number, with none skipped.
+func TestRecordNumbersConcurrent(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		_, db := e.newDatabase(t, taskSchema())
+		id := db["id"].(string)
+		const clients, each = 8, 4
+		nums := make(chan float64, clients*each)
+		var wg sync.WaitGroup
+		for range clients {
+			wg.Go(func() {
+				for range each {
+					r := e.do("POST", "/v2/pages", e.full, map[string]any{"parent": dbParent(id), "properties": map[string]any{}})
+					if r.status != http.StatusOK {
+						t.Errorf("create: %d %s", r.status, r.raw)
+						return
+					}
+					nums <- r.body["properties"].(map[string]any)["Key"].(map[string]any)["unique_id"].(map[string]any)["number"].(float64)
+				}
+			})
+		}
+		wg.Wait()
+		close(nums)
+		var got []float64
+		for n := range nums {
+			got = append(got, n)
+		}
+		slices.Sort(got)
+		for i, n := range got {
+			if n != float64(i+1) {
+				t.Fatalf("numbers = %v", got)
+			}
+		}
+		if len(got) != clients*each {
+			t.Fatalf("%d records", len(got))
+		}
+	})
+}
