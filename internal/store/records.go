@@ -66,15 +66,6 @@ func nullNum(f *float64) any {
 	return *f
 }
 
-// ReplaceRecordValues replaces every row of record recordID (its number aside) with rows.
-func (tx *Tx) ReplaceRecordValues(ctx context.Context, db, recordID string, rows []RecordValue) error {
-	if _, err := tx.tx.ExecContext(ctx, `DELETE FROM record_values WHERE record_id = $1 AND property_id <> $2`,
-		recordID, NumberProperty); err != nil {
-		return err
-	}
-	return tx.InsertRecordValues(ctx, db, recordID, rows)
-}
-
 // ReplacePropertyValues replaces the rows of one property of record recordID with rows.
 func (tx *Tx) ReplacePropertyValues(ctx context.Context, db, recordID, propertyID string, rows []RecordValue) error {
 	if _, err := tx.tx.ExecContext(ctx, `DELETE FROM record_values WHERE record_id = $1 AND property_id = $2`,
