@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/quire-dev/quire/internal/quire"
 	"github.com/quire-dev/quire/internal/store"
 	"github.com/quire-dev/quire/internal/testdb"
 )
@@ -250,5 +251,32 @@ func TestWorkspaceListsDatabases(t *testing.T) {
 		if !cmp.Equal(kinds, []string{"page", "database"}) {
 			t.Fatalf("recent = %v", kinds)
 		}
+	})
+}
+
+func TestDatabaseAccess(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		pid, db := e.newDatabase(t, taskSchema())
+		id := db["id"].(string)
+		rid := e.record(t, id, map[string]any{"Name": []any{txt("r")}})["id"].(string)
+		_, other := e.newDatabase(t, taskSchema())
+		oid := other["id"].(string)
+		granted := e.token(quire.AllScopes, false, pid)
+		wantOK(t, e.do("GET", "/v2/databases/"+id, granted, nil), http.StatusOK)
+		wantOK(t, e.do("POST", "/v2/databases/"+id+"/query", granted, `{}`), http.StatusOK)
+		wantOK(t, e.do("GET", "/v2/pages/"+rid, granted, nil), http.StatusOK)
+		e.do("GET", "/v2/databases/"+oid, granted, nil).wantError(t, 404, "not_found", "")
+		e.do("POST", "/v2/databases/"+oid+"/query", granted, `{}`).wantError(t, 404, "not_found", "")
+		// A relation to a database out of reach is refused as if it did not exist.
+		wantDetail(t, e.do("PATCH", "/v2/databases/"+id, granted, map[string]any{"properties": map[string]any{
+			"R": map[string]any{"relation": map[string]any{"database_id": oid}}}}), 400, "validation_error", "properties.R.relation.database_id", "invalid_value")
+		readOnly := e.token([]quire.Scope{quire.PagesRead}, true)
+		e.do("POST", "/v2/databases/"+id+"/query", readOnly, `{}`).wantError(t, 403, "forbidden", "")
+		e.do("PATCH", "/v2/databases/"+id, e.token([]quire.Scope{quire.DatabasesRead}, true), `{}`).wantError(t, 403, "forbidden", "")
+		// Records of a database in trash cannot be created.
+		wantOK(t, e.do("DELETE", "/v2/databases/"+id, e.full, nil), http.StatusOK)
+		wantDetail(t, e.do("POST", "/v2/pages", e.full, map[string]any{"parent": dbParent(id), "properties": map[string]any{}}),
+			400, "validation_error", "parent.database_id", "archived")
 	})
 }
