@@ -290,3 +290,64 @@ func TestRecordNumbersConcurrent(t *testing.T) {
 		}
 	})
 }
+
+// TestRelationSyncConcurrent writes both sides of a dual relation at once, from records of
+// either database: every write succeeds (no deadlock between the two databases' locks) and
+// both sides agree at the end.
+func TestRelationSyncConcurrent(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		pid, left := e.newDatabase(t, map[string]any{"Name": map[string]any{"title": map[string]any{}}})
+		lid := left["id"].(string)
+		r := e.do("POST", "/v2/databases", e.full, map[string]any{"parent": pageParent(pid), "title": []any{txt("Right")},
+			"properties": map[string]any{"Name": map[string]any{"title": map[string]any{}},
+				"Left": map[string]any{"relation": map[string]any{"database_id": lid}}}})
+		wantOK(t, r, http.StatusOK)
+		rid := r.body["id"].(string)
+		const n = 6
+		var ls, rs []string
+		for i := range n {
+			ls = append(ls, e.record(t, lid, map[string]any{"Name": []any{txt(fmt.Sprint("l", i))}})["id"].(string))
+			rs = append(rs, e.record(t, rid, map[string]any{"Name": []any{txt(fmt.Sprint("r", i))}})["id"].(string))
+		}
+		back := "Related to Right (Left)"
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() { // right record i → left record i
+				res := e.do("PATCH", "/v2/pages/"+rs[i], e.full, map[string]any{"properties": map[string]any{"Left": map[string]any{"relation": []any{map[string]any{"id": ls[i]}}}}})
+				if res.status != http.StatusOK {
+					t.Errorf("right %d: %d %s", i, res.status, res.raw)
+				}
+			})
+			wg.Go(func() { // left record i → right record (i+1) mod n
+				res := e.do("PATCH", "/v2/pages/"+ls[i], e.full, map[string]any{"properties": map[string]any{back: map[string]any{"relation": []any{map[string]any{"id": rs[(i+1)%n]}}}}})
+				if res.status != http.StatusOK {
+					t.Errorf("left %d: %d %s", i, res.status, res.raw)
+				}
+			})
+		}
+		wg.Wait()
+		// Both sides agree: every pair written on one side reads on the other.
+		rel := func(page, prop string) []string {
+			g := e.do("GET", "/v2/pages/"+page, e.full, nil)
+			var ids []string
+			for _, x := range g.body["properties"].(map[string]any)[prop].(map[string]any)["relation"].([]any) {
+				ids = append(ids, x.(map[string]any)["id"].(string))
+			}
+			slices.Sort(ids)
+			return ids
+		}
+		for i := range n {
+			for _, l := range rel(rs[i], "Left") {
+				if !slices.Contains(rel(l, back), rs[i]) {
+					t.Fatalf("right %d relates to %s, which does not relate back", i, l)
+				}
+			}
+			for _, r := range rel(ls[i], back) {
+				if !slices.Contains(rel(r, "Left"), ls[i]) {
+					t.Fatalf("left %d relates to %s, which does not relate back", i, r)
+				}
+			}
+		}
+	})
+}

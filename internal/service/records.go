@@ -26,7 +26,7 @@ func (s *Service) lockDatabase(ctx context.Context, tx *store.Tx, p *quire.Princ
 	if err := s.reachTx(ctx, tx, p, id, "database "+id); err != nil {
 		return nil, err
 	}
-	if err := tx.LockNode(ctx, id); err != nil {
+	if err := lockRecordDatabases(ctx, tx, p.WorkspaceID(), id); err != nil {
 		return nil, err
 	}
 	n, err := tx.Node(ctx, p.WorkspaceID(), id)
@@ -44,6 +44,30 @@ func (s *Service) lockDatabase(ctx context.Context, tx *store.Tx, p *quire.Princ
 		return nil, err
 	}
 	return &recordDB{node: n, schema: schema, related: map[string]*recordDB{}}, nil
+}
+
+// lockRecordDatabases takes the row locks that writing records of database id needs: the
+// database's and those of the databases its dual relations write into, in id order. Every
+// writer of records takes them this way before any record's lock, so two writers syncing
+// relations between the same databases in opposite directions never deadlock.
+func lockRecordDatabases(ctx context.Context, tx *store.Tx, ws, id string) error {
+	ids := []string{id}
+	if n, err := tx.Node(ctx, ws, id); err == nil && n.Object == quire.ObjectDatabase {
+		if schema, err := DatabaseSchema(n); err == nil {
+			for _, q := range schema {
+				if q.Type == quire.PropRelation && q.DualPropertyID != "" && !slices.Contains(ids, q.RelationDatabaseID) {
+					ids = append(ids, q.RelationDatabaseID)
+				}
+			}
+		}
+	}
+	slices.Sort(ids)
+	for _, x := range ids {
+		if err := tx.LockNode(ctx, x); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // createRecord stores a new record of db with the raw properties at path (and content
