@@ -224,9 +224,11 @@ func (c *compiler) sorted(q Query) (Stmt, error) {
 	}
 	for i, s := range q.Sorts {
 		if !onNode(s) {
-			// Joined by the primary key (record_id, property_id) alone, for the reason valueCond gives.
+			// Joined by the whole primary key (record_id, property_id, ord): a unique lookup, which
+			// SQLite never trades for an automatic index built over the property's rows (it did for
+			// (record_id, property_id) once Within held hundreds of ids: 1.5 s instead of 15 ms).
 			a := fmt.Sprintf("s%d", i+1)
-			b.w("\nLEFT JOIN record_values ", a, " ON ", a, ".record_id = n.id AND ", a, ".property_id = ", b.arg(s.PropertyID))
+			b.w("\nLEFT JOIN record_values ", a, " ON ", a, ".record_id = n.id AND ", a, ".property_id = ", b.arg(s.PropertyID), " AND ", a, ".ord = 0")
 		}
 	}
 	b.w("\nWHERE ")

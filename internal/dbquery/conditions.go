@@ -67,13 +67,13 @@ func (c *compiler) valueCond(e Cond) string {
 	var s string
 	if eq {
 		s = "EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = " + prop +
-			" AND " + pred + " AND v.record_id = " + c.rid + ")"
+			" AND " + pred + " AND v.record_id = " + c.rid + c.b.d.fence + ")"
 	} else {
 		s = "EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = " + c.rid + " AND v.property_id = " + prop
 		if pred != "" {
 			s += " AND " + pred
 		}
-		s += ")"
+		s += c.b.d.fence + ")"
 	}
 	if neg {
 		return "NOT " + s

@@ -220,11 +220,19 @@ func TestPlans(t *testing.T) {
 				mustNot(t, plan, "TEMP B-TREE", "(database_id=? AND property_id=?)\n")
 				filterFirst(t, plan)
 			}
-			// A selective filter: its ids drive the statement, then a small sort.
-			plan := explain(t, db, compileBench(t, `{"property":"sel","select":{"equals":"opt7"}}`,
-				`[{"property":"num","direction":"ascending"}]`, nil, []string{"a", "b", "c"}))
-			mustContain(t, plan, "SCAN w", "SEARCH n USING INDEX sqlite_autoindex_nodes_1 (id=?)",
-				"SEARCH s1 USING INDEX sqlite_autoindex_record_values_1 (record_id=? AND property_id=?)")
+			// A selective filter: its ids drive the statement, then a small sort; the sort key is
+			// a unique lookup however many ids (never an automatic index over the property).
+			for _, n := range []int{3, 500} {
+				ids := make([]string, n)
+				for i := range ids {
+					ids[i] = fmt.Sprintf("id%d", i)
+				}
+				plan := explain(t, db, compileBench(t, `{"property":"sel","select":{"equals":"opt7"}}`,
+					`[{"property":"num","direction":"ascending"}]`, nil, ids))
+				mustContain(t, plan, "SCAN w", "SEARCH n USING INDEX sqlite_autoindex_nodes_1 (id=?)",
+					"SEARCH s1 USING INDEX sqlite_autoindex_record_values_1 (record_id=? AND property_id=? AND ord=?)")
+				mustNot(t, plan, "AUTOMATIC")
+			}
 		})
 	}
 	t.Run("proposed nodes index", func(t *testing.T) {

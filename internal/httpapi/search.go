@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"reflect"
 
@@ -42,23 +41,6 @@ type searchInput struct {
 	Body searchBody
 }
 
-// nodeObject is a page or a database, as listings and search return them.
-type nodeObject struct{ v any }
-
-func (o nodeObject) MarshalJSON() ([]byte, error) { return json.Marshal(o.v) }
-
-// Schema describes a page or a database.
-func (nodeObject) Schema(r huma.Registry) *huma.Schema {
-	return &huma.Schema{OneOf: []*huma.Schema{r.Schema(reflect.TypeFor[pageObject](), true, "")}}
-}
-
-// newNodeObject renders a page or a database.
-func (s *Server) newNodeObject(n *quire.Node) nodeObject {
-	return nodeObject{s.newPageObject(n)}
-}
-
-type nodeListOutput struct{ Body list[nodeObject] }
-
 func (s *Server) registerSearch() {
 	register(s, huma.Operation{
 		OperationID: "search", Method: http.MethodPost, Path: "/v2/search", SkipValidateBody: true,
@@ -81,7 +63,9 @@ func (s *Server) search(ctx context.Context, in *searchInput) (*nodeListOutput, 
 	}
 	items := make([]nodeObject, len(pg.Items))
 	for i, r := range pg.Items {
-		items[i] = s.newNodeObject(r.Node)
+		if items[i], err = s.newNodeObject(r.Node); err != nil {
+			return nil, err
+		}
 	}
 	return &nodeListOutput{Body: newList(items, pg.NextCursor)}, nil
 }
@@ -129,7 +113,9 @@ func (s *Server) semanticSearch(ctx context.Context, in *semanticInput) (*nodeLi
 	}
 	items := make([]nodeObject, len(hits))
 	for i, h := range hits {
-		items[i] = s.newNodeObject(h.Node)
+		if items[i], err = s.newNodeObject(h.Node); err != nil {
+			return nil, err
+		}
 	}
 	return &nodeListOutput{Body: newList(items, "")}, nil
 }

@@ -204,16 +204,6 @@ func TestSearch_ReachFilterAndPages(t *testing.T) {
 	})
 }
 
-func count(xs []string, x string) int {
-	n := 0
-	for _, y := range xs {
-		if y == x {
-			n++
-		}
-	}
-	return n
-}
-
 func TestSearch_BadRequests(t *testing.T) {
 	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
 		e := newEnv(t, st)

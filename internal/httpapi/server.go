@@ -93,6 +93,7 @@ func newServer(cfg Config, extra ...func(*Server)) *Server {
 	s.registerViews()
 	s.registerFiles()
 	s.registerMindMaps()
+	s.registerDatabases()
 	for _, f := range extra {
 		f(s)
 	}

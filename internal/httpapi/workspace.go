@@ -56,7 +56,7 @@ func (s *Server) registerWorkspaceListings() {
 		OperationID: "list-workspace-pages", Method: http.MethodGet, Path: "/v2/workspace/pages",
 		Summary: "List top-level pages", Tags: []string{"Workspace"},
 		Description: "The workspace's top-level pages and databases in sidebar order.",
-	}, rt, func(ctx context.Context, in *topLevelInput) (*pageListOutput, error) {
+	}, rt, func(ctx context.Context, in *topLevelInput) (*nodeListOutput, error) {
 		return s.section(ctx, "top_level", in.PageParams)
 	})
 	register(s, huma.Operation{
@@ -64,19 +64,21 @@ func (s *Server) registerWorkspaceListings() {
 		Summary: "List a section of the workspace", Tags: []string{"Workspace"},
 		Description: "top_level: the sidebar's top level, in order; recent: everything by last edit; folders; " +
 			"mind_maps; trash: what was put in trash, last first.",
-	}, rt, func(ctx context.Context, in *sectionInput) (*pageListOutput, error) {
+	}, rt, func(ctx context.Context, in *sectionInput) (*nodeListOutput, error) {
 		return s.section(ctx, in.Section, in.PageParams)
 	})
 }
 
-func (s *Server) section(ctx context.Context, section string, pp PageParams) (*pageListOutput, error) {
+func (s *Server) section(ctx context.Context, section string, pp PageParams) (*nodeListOutput, error) {
 	pg, err := s.svc.WorkspaceSection(ctx, principal(ctx), section, pp.StartCursor, pp.PageSize)
 	if err != nil {
 		return nil, err
 	}
-	items := make([]pageObject, len(pg.Items))
+	items := make([]nodeObject, len(pg.Items))
 	for i, n := range pg.Items {
-		items[i] = s.newPageObject(n)
+		if items[i], err = s.newNodeObject(n); err != nil {
+			return nil, err
+		}
 	}
-	return &pageListOutput{Body: newList(items, pg.NextCursor)}, nil
+	return &nodeListOutput{Body: newList(items, pg.NextCursor)}, nil
 }

@@ -57,5 +57,8 @@ func (s *Service) listNodes(ctx context.Context, p *quire.Principal, name string
 	if err != nil {
 		return Page[*quire.Node]{}, err
 	}
+	if err := s.RenderRecords(ctx, nodes, nil); err != nil {
+		return Page[*quire.Node]{}, err
+	}
 	return paginate(s, list, nodes, pageSize, func(n *quire.Node) any { return q.Order.Key(n) })
 }

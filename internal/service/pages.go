@@ -23,6 +23,9 @@ type NewPage struct {
 	// MindMap is the tree and settings of a mind map page; nil gives a root that reads like the
 	// title and default settings.
 	MindMap *mindmap.New
+	// Properties are a record's raw property values (a database parent), checked against the
+	// database's schema when the record is created.
+	Properties any
 }
 
 // PagePatch is a validated PATCH /v2/pages/:id body; nil fields are left alone.
@@ -32,6 +35,10 @@ type PagePatch struct {
 	Cover   *json.RawMessage
 	InTrash *bool
 	IfMatch string
+	// Properties are the raw properties; a record's are checked against its database's
+	// schema, any other page's were decoded into Title (titleErr holds their problems).
+	Properties any
+	titleErr   error
 }
 
 var pageTypes = map[string]bool{quire.PageTypePage: true, quire.PageTypeFolder: true, quire.PageTypeMindMap: true}
@@ -62,7 +69,12 @@ func DecodeNewPage(body map[string]any) (NewPage, string, error) {
 			out.PageType = s
 		}
 	}
-	if v, ok := body["properties"]; ok {
+	if v, ok := body["properties"]; ok && out.Parent.Type == quire.ParentDatabase {
+		if _, isObj := v.(map[string]any); !isObj && v != nil {
+			p.Add("properties", quire.ReasonInvalidType, "properties must be an object.")
+		}
+		out.Properties = v
+	} else if ok {
 		if t := decodeTitleProperties(&p, "properties", v); t != nil {
 			out.Title = *t
 		}
@@ -129,7 +141,15 @@ func DecodePagePatch(body map[string]any) (PagePatch, error) {
 	for k, v := range body {
 		switch k {
 		case "properties":
-			out.Title = decodeTitleProperties(&p, "properties", v)
+			// Whether the page is a record is known only once it is read: a body that is not
+			// a valid title-only one is kept for the record's schema to judge.
+			if _, isObj := v.(map[string]any); !isObj {
+				p.Add("properties", quire.ReasonInvalidType, "properties must be an object.")
+				continue
+			}
+			var tp quire.Problems
+			out.Title = decodeTitleProperties(&tp, "properties", v)
+			out.Properties, out.titleErr = v, tp.Err()
 		case "icon", "cover":
 			raw := decodeIcon(&p, k, body, k == "icon")
 			if k == "icon" {
@@ -233,7 +253,7 @@ func (s *Service) Page(ctx context.Context, p *quire.Principal, id string) (*qui
 	if n.Object != quire.ObjectPage {
 		return nil, quire.NotFound("page " + id)
 	}
-	return n, nil
+	return n, s.RenderRecords(ctx, []*quire.Node{n}, nil)
 }
 
 // CreatePage makes a page (or folder, or mind map page) with its content, in one transaction.
@@ -247,7 +267,7 @@ func (s *Service) CreatePage(ctx context.Context, p *quire.Principal, in NewPage
 		CreatedMs: now, CreatedBy: p.Token.OwnerID, EditedMs: now, EditedBy: p.Token.OwnerID,
 	}
 	if in.Parent.Type == quire.ParentDatabase {
-		return nil, quire.NotFound("database " + in.Parent.ID)
+		return s.CreateRecord(ctx, p, in)
 	}
 	err := s.store.InTx(ctx, func(tx *store.Tx) error {
 		parent, err := s.placeUnder(ctx, tx, p, in.Parent)
@@ -369,6 +389,12 @@ func (s *Service) PatchPage(ctx context.Context, p *quire.Principal, id string, 
 				return err
 			}
 		}
+		// A record's database is locked before the record, as every write of records does.
+		if first, err := tx.Node(ctx, p.WorkspaceID(), id); err == nil && first.ParentType == quire.ParentDatabase {
+			if err := lockRecordDatabases(ctx, tx, p.WorkspaceID(), first.ParentID); err != nil {
+				return err
+			}
+		}
 		if err := tx.LockNode(ctx, id); err != nil {
 			return err
 		}
@@ -382,8 +408,14 @@ func (s *Service) PatchPage(ctx context.Context, p *quire.Principal, id string, 
 		if err := checkVersion(patch.IfMatch, n.Version); err != nil {
 			return err
 		}
+		record := n.ParentType == quire.ParentDatabase
+		if record {
+			patch.Title = nil
+		} else if patch.titleErr != nil {
+			return patch.titleErr
+		}
 		restoring := patch.InTrash != nil && !*patch.InTrash
-		contentChange := patch.Title != nil || patch.Icon != nil || patch.Cover != nil
+		contentChange := patch.Title != nil || patch.Icon != nil || patch.Cover != nil || (record && patch.Properties != nil)
 		if n.Hidden() && contentChange && !restoring {
 			return quire.Invalid("in_trash", quire.ReasonArchived, "The page is in trash; restore it with in_trash false first.")
 		}
@@ -395,6 +427,11 @@ func (s *Service) PatchPage(ctx context.Context, p *quire.Principal, id string, 
 		}
 		if patch.Title != nil {
 			n.Title, n.TitlePlain = marshalRichText(*patch.Title), patch.Title.PlainText()
+		}
+		if record && patch.Properties != nil {
+			if err := s.patchRecordProperties(ctx, tx, p, n, patch.Properties); err != nil {
+				return err
+			}
 		}
 		if patch.Icon != nil {
 			n.Icon = *patch.Icon
@@ -423,7 +460,7 @@ func (s *Service) PatchPage(ctx context.Context, p *quire.Principal, id string, 
 	if err != nil {
 		return nil, err
 	}
-	return n, nil
+	return n, s.RenderRecords(ctx, []*quire.Node{n}, nil)
 }
 
 // TrashPage puts a page in trash (DELETE): nothing is removed, its descendants are hidden.

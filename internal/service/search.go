@@ -223,6 +223,13 @@ func (s *Service) Search(ctx context.Context, p *quire.Principal, r SearchReques
 	if err != nil {
 		return Page[store.SearchResult]{}, err
 	}
+	nodes := make([]*quire.Node, len(res))
+	for i, r := range res {
+		nodes[i] = r.Node
+	}
+	if err := s.RenderRecords(ctx, nodes, nil); err != nil {
+		return Page[store.SearchResult]{}, err
+	}
 	return paginate(s, list, res, r.PageSize, func(r store.SearchResult) any { return r.Key })
 }
 

@@ -160,6 +160,13 @@ func (s *Service) SemanticSearch(ctx context.Context, p *quire.Principal, r Sema
 		}
 		out[i].Node = n
 	}
+	nodes := make([]*quire.Node, len(out))
+	for i := range out {
+		nodes[i] = out[i].Node
+	}
+	if err := s.RenderRecords(ctx, nodes, nil); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 

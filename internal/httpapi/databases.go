@@ -1,0 +1,384 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"reflect"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/quire-dev/quire/internal/properties"
+	"github.com/quire-dev/quire/internal/quire"
+	"github.com/quire-dev/quire/internal/service"
+)
+
+// databaseObject is a database with its schema (contract §6).
+type databaseObject struct {
+	Object         string         `json:"object" enum:"database"`
+	ID             string         `json:"id" format:"uuid"`
+	CreatedTime    string         `json:"created_time" format:"date-time"`
+	LastEditedTime string         `json:"last_edited_time" format:"date-time"`
+	CreatedBy      userRef        `json:"created_by"`
+	LastEditedBy   userRef        `json:"last_edited_by"`
+	Title          richTextJSON   `json:"title"`
+	Description    richTextJSON   `json:"description"`
+	Icon           fileObjectJSON `json:"icon"`
+	Cover          fileObjectJSON `json:"cover"`
+	Parent         parentObject   `json:"parent"`
+	Properties     schemaJSON     `json:"properties"`
+	InTrash        bool           `json:"in_trash"`
+	IsInline       bool           `json:"is_inline"`
+	URL            string         `json:"url" format:"uri"`
+}
+
+// schemaJSON is a database's schema in its read shape, by property name.
+type schemaJSON json.RawMessage
+
+func (r schemaJSON) MarshalJSON() ([]byte, error) { return rawOr(r, "{}"), nil }
+
+// Schema describes the schema in the document.
+func (schemaJSON) Schema(reg huma.Registry) *huma.Schema {
+	return &huma.Schema{Type: "object", Description: "The schema: property name → {id, name, type, <type>: configuration}. " +
+		"Exactly one property has type title and id title.",
+		AdditionalProperties: reg.Schema(reflect.TypeFor[schemaEntry](), true, "")}
+}
+
+// schemaEntry documents one property of a schema.
+type schemaEntry struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	Type string `json:"type" enum:"title,rich_text,number,select,multi_select,status,date,people,files,checkbox,url,email,phone_number,relation,created_time,created_by,last_edited_time,last_edited_by,unique_id"`
+}
+
+// Schema describes the entry, with its configuration under the field named by type.
+func (schemaEntry) Schema(huma.Registry) *huma.Schema {
+	return &huma.Schema{Type: "object", Required: []string{"id", "name", "type"},
+		Properties: map[string]*huma.Schema{"id": {Type: "string"}, "name": {Type: "string"}, "type": {Type: "string"}},
+		AdditionalProperties: &huma.Schema{Type: "object",
+			Description: "The configuration of the type: options (select, multi_select, status), groups (status), format (number), database_id (relation), prefix (unique_id)."}}
+}
+
+func (s *Server) newDatabaseObject(n *quire.Node) (databaseObject, error) {
+	schema, err := service.DatabaseSchema(n)
+	if err != nil {
+		return databaseObject{}, err
+	}
+	return databaseObject{
+		Object: "database", ID: n.ID,
+		CreatedTime: quire.FormatMillis(n.CreatedMs), LastEditedTime: quire.FormatMillis(n.EditedMs),
+		CreatedBy: ref(n.CreatedBy), LastEditedBy: ref(n.EditedBy),
+		Title: richTextJSON(n.Title), Description: richTextJSON(n.Description),
+		Icon: fileObjectJSON(n.Icon), Cover: fileObjectJSON(n.Cover), Parent: newParent(n.ParentType, n.ParentID),
+		Properties: schemaJSON(properties.AppendSchema(nil, schema)), InTrash: n.InTrash, IsInline: n.IsInline,
+		URL: s.svc.DatabaseURL(n.ID),
+	}, nil
+}
+
+type databaseOutput struct {
+	ETag string `header:"ETag" doc:"Weak validator of the database's version; send it back in If-Match."`
+	Body databaseObject
+}
+
+func (s *Server) databaseOutput(n *quire.Node) (*databaseOutput, error) {
+	obj, err := s.newDatabaseObject(n)
+	if err != nil {
+		return nil, err
+	}
+	return &databaseOutput{ETag: etag(n.Version), Body: obj}, nil
+}
+
+// rawBody is a JSON body kept as its bytes, for the service's decoders (a schema's key order
+// is the order of its properties). Its document schema is R's.
+type rawBody[R any] struct{ raw []byte }
+
+// UnmarshalJSON keeps the body's bytes.
+func (b *rawBody[R]) UnmarshalJSON(data []byte) error {
+	b.raw = append([]byte(nil), data...)
+	return nil
+}
+
+// Schema describes the body in the document.
+func (rawBody[R]) Schema(r huma.Registry) *huma.Schema {
+	return r.Schema(reflect.TypeFor[R](), true, "")
+}
+
+type createDatabaseRequest struct {
+	Parent      parentInput           `json:"parent" doc:"A page ({\"type\":\"page_id\",\"page_id\":…}) or the workspace (workspace-scoped tokens only)."`
+	Title       []richTextItemInput   `json:"title,omitempty" maxItems:"100"`
+	Description []richTextItemInput   `json:"description,omitempty" maxItems:"100"`
+	IsInline    bool                  `json:"is_inline,omitempty"`
+	Icon        *fileObject           `json:"icon,omitempty"`
+	Cover       *fileObject           `json:"cover,omitempty"`
+	Properties  map[string]schemaEdit `json:"properties" doc:"Property name → {<type>: configuration} (or {\"type\":T, T: configuration}); exactly one title property."`
+}
+
+// schemaEdit documents a property as written: {"type"?, "name"?, <type>: configuration}; in a
+// PATCH, null removes the property.
+type schemaEdit struct{}
+
+// Schema describes a property as written.
+func (schemaEdit) Schema(huma.Registry) *huma.Schema {
+	return &huma.Schema{Type: "object", Description: "{<type>: configuration}, {\"type\":T, T: configuration}, or {\"name\": new name}; null removes (PATCH).",
+		Properties:           map[string]*huma.Schema{"type": {Type: "string"}, "name": {Type: "string"}},
+		AdditionalProperties: &huma.Schema{Type: "object"}}
+}
+
+type updateDatabaseRequest struct {
+	Title       []richTextItemInput   `json:"title,omitempty" maxItems:"100"`
+	Description []richTextItemInput   `json:"description,omitempty" maxItems:"100"`
+	IsInline    *bool                 `json:"is_inline,omitempty"`
+	Icon        *fileObjectOrNull     `json:"icon,omitempty" doc:"null clears it."`
+	Cover       *fileObjectOrNull     `json:"cover,omitempty" doc:"null clears it."`
+	InTrash     *bool                 `json:"in_trash,omitempty" doc:"true trashes the database, false restores it."`
+	Properties  map[string]schemaEdit `json:"properties,omitempty" doc:"Property name or id → new configuration, {\"name\": …} to rename, or null to remove."`
+}
+
+type queryDatabaseRequest struct {
+	Filter           map[string]any `json:"filter,omitempty" doc:"Notion's filter: a property filter, a timestamp filter, or and/or of them, nested two levels deep."`
+	Sorts            []sortInput    `json:"sorts,omitempty" maxItems:"100"`
+	StartCursor      string         `json:"start_cursor,omitempty"`
+	PageSize         int            `json:"page_size,omitempty" minimum:"1" maximum:"100" default:"20"`
+	FilterProperties []string       `json:"filter_properties,omitempty" doc:"Return only these properties (ids or names)."`
+}
+
+type sortInput struct {
+	Property  string `json:"property,omitempty"`
+	Timestamp string `json:"timestamp,omitempty" enum:"created_time,last_edited_time"`
+	Direction string `json:"direction" enum:"ascending,descending"`
+}
+
+type mutationsRequest struct {
+	Mutations []mutationInput `json:"mutations" minItems:"1" maxItems:"100"`
+}
+
+type mutationInput struct {
+	Op         string         `json:"op" enum:"create,update,trash,restore"`
+	PageID     string         `json:"page_id,omitempty" format:"uuid" doc:"update, trash, restore: the record."`
+	Properties map[string]any `json:"properties,omitempty" doc:"create, update: property values by name or id."`
+	Children   []blockInput   `json:"children,omitempty" maxItems:"100" doc:"create: content blocks."`
+}
+
+type createDatabaseInput struct {
+	Body rawBody[createDatabaseRequest]
+}
+
+type databaseIDInput struct {
+	DatabaseID string `path:"database_id" format:"uuid"`
+}
+
+type patchDatabaseInput struct {
+	DatabaseID string `path:"database_id" format:"uuid"`
+	IfMatch    string `header:"If-Match" doc:"The database's ETag; 409 conflict when it changed since."`
+	Body       rawBody[updateDatabaseRequest]
+}
+
+type queryDatabaseInput struct {
+	DatabaseID string                         `path:"database_id" format:"uuid"`
+	Body       *rawBody[queryDatabaseRequest] `required:"false"`
+}
+
+type mutationsInput struct {
+	DatabaseID string `path:"database_id" format:"uuid"`
+	Body       rawBody[mutationsRequest]
+}
+
+type recordListOutput struct{ Body list[pageObject] }
+
+type propertyItemInput struct {
+	PageID     string `path:"page_id" format:"uuid"`
+	PropertyID string `path:"property_id"`
+}
+
+type propertyItemOutput struct{ Body propertyItemJSON }
+
+// propertyItemJSON is a property_item, or a list of them, spliced from the service's JSON.
+type propertyItemJSON json.RawMessage
+
+func (r propertyItemJSON) MarshalJSON() ([]byte, error) { return rawOr(r, "{}"), nil }
+
+// Schema describes the answer in the document.
+func (propertyItemJSON) Schema(huma.Registry) *huma.Schema {
+	return &huma.Schema{Type: "object", Description: "A property_item {object, id, type, <type>: value}; for title, rich_text, " +
+		"people and relation a list of property_items with property_item describing the property.",
+		Required:             []string{"object"},
+		Properties:           map[string]*huma.Schema{"object": {Type: "string", Enum: []any{"property_item", "list"}}},
+		AdditionalProperties: true}
+}
+
+func (s *Server) registerDatabases() {
+	read := route{scopes: []quire.Scope{quire.DatabasesRead}}
+	write := route{scopes: []quire.Scope{quire.DatabasesWrite}}
+	register(s, huma.Operation{
+		OperationID: "create-database", Method: http.MethodPost, Path: "/v2/databases", SkipValidateBody: true,
+		Summary: "Create a database", Tags: []string{"Databases"},
+		Description: "Creates a database with its schema under a page (where it appears as a child_database block) or the workspace.",
+	}, write, s.createDatabase)
+	register(s, huma.Operation{
+		OperationID: "retrieve-database", Method: http.MethodGet, Path: "/v2/databases/{database_id}",
+		Summary: "Retrieve a database", Tags: []string{"Databases"},
+		Description: "A database and its schema. A database in trash is still readable, with in_trash true.",
+	}, read, s.getDatabase)
+	register(s, huma.Operation{
+		OperationID: "update-database", Method: http.MethodPatch, Path: "/v2/databases/{database_id}", SkipValidateBody: true,
+		Summary: "Update a database", Tags: []string{"Databases"},
+		Description: "Changes the title, description, inline flag, icon, cover or schema (add, rename, reconfigure, " +
+			"remove properties), or trashes (in_trash true) or restores (false) the database.",
+	}, write, s.patchDatabase)
+	registerHidden(s, huma.Operation{
+		OperationID: "delete-database", Method: http.MethodDelete, Path: "/v2/databases/{database_id}",
+		Summary: "Trash a database", Tags: []string{"Databases"},
+	}, write, s.trashDatabase)
+	register(s, huma.Operation{
+		OperationID: "query-database", Method: http.MethodPost, Path: "/v2/databases/{database_id}/query", SkipValidateBody: true,
+		Summary: "Query a database", Tags: []string{"Databases"},
+		Description: "The database's records (not in trash) matching a filter, in the order of sorts (newest created first " +
+			"without), a page at a time.",
+	}, read, s.queryDatabase)
+	register(s, huma.Operation{
+		OperationID: "mutate-database", Method: http.MethodPost, Path: "/v2/databases/{database_id}/mutations", SkipValidateBody: true,
+		Summary: "Mutate records", Tags: []string{"Databases"},
+		Description: "Applies up to 100 create, update, trash and restore operations to the database's records, atomically: " +
+			"one failing operation answers 400 with its indexed path and nothing is applied. Answers the records in order.",
+	}, route{scopes: []quire.Scope{quire.DatabasesWrite, quire.PagesWrite}}, s.mutateDatabase)
+	register(s, huma.Operation{
+		OperationID: "retrieve-page-property", Method: http.MethodGet, Path: "/v2/pages/{page_id}/properties/{property_id}",
+		Summary: "Retrieve a page property item", Tags: []string{"Pages"},
+		Description: "One property of a page or record by id (or name): a property_item, or for title, rich_text, " +
+			"people and relation a list of them.",
+	}, route{scopes: []quire.Scope{quire.PagesRead}}, s.getPageProperty)
+}
+
+// createDatabase answers POST /v2/databases.
+func (s *Server) createDatabase(ctx context.Context, in *createDatabaseInput) (*databaseOutput, error) {
+	nd, err := service.DecodeNewDatabase(in.Body.raw)
+	if err != nil {
+		return nil, err
+	}
+	n, err := s.svc.CreateDatabase(ctx, principal(ctx), nd)
+	if err != nil {
+		return nil, err
+	}
+	return s.databaseOutput(n)
+}
+
+// getDatabase answers GET /v2/databases/{database_id}.
+func (s *Server) getDatabase(ctx context.Context, in *databaseIDInput) (*databaseOutput, error) {
+	n, err := s.svc.Database(ctx, principal(ctx), in.DatabaseID)
+	if err != nil {
+		return nil, err
+	}
+	return s.databaseOutput(n)
+}
+
+// patchDatabase answers PATCH /v2/databases/{database_id}.
+func (s *Server) patchDatabase(ctx context.Context, in *patchDatabaseInput) (*databaseOutput, error) {
+	patch, err := service.DecodeDatabasePatch(in.Body.raw)
+	if err != nil {
+		return nil, err
+	}
+	patch.IfMatch = in.IfMatch
+	n, err := s.svc.PatchDatabase(ctx, principal(ctx), in.DatabaseID, patch)
+	if err != nil {
+		return nil, err
+	}
+	return s.databaseOutput(n)
+}
+
+// trashDatabase answers DELETE /v2/databases/{database_id}.
+func (s *Server) trashDatabase(ctx context.Context, in *databaseIDInput) (*databaseOutput, error) {
+	n, err := s.svc.TrashDatabase(ctx, principal(ctx), in.DatabaseID)
+	if err != nil {
+		return nil, err
+	}
+	return s.databaseOutput(n)
+}
+
+// queryDatabase answers POST /v2/databases/{database_id}/query.
+func (s *Server) queryDatabase(ctx context.Context, in *queryDatabaseInput) (*recordListOutput, error) {
+	var raw []byte
+	if in.Body != nil {
+		raw = in.Body.raw
+	}
+	q, err := service.DecodeRecordQuery(raw)
+	if err != nil {
+		return nil, err
+	}
+	pg, err := s.svc.QueryDatabase(ctx, principal(ctx), in.DatabaseID, q)
+	if err != nil {
+		return nil, err
+	}
+	return s.recordList(pg.Items, pg.NextCursor), nil
+}
+
+// mutateDatabase answers POST /v2/databases/{database_id}/mutations.
+func (s *Server) mutateDatabase(ctx context.Context, in *mutationsInput) (*recordListOutput, error) {
+	ops, err := service.DecodeMutations(in.Body.raw)
+	if err != nil {
+		return nil, err
+	}
+	recs, err := s.svc.MutateRecords(ctx, principal(ctx), in.DatabaseID, ops)
+	if err != nil {
+		return nil, err
+	}
+	return s.recordList(recs, ""), nil
+}
+
+func (s *Server) recordList(nodes []*quire.Node, next string) *recordListOutput {
+	items := make([]pageObject, len(nodes))
+	for i, n := range nodes {
+		items[i] = s.newPageObject(n)
+	}
+	return &recordListOutput{Body: newList(items, next)}
+}
+
+// getPageProperty answers GET /v2/pages/{page_id}/properties/{property_id}.
+func (s *Server) getPageProperty(ctx context.Context, in *propertyItemInput) (*propertyItemOutput, error) {
+	b, err := s.svc.PageProperty(ctx, principal(ctx), in.PageID, in.PropertyID)
+	if err != nil {
+		return nil, err
+	}
+	return &propertyItemOutput{Body: propertyItemJSON(b)}, nil
+}
+
+// Schema describes one property value: a record has values of every type, each under a
+// field named by its type.
+func (propertyValue) Schema(r huma.Registry) *huma.Schema {
+	return &huma.Schema{Type: "object", Required: []string{"id", "type"},
+		Properties: map[string]*huma.Schema{"id": {Type: "string"}, "type": {Type: "string"},
+			"title": r.Schema(reflect.TypeFor[richTextJSON](), true, "")},
+		AdditionalProperties: true,
+		Description:          "{id, type, <type>: value}; a relation value also has has_more."}
+}
+
+// nodeObject is a page or a database, for listings that hold both (the workspace's).
+type nodeObject struct {
+	page *pageObject
+	db   *databaseObject
+}
+
+// MarshalJSON writes the page or the database.
+func (o nodeObject) MarshalJSON() ([]byte, error) {
+	if o.db != nil {
+		return json.Marshal(o.db)
+	}
+	return json.Marshal(o.page)
+}
+
+// Schema describes a page or a database in the document.
+func (nodeObject) Schema(r huma.Registry) *huma.Schema {
+	return &huma.Schema{OneOf: []*huma.Schema{r.Schema(reflect.TypeFor[pageObject](), true, ""),
+		r.Schema(reflect.TypeFor[databaseObject](), true, "")}}
+}
+
+type nodeListOutput struct{ Body list[nodeObject] }
+
+// newNodeObject is n as a page or a database object.
+func (s *Server) newNodeObject(n *quire.Node) (nodeObject, error) {
+	if n.Object == quire.ObjectDatabase {
+		db, err := s.newDatabaseObject(n)
+		return nodeObject{db: &db}, err
+	}
+	p := s.newPageObject(n)
+	return nodeObject{page: &p}, nil
+}

@@ -1,0 +1,307 @@
+package properties
+
+import (
+	"strconv"
+
+	"github.com/quire-dev/quire/internal/blocks"
+	"github.com/quire-dev/quire/internal/quire"
+)
+
+// AppendValues appends a record's `properties` as the API reads them: every property of s, by
+// name, as {"id","type",T: value}, in schema order; an empty value reads as null, [] or false
+// as Notion's do. Computed properties read from c.
+func AppendValues(dst []byte, s quire.Schema, v Values, c Computed) []byte {
+	w := objWriter{dst: append(dst, '{')}
+	for _, p := range s {
+		w.key(p.Name)
+		w.dst = AppendValue(w.dst, p, v, c)
+	}
+	return append(w.dst, '}')
+}
+
+// AppendValue appends one property's value, {"id","type",T: value} (relation adds has_more).
+func AppendValue(dst []byte, p *quire.Property, v Values, c Computed) []byte {
+	w := objWriter{dst: append(dst, '{')}
+	w.str("id", p.ID)
+	w.str("type", p.Type)
+	w.key(p.Type)
+	w.dst = appendBare(w.dst, p, v, c)
+	if p.Type == quire.PropRelation {
+		w.raw("has_more", "false")
+	}
+	return append(w.dst, '}')
+}
+
+// appendBare appends the value under the type key.
+func appendBare(dst []byte, p *quire.Property, v Values, c Computed) []byte {
+	switch p.Type {
+	case quire.PropCreatedTime:
+		return appendString(dst, quire.FormatMillis(c.CreatedMs))
+	case quire.PropLastEditedTime:
+		return appendString(dst, quire.FormatMillis(c.EditedMs))
+	case quire.PropCreatedBy:
+		return appendUser(dst, c.CreatedBy)
+	case quire.PropLastEditedBy:
+		return appendUser(dst, c.EditedBy)
+	case quire.PropUniqueID:
+		w := objWriter{dst: append(dst, '{')}
+		w.nullable("prefix", p.UniquePrefix)
+		if c.UniqueNumber > 0 {
+			w.raw("number", strconv.FormatInt(c.UniqueNumber, 10))
+		} else {
+			w.raw("number", "null")
+		}
+		return append(w.dst, '}')
+	}
+	val, ok := valueFor(p, v)
+	switch p.Type {
+	case quire.PropTitle, quire.PropRichText:
+		return blocks.AppendRichText(dst, val.RichText)
+	case quire.PropNumber:
+		if !ok {
+			return append(dst, "null"...)
+		}
+		return appendNumber(dst, val.Number)
+	case quire.PropCheckbox:
+		return strconv.AppendBool(dst, ok && val.Checkbox)
+	case quire.PropURL, quire.PropEmail, quire.PropPhoneNumber:
+		return appendNullable(dst, val.Text)
+	case quire.PropSelect, quire.PropStatus:
+		if !ok {
+			return append(dst, "null"...)
+		}
+		return appendOption(dst, findOption(p.Options, val.ID, ""))
+	case quire.PropMultiSelect:
+		dst = append(dst, '[')
+		for i, id := range val.IDs {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendOption(dst, findOption(p.Options, id, ""))
+		}
+		return append(dst, ']')
+	case quire.PropDate:
+		if !ok || val.Date == nil {
+			return append(dst, "null"...)
+		}
+		w := objWriter{dst: append(dst, '{')}
+		w.str("start", val.Date.Start)
+		w.nullable("end", val.Date.End)
+		w.nullable("time_zone", val.Date.TimeZone)
+		return append(w.dst, '}')
+	case quire.PropPeople:
+		dst = append(dst, '[')
+		for i, id := range val.IDs {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendUser(dst, id)
+		}
+		return append(dst, ']')
+	case quire.PropRelation:
+		dst = append(dst, '[')
+		for i, id := range val.IDs {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			w := objWriter{dst: append(dst, '{')}
+			w.str("id", id)
+			dst = append(w.dst, '}')
+		}
+		return append(dst, ']')
+	case quire.PropFiles:
+		dst = append(dst, '[')
+		for i, f := range val.Files {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendFile(dst, f, c)
+		}
+		return append(dst, ']')
+	}
+	return append(dst, "null"...)
+}
+
+func appendUser(dst []byte, id string) []byte {
+	w := objWriter{dst: append(dst, '{')}
+	w.str("object", "user")
+	w.str("id", id)
+	return append(w.dst, '}')
+}
+
+func appendFile(dst []byte, f File, c Computed) []byte {
+	w := objWriter{dst: append(dst, '{')}
+	w.str("name", f.Name)
+	if f.Type == "external" {
+		w.str("type", "external")
+		w.key("external")
+		ew := objWriter{dst: append(w.dst, '{')}
+		ew.str("url", f.URL)
+		w.dst = append(ew.dst, '}')
+		return append(w.dst, '}')
+	}
+	if c.FileURL != nil {
+		if url, expiry, ok := c.FileURL(f.UploadID); ok {
+			w.str("type", "file")
+			w.key("file")
+			fw := objWriter{dst: append(w.dst, '{')}
+			fw.str("url", url)
+			fw.str("expiry_time", expiry)
+			w.dst = append(fw.dst, '}')
+			return append(w.dst, '}')
+		}
+	}
+	w.str("type", "file_upload")
+	w.key("file_upload")
+	uw := objWriter{dst: append(w.dst, '{')}
+	uw.str("id", f.UploadID)
+	w.dst = append(uw.dst, '}')
+	return append(w.dst, '}')
+}
+
+// Scalar is one record_values row of a record: ord orders a property's rows.
+type Scalar struct {
+	PropertyID string
+	Ord        int
+	Text       *string
+	Num        *float64
+}
+
+// Scalars lists the record_values rows of a record with values v under schema s, as
+// internal/dbquery reads them. number is the record's unique_id number (0 for none).
+// Timestamps and authors are read from the nodes row, so they have no rows.
+func Scalars(s quire.Schema, v Values, number int64) []Scalar {
+	var out []Scalar
+	for _, p := range s {
+		out = append(out, PropertyScalars(p, v, number)...)
+	}
+	return out
+}
+
+// PropertyScalars lists the record_values rows of one property.
+func PropertyScalars(p *quire.Property, v Values, number int64) []Scalar {
+	text := func(s string) *string { return &s }
+	num := func(f float64) *float64 { return &f }
+	one := func(t *string, n *float64) []Scalar {
+		return []Scalar{{PropertyID: p.ID, Text: t, Num: n}}
+	}
+	if p.Type == quire.PropUniqueID {
+		if number <= 0 {
+			return nil
+		}
+		return one(nil, num(float64(number)))
+	}
+	val, ok := valueFor(p, v)
+	switch p.Type {
+	case quire.PropCheckbox:
+		if ok && val.Checkbox {
+			return one(nil, num(1))
+		}
+		return one(nil, num(0))
+	case quire.PropCreatedTime, quire.PropCreatedBy, quire.PropLastEditedTime, quire.PropLastEditedBy:
+		return nil
+	}
+	if !ok {
+		return nil
+	}
+	switch p.Type {
+	case quire.PropTitle, quire.PropRichText:
+		if pt := val.RichText.PlainText(); pt != "" {
+			return one(text(pt), nil)
+		}
+	case quire.PropURL, quire.PropEmail, quire.PropPhoneNumber:
+		return one(text(val.Text), nil)
+	case quire.PropNumber:
+		return one(nil, num(val.Number))
+	case quire.PropSelect, quire.PropStatus:
+		i := optionIndex(p.Options, val.ID)
+		return one(text(val.ID), num(float64(i)))
+	case quire.PropMultiSelect, quire.PropPeople, quire.PropRelation:
+		out := make([]Scalar, len(val.IDs))
+		for i, id := range val.IDs {
+			out[i] = Scalar{PropertyID: p.ID, Ord: i, Text: text(id)}
+		}
+		return out
+	case quire.PropDate:
+		ms, _, valid := parseDate(val.Date.Start)
+		if valid {
+			return one(text(val.Date.Start), num(float64(ms)))
+		}
+	case quire.PropFiles:
+		out := make([]Scalar, len(val.Files))
+		for i, f := range val.Files {
+			name := f.Name
+			out[i] = Scalar{PropertyID: p.ID, Ord: i, Text: text(name)}
+		}
+		return out
+	}
+	return nil
+}
+
+func optionIndex(opts []quire.Option, id string) int {
+	for i, o := range opts {
+		if o.ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// AppendPropertyItem appends the answer of GET /v2/pages/:id/properties/:property_id: a
+// property_item, or for title, rich_text, people and relation a list of property_items, one
+// per rich-text item, person or related page (Notion's paginated property shape, here always
+// on one page: values hold at most 100 of them).
+func AppendPropertyItem(dst []byte, p *quire.Property, v Values, c Computed) []byte {
+	item := func(dst []byte, value func([]byte) []byte) []byte {
+		w := objWriter{dst: append(dst, '{')}
+		w.str("object", "property_item")
+		w.str("id", p.ID)
+		w.str("type", p.Type)
+		w.key(p.Type)
+		w.dst = value(w.dst)
+		return append(w.dst, '}')
+	}
+	switch p.Type {
+	case quire.PropTitle, quire.PropRichText, quire.PropPeople, quire.PropRelation:
+	default:
+		return item(dst, func(d []byte) []byte { return appendBare(d, p, v, c) })
+	}
+	val, _ := valueFor(p, v)
+	w := objWriter{dst: append(dst, '{')}
+	w.str("object", "list")
+	w.key("results")
+	w.dst = append(w.dst, '[')
+	n := len(val.IDs)
+	if p.Type == quire.PropTitle || p.Type == quire.PropRichText {
+		n = len(val.RichText)
+	}
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			w.dst = append(w.dst, ',')
+		}
+		w.dst = item(w.dst, func(d []byte) []byte {
+			switch p.Type {
+			case quire.PropTitle, quire.PropRichText:
+				one := blocks.AppendRichText(nil, val.RichText[i:i+1])
+				return append(d, one[1:len(one)-1]...)
+			case quire.PropPeople:
+				return appendUser(d, val.IDs[i])
+			}
+			rw := objWriter{dst: append(d, '{')}
+			rw.str("id", val.IDs[i])
+			return append(rw.dst, '}')
+		})
+	}
+	w.dst = append(w.dst, ']')
+	w.raw("next_cursor", "null")
+	w.raw("has_more", "false")
+	w.str("type", "property_item")
+	w.key("property_item")
+	pw := objWriter{dst: append(w.dst, '{')}
+	pw.str("id", p.ID)
+	pw.raw("next_url", "null")
+	pw.str("type", p.Type)
+	pw.raw(p.Type, "{}")
+	w.dst = append(pw.dst, '}')
+	return append(w.dst, '}')
+}

@@ -1,0 +1,96 @@
+package properties
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/quire-dev/quire/internal/blocks"
+)
+
+// The stored form of Values is JSON keyed by property id; each value keeps the type it was
+// written with, so that a retyped property reads it through convert.
+type storedValue struct {
+	Type     string          `json:"t"`
+	RichText json.RawMessage `json:"rt,omitempty"`
+	Number   *float64        `json:"n,omitempty"`
+	Text     string          `json:"s,omitempty"`
+	Checkbox bool            `json:"b,omitempty"`
+	ID       string          `json:"id,omitempty"`
+	IDs      []string        `json:"ids,omitempty"`
+	Database string          `json:"db,omitempty"`
+	Date     *storedDate     `json:"d,omitempty"`
+	Files    []storedFile    `json:"f,omitempty"`
+}
+
+type storedDate struct {
+	Start    string `json:"s"`
+	End      string `json:"e,omitempty"`
+	TimeZone string `json:"z,omitempty"`
+}
+
+type storedFile struct {
+	Name     string `json:"n,omitempty"`
+	Type     string `json:"t"`
+	URL      string `json:"u,omitempty"`
+	UploadID string `json:"id,omitempty"`
+}
+
+// MarshalValues returns the stored form of v (the nodes row's properties of a record).
+func MarshalValues(v Values) []byte {
+	m := make(map[string]storedValue, len(v))
+	for id, val := range v {
+		sv := storedValue{Type: val.Type, Text: val.Text, Checkbox: val.Checkbox, ID: val.ID, IDs: val.IDs, Database: val.DatabaseID}
+		if val.RichText != nil {
+			sv.RichText = blocks.AppendRichText(nil, val.RichText)
+		}
+		if val.Type == "number" {
+			n := val.Number
+			sv.Number = &n
+		}
+		if val.Date != nil {
+			sv.Date = &storedDate{Start: val.Date.Start, End: val.Date.End, TimeZone: val.Date.TimeZone}
+		}
+		for _, f := range val.Files {
+			sv.Files = append(sv.Files, storedFile(f))
+		}
+		m[id] = sv
+	}
+	b, err := json.Marshal(m) // map keys are sorted: equal values, equal bytes
+	if err != nil {
+		panic("properties: marshal values: " + err.Error()) // only plain types: cannot happen
+	}
+	return b
+}
+
+// UnmarshalValues reads values written by MarshalValues ("{}" or empty reads as none).
+func UnmarshalValues(raw []byte) (Values, error) {
+	out := Values{}
+	if len(raw) == 0 {
+		return out, nil
+	}
+	var m map[string]storedValue
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("properties: stored values: %w", err)
+	}
+	for id, sv := range m {
+		val := Value{Type: sv.Type, Text: sv.Text, Checkbox: sv.Checkbox, ID: sv.ID, IDs: sv.IDs, DatabaseID: sv.Database}
+		if len(sv.RichText) > 0 {
+			rt, err := blocks.UnmarshalRichText(sv.RichText)
+			if err != nil {
+				return nil, err
+			}
+			val.RichText = rt
+		}
+		if sv.Number != nil {
+			val.Number = *sv.Number
+		}
+		if sv.Date != nil {
+			val.Date = &Date{Start: sv.Date.Start, End: sv.Date.End, TimeZone: sv.Date.TimeZone}
+		}
+		for _, f := range sv.Files {
+			val.Files = append(val.Files, File(f))
+		}
+		out[id] = val
+	}
+	return out, nil
+}

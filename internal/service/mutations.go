@@ -1,0 +1,178 @@
+package service
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/quire-dev/quire/internal/blocks"
+	"github.com/quire-dev/quire/internal/quire"
+	"github.com/quire-dev/quire/internal/store"
+)
+
+// MaxMutations is the most operations one POST /v2/databases/:id/mutations applies.
+const MaxMutations = 100
+
+// Mutation is one operation of a mutations body.
+type Mutation struct {
+	Op         string // create, update, trash, restore
+	PageID     string // update, trash, restore
+	Properties any    // create, update: raw, checked against the schema in the transaction
+	Children   []*blocks.Block
+	Path       string // "mutations[3]"
+}
+
+// DecodeMutations validates a mutations body's shape: {"mutations":[…]}, at most 100 items.
+func DecodeMutations(raw []byte) ([]Mutation, error) {
+	body, _, err := parseObject(raw)
+	if err != nil {
+		return nil, err
+	}
+	var p quire.Problems
+	for _, k := range sortedKeys(body) {
+		if k != "mutations" {
+			p.Add(fieldName(k), quire.ReasonUnknownField, "A mutations body has no field "+k+".")
+		}
+	}
+	arr, ok := body["mutations"].([]any)
+	switch {
+	case body["mutations"] == nil:
+		p.Add("mutations", quire.ReasonRequired, "mutations is required.")
+	case !ok:
+		p.Add("mutations", quire.ReasonInvalidType, "mutations must be an array.")
+	case len(arr) == 0:
+		p.Add("mutations", quire.ReasonRequired, "mutations holds at least one operation.")
+	case len(arr) > MaxMutations:
+		p.Add("mutations", quire.ReasonTooMany, fmt.Sprintf("mutations holds at most %d operations.", MaxMutations))
+		arr = nil
+	}
+	out := make([]Mutation, 0, len(arr))
+	for i, v := range arr {
+		m := Mutation{Path: fmt.Sprintf("mutations[%d]", i)}
+		obj, ok := v.(map[string]any)
+		if !ok {
+			p.Add(m.Path, quire.ReasonInvalidType, "An operation is an object.")
+			continue
+		}
+		op, _ := obj["op"].(string)
+		allowed := map[string]bool{"op": true}
+		switch op {
+		case "create":
+			allowed["properties"], allowed["children"] = true, true
+		case "update":
+			allowed["properties"], allowed["page_id"] = true, true
+		case "trash", "restore":
+			allowed["page_id"] = true
+		default:
+			if obj["op"] == nil {
+				p.Add(m.Path+".op", quire.ReasonRequired, "op is create, update, trash or restore.")
+			} else {
+				p.Add(m.Path+".op", quire.ReasonInvalidValue, "op is create, update, trash or restore.")
+			}
+			continue
+		}
+		m.Op = op
+		for _, k := range sortedKeys(obj) {
+			if !allowed[k] {
+				p.Add(m.Path+"."+fieldName(k), quire.ReasonUnknownField, "A "+op+" operation has no field "+k+".")
+			}
+		}
+		if allowed["page_id"] {
+			id, isStr := obj["page_id"].(string)
+			switch {
+			case obj["page_id"] == nil:
+				p.Add(m.Path+".page_id", quire.ReasonRequired, "page_id is required.")
+			case !isStr || !quire.ValidID(id):
+				p.Add(m.Path+".page_id", quire.ReasonInvalidValue, "page_id must be a record's id.")
+			default:
+				m.PageID = id
+			}
+		}
+		if v, ok := obj["properties"]; ok {
+			if _, isObj := v.(map[string]any); !isObj {
+				p.Add(m.Path+".properties", quire.ReasonInvalidType, "properties must be an object.")
+			}
+			m.Properties = v
+		} else if op == "update" {
+			p.Add(m.Path+".properties", quire.ReasonRequired, "An update names properties.")
+		}
+		if v, ok := obj["children"]; ok && op == "create" {
+			if bs, err := blocks.DecodeValue(v, m.Path+".children", nil); err != nil {
+				mergeProblems(&p, err)
+			} else {
+				m.Children = bs
+			}
+		}
+		out = append(out, m)
+	}
+	return out, p.Err()
+}
+
+// MutateRecords applies operations to database id's records in one transaction: every
+// operation is checked, every problem reported with its operation's path, and nothing is
+// applied unless all succeed. It returns the resulting records in order.
+func (s *Service) MutateRecords(ctx context.Context, p *quire.Principal, id string, ops []Mutation) ([]*quire.Node, error) {
+	if err := s.Reach(ctx, p, id, "database "+id); err != nil {
+		return nil, err
+	}
+	out := make([]*quire.Node, len(ops))
+	err := s.store.InTx(ctx, func(tx *store.Tx) error {
+		db, err := s.lockDatabase(ctx, tx, p, id, "database_id")
+		if err != nil {
+			return err
+		}
+		now := quire.NowMillis()
+		var pr quire.Problems
+		for i, m := range ops {
+			n, err := s.mutate(ctx, tx, p, db, m, now)
+			if qe, ok := quire.AsError(err); ok && qe.Code == quire.CodeValidation {
+				for _, d := range qe.Details {
+					pr.Add(d.Path, d.Reason, qe.Message)
+				}
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			out[i] = n
+		}
+		return pr.Err()
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, s.RenderRecords(ctx, out, nil)
+}
+
+// mutate applies one operation; a validation error's paths are under m.Path.
+func (s *Service) mutate(ctx context.Context, tx *store.Tx, p *quire.Principal, db *recordDB, m Mutation, now int64) (*quire.Node, error) {
+	if m.Op == "create" {
+		return s.createRecord(ctx, tx, p, db, m.Properties, m.Path+".properties", m.Children, now)
+	}
+	if err := tx.LockNode(ctx, m.PageID); err != nil {
+		return nil, err
+	}
+	n, err := tx.Node(ctx, p.WorkspaceID(), m.PageID)
+	if quire.IsCode(err, quire.CodeNotFound) || (err == nil && (n.ParentType != quire.ParentDatabase || n.ParentID != db.node.ID)) {
+		return nil, quire.Invalid(m.Path+".page_id", quire.ReasonInvalidValue, "page_id must name a record of this database.")
+	}
+	if err != nil {
+		return nil, err
+	}
+	switch m.Op {
+	case "update":
+		if n.InTrash {
+			return nil, quire.Invalid(m.Path+".page_id", quire.ReasonArchived, "The record is in trash; restore it first.")
+		}
+		return n, s.updateRecord(ctx, tx, p, db, n, m.Properties, m.Path+".properties", now)
+	}
+	trash := m.Op == "trash"
+	if n.InTrash == trash {
+		return n, nil
+	}
+	n.InTrash = trash
+	n.EditedMs, n.EditedBy = now, p.Token.OwnerID
+	if err := tx.UpdateNode(ctx, n); err != nil {
+		return nil, err
+	}
+	return n, tx.RefreshTrashedUnder(ctx, n.ID)
+}

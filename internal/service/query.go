@@ -1,0 +1,155 @@
+package service
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/quire-dev/quire/internal/dbquery"
+	"github.com/quire-dev/quire/internal/quire"
+)
+
+// RecordQuery is a validated POST /v2/databases/:id/query body; the filter and sorts stay raw
+// until the database's schema is read.
+type RecordQuery struct {
+	Filter, Sorts    json.RawMessage
+	StartCursor      string
+	PageSize         int
+	FilterProperties []string // nil: every property
+}
+
+// DecodeRecordQuery validates a query body's shape (the filter and sorts are checked against
+// the schema by QueryDatabase).
+func DecodeRecordQuery(raw []byte) (RecordQuery, error) {
+	out := RecordQuery{PageSize: 20}
+	if len(raw) == 0 {
+		return out, nil
+	}
+	body, members, err := parseObject(raw)
+	if err != nil {
+		return out, err
+	}
+	var p quire.Problems
+	for _, k := range sortedKeys(body) {
+		v := body[k]
+		switch k {
+		case "filter":
+			out.Filter = members[k]
+		case "sorts":
+			out.Sorts = members[k]
+		case "start_cursor":
+			if v == nil {
+				continue
+			}
+			s, ok := v.(string)
+			if !ok {
+				p.Add(k, quire.ReasonInvalidType, "start_cursor must be a string.")
+			}
+			out.StartCursor = s
+		case "page_size":
+			f, ok := v.(float64)
+			switch {
+			case !ok:
+				p.Add(k, quire.ReasonInvalidType, "page_size must be an integer.")
+			case f != float64(int(f)) || f < 1 || f > 100:
+				p.Add(k, quire.ReasonOutOfRange, "page_size must be between 1 and 100.")
+			default:
+				out.PageSize = int(f)
+			}
+		case "filter_properties":
+			arr, ok := v.([]any)
+			if !ok {
+				p.Add(k, quire.ReasonInvalidType, "filter_properties must be an array of property ids.")
+				continue
+			}
+			out.FilterProperties = []string{}
+			for i, e := range arr {
+				s, ok := e.(string)
+				if !ok {
+					p.Add(fmt.Sprintf("%s[%d]", k, i), quire.ReasonInvalidType, "A property id is a string.")
+					continue
+				}
+				out.FilterProperties = append(out.FilterProperties, s)
+			}
+		default:
+			p.Add(fieldName(k), quire.ReasonUnknownField, "A query has no field "+k+".")
+		}
+	}
+	return out, p.Err()
+}
+
+// QueryDatabase runs a query on a database's records in the engine: the filter and sorts
+// compiled to SQL on record_values' indexes (internal/dbquery), a keyset cursor that carries
+// the last record's sort keys.
+func (s *Service) QueryDatabase(ctx context.Context, p *quire.Principal, id string, q RecordQuery) (Page[*quire.Node], error) {
+	db, err := s.Database(ctx, p, id)
+	if err != nil {
+		return Page[*quire.Node]{}, err
+	}
+	schema, err := DatabaseSchema(db)
+	if err != nil {
+		return Page[*quire.Node]{}, err
+	}
+	props := make([]dbquery.Property, len(schema))
+	for i, prop := range schema {
+		props[i] = dbquery.Property{ID: prop.ID, Name: prop.Name, Type: prop.Type}
+		for _, o := range prop.Options {
+			props[i].Options = append(props[i].Options, dbquery.Option{ID: o.ID, Name: o.Name})
+		}
+	}
+	filter, sorts, err := dbquery.Decode(dbquery.NewSchema(props), q.Filter, q.Sorts)
+	if err != nil {
+		return Page[*quire.Node]{}, err
+	}
+	var keep map[string]bool
+	if q.FilterProperties != nil {
+		var pr quire.Problems
+		keep = map[string]bool{}
+		for i, key := range q.FilterProperties {
+			prop := schema.ByID(key)
+			if prop == nil {
+				prop = schema.ByName(key)
+			}
+			if prop == nil {
+				pr.Add(fmt.Sprintf("filter_properties[%d]", i), quire.ReasonInvalidValue, "Could not find property with name or id: "+key+".")
+				continue
+			}
+			keep[prop.ID] = true
+		}
+		if err := pr.Err(); err != nil {
+			return Page[*quire.Node]{}, err
+		}
+	}
+	// A cursor belongs to one query of one database: another filter or order would read its
+	// position wrongly.
+	sum := sha256.Sum256(append(append([]byte(nil), q.Filter...), append([]byte{0}, q.Sorts...)...))
+	list := "query:" + id + ":" + hex.EncodeToString(sum[:8])
+	dq := dbquery.Query{DatabaseID: id, Filter: filter, Sorts: sorts, Now: time.Now()}
+	if q.StartCursor != "" {
+		dq.After = &dbquery.Position{}
+		if err := s.cursors.Decode(q.StartCursor, list, dq.After); err != nil {
+			return Page[*quire.Node]{}, InvalidCursor()
+		}
+	}
+	page, err := s.store.QueryRecords(ctx, p.WorkspaceID(), dq, q.PageSize)
+	if err != nil {
+		return Page[*quire.Node]{}, err
+	}
+	var keepFn func(*quire.Property) bool
+	if keep != nil {
+		keepFn = func(prop *quire.Property) bool { return keep[prop.ID] }
+	}
+	if err := s.renderRecords(ctx, page.Records, page.Numbers, keepFn); err != nil {
+		return Page[*quire.Node]{}, err
+	}
+	out := Page[*quire.Node]{Items: page.Records}
+	if page.Next != nil {
+		if out.NextCursor, err = s.cursors.Encode(list, page.Next); err != nil {
+			return Page[*quire.Node]{}, err
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,454 @@
+package service
+
+import (
+	"context"
+	"slices"
+	"strconv"
+
+	"github.com/quire-dev/quire/internal/blocks"
+	"github.com/quire-dev/quire/internal/properties"
+	"github.com/quire-dev/quire/internal/quire"
+	"github.com/quire-dev/quire/internal/store"
+)
+
+// recordDB is a database as its records' writes need it.
+type recordDB struct {
+	node   *quire.Node
+	schema quire.Schema
+	// related caches the schemas of databases that dual relations sync into.
+	related map[string]*recordDB
+}
+
+// lockDatabase takes database id's row lock and reads it for writing its records: a record's
+// number comes from the database's last one, so writes to one database's records go one at
+// a time.
+func (s *Service) lockDatabase(ctx context.Context, tx *store.Tx, p *quire.Principal, id, path string) (*recordDB, error) {
+	if err := s.reachTx(ctx, tx, p, id, "database "+id); err != nil {
+		return nil, err
+	}
+	if err := lockRecordDatabases(ctx, tx, p.WorkspaceID(), id); err != nil {
+		return nil, err
+	}
+	n, err := tx.Node(ctx, p.WorkspaceID(), id)
+	if err != nil {
+		return nil, err
+	}
+	if n.Object != quire.ObjectDatabase {
+		return nil, quire.NotFound("database " + id)
+	}
+	if n.Hidden() {
+		return nil, quire.Invalid(path, quire.ReasonArchived, "The database is in trash; restore it first.")
+	}
+	schema, err := DatabaseSchema(n)
+	if err != nil {
+		return nil, err
+	}
+	return &recordDB{node: n, schema: schema, related: map[string]*recordDB{}}, nil
+}
+
+// lockRecordDatabases takes the row locks that writing records of database id needs: the
+// database's and those of the databases its dual relations write into, in id order. Every
+// writer of records takes them this way before any record's lock, so two writers syncing
+// relations between the same databases in opposite directions never deadlock.
+func lockRecordDatabases(ctx context.Context, tx *store.Tx, ws, id string) error {
+	ids := []string{id}
+	if n, err := tx.Node(ctx, ws, id); err == nil && n.Object == quire.ObjectDatabase {
+		if schema, err := DatabaseSchema(n); err == nil {
+			for _, q := range schema {
+				if q.Type == quire.PropRelation && q.DualPropertyID != "" && !slices.Contains(ids, q.RelationDatabaseID) {
+					ids = append(ids, q.RelationDatabaseID)
+				}
+			}
+		}
+	}
+	slices.Sort(ids)
+	for _, x := range ids {
+		if err := tx.LockNode(ctx, x); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// createRecord stores a new record of db with the raw properties at path (and content
+// blocks), its record_values rows and its number, and syncs dual relations.
+func (s *Service) createRecord(ctx context.Context, tx *store.Tx, p *quire.Principal, db *recordDB, raw any, path string, children []*blocks.Block, now int64) (*quire.Node, error) {
+	var vals properties.Values
+	var err error
+	if raw != nil {
+		if vals, err = properties.DecodeValues(db.schema, raw, path, nil); err != nil {
+			return nil, err
+		}
+	} else {
+		vals = properties.Values{}
+	}
+	if err := s.checkRefs(ctx, tx, p, db, vals, nil, path); err != nil {
+		return nil, err
+	}
+	title := vals.Title(db.schema)
+	n := &quire.Node{
+		ID: quire.NewID(), WorkspaceID: p.WorkspaceID(), Object: quire.ObjectPage, PageType: quire.PageTypePage,
+		ParentType: quire.ParentDatabase, ParentID: db.node.ID, Position: "a",
+		Title: marshalRichText(title), TitlePlain: title.PlainText(), Properties: properties.MarshalValues(vals),
+		Description: []byte(`[]`), Version: 1,
+		CreatedMs: now, CreatedBy: p.Token.OwnerID, EditedMs: now, EditedBy: p.Token.OwnerID,
+	}
+	if err := tx.InsertNode(ctx, n); err != nil {
+		return nil, err
+	}
+	number, err := tx.NextRecordNumber(ctx, db.node.ID)
+	if err != nil {
+		return nil, err
+	}
+	f := float64(number)
+	rows := append([]store.RecordValue{{PropertyID: store.NumberProperty, Num: &f}},
+		rowsOf(properties.Scalars(db.schema, vals, number))...)
+	if err := tx.InsertRecordValues(ctx, db.node.ID, n.ID, rows); err != nil {
+		return nil, err
+	}
+	if err := s.syncRelations(ctx, tx, p, db, n.ID, nil, vals, now); err != nil {
+		return nil, err
+	}
+	if _, err := s.insertTree(ctx, tx, p, n, n.ID, children, Placement{}, now); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// updateRecord applies raw properties at path to record n of db.
+func (s *Service) updateRecord(ctx context.Context, tx *store.Tx, p *quire.Principal, db *recordDB, n *quire.Node, raw any, path string, now int64) error {
+	before, err := properties.UnmarshalValues(n.Properties)
+	if err != nil {
+		return err
+	}
+	before = before.Conform(db.schema)
+	after, err := properties.DecodeValues(db.schema, raw, path, before)
+	if err != nil {
+		return err
+	}
+	if err := s.checkRefs(ctx, tx, p, db, after, before, path); err != nil {
+		return err
+	}
+	title := after.Title(db.schema)
+	n.Title, n.TitlePlain = marshalRichText(title), title.PlainText()
+	n.Properties = properties.MarshalValues(after)
+	n.EditedMs, n.EditedBy = now, p.Token.OwnerID
+	if err := tx.UpdateNode(ctx, n); err != nil {
+		return err
+	}
+	// Only the rows of properties whose rows change are rewritten: each row is in three
+	// indexes, and an update usually touches one or two properties of ten.
+	for _, prop := range db.schema {
+		was, is := properties.PropertyScalars(prop, before, 0), properties.PropertyScalars(prop, after, 0)
+		if sameScalars(was, is) {
+			continue
+		}
+		if err := tx.ReplacePropertyValues(ctx, db.node.ID, n.ID, prop.ID, rowsOf(is)); err != nil {
+			return err
+		}
+	}
+	return s.syncRelations(ctx, tx, p, db, n.ID, before, after, now)
+}
+
+// checkRefs checks the people and related pages that vals adds to before: people of the
+// workspace, records of the relation's database.
+func (s *Service) checkRefs(ctx context.Context, tx *store.Tx, p *quire.Principal, db *recordDB, vals, before properties.Values, path string) error {
+	var pr quire.Problems
+	for _, prop := range db.schema {
+		if prop.Type != quire.PropPeople && prop.Type != quire.PropRelation {
+			continue
+		}
+		added := addedIDs(vals[prop.ID].IDs, before[prop.ID].IDs)
+		if len(added) == 0 {
+			continue
+		}
+		at := path + "." + fieldName(prop.Name) + "." + prop.Type
+		if prop.Type == quire.PropPeople {
+			ok, err := tx.UsersExist(ctx, p.WorkspaceID(), added)
+			if err != nil {
+				return err
+			}
+			for _, id := range added {
+				if !ok[id] {
+					pr.Add(at, quire.ReasonInvalidValue, "No person "+id+" in this workspace.")
+				}
+			}
+			continue
+		}
+		nodes, err := tx.Nodes(ctx, p.WorkspaceID(), added)
+		if err != nil {
+			return err
+		}
+		found := map[string]bool{}
+		for _, r := range nodes {
+			found[r.ID] = r.ParentType == quire.ParentDatabase && r.ParentID == prop.RelationDatabaseID
+		}
+		for _, id := range added {
+			if !found[id] {
+				pr.Add(at, quire.ReasonInvalidValue, "Page "+id+" is not a record of the related database.")
+			}
+		}
+	}
+	return pr.Err()
+}
+
+func addedIDs(now, before []string) []string {
+	var out []string
+	for _, id := range now {
+		if !slices.Contains(before, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// syncRelations keeps dual relations in step: for each dual relation of db whose value went
+// from before to after on record id, the records added gain id in the synced property on
+// their database, and the records removed lose it.
+func (s *Service) syncRelations(ctx context.Context, tx *store.Tx, p *quire.Principal, db *recordDB, id string, before, after properties.Values, now int64) error {
+	for _, prop := range db.schema {
+		if prop.Type != quire.PropRelation || prop.DualPropertyID == "" {
+			continue
+		}
+		was, is := before[prop.ID].IDs, after[prop.ID].IDs
+		if prop.RelationDatabaseID != before[prop.ID].DatabaseID {
+			was = nil
+		}
+		added, removed := addedIDs(is, was), addedIDs(was, is)
+		if len(added)+len(removed) == 0 {
+			continue
+		}
+		other, err := s.relatedDB(ctx, tx, p, db, prop.RelationDatabaseID)
+		if err != nil {
+			return err
+		}
+		synced := other.schema.ByID(prop.DualPropertyID)
+		if synced == nil || synced.Type != quire.PropRelation || synced.RelationDatabaseID != db.node.ID {
+			continue
+		}
+		for _, rid := range append(added, removed...) {
+			if err := s.setRelated(ctx, tx, p, other, synced, rid, id, slices.Contains(added, rid), now); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// relatedDB reads (once per request) the database a dual relation syncs into.
+func (s *Service) relatedDB(ctx context.Context, tx *store.Tx, p *quire.Principal, db *recordDB, id string) (*recordDB, error) {
+	if id == db.node.ID {
+		return db, nil
+	}
+	if r, ok := db.related[id]; ok {
+		return r, nil
+	}
+	if err := tx.LockNode(ctx, id); err != nil {
+		return nil, err
+	}
+	n, err := tx.Node(ctx, p.WorkspaceID(), id)
+	if err != nil {
+		return nil, err
+	}
+	schema, err := DatabaseSchema(n)
+	if err != nil {
+		return nil, err
+	}
+	r := &recordDB{node: n, schema: schema, related: db.related}
+	db.related[id] = r
+	return r, nil
+}
+
+// setRelated adds (or removes) page id to the relation prop of record rid of db.
+func (s *Service) setRelated(ctx context.Context, tx *store.Tx, p *quire.Principal, db *recordDB, prop *quire.Property, rid, id string, add bool, now int64) error {
+	if err := tx.LockNode(ctx, rid); err != nil {
+		return err
+	}
+	r, err := tx.Node(ctx, p.WorkspaceID(), rid)
+	if quire.IsCode(err, quire.CodeNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	vals, err := properties.UnmarshalValues(r.Properties)
+	if err != nil {
+		return err
+	}
+	vals = vals.Conform(db.schema)
+	v := vals[prop.ID]
+	ids := slices.Clone(v.IDs)
+	has := slices.Contains(ids, id)
+	switch {
+	case add && !has:
+		ids = append(ids, id)
+	case !add && has:
+		ids = slices.DeleteFunc(ids, func(x string) bool { return x == id })
+	default:
+		return nil
+	}
+	if len(ids) == 0 {
+		delete(vals, prop.ID)
+	} else {
+		vals[prop.ID] = properties.Value{Type: quire.PropRelation, IDs: ids, DatabaseID: prop.RelationDatabaseID}
+	}
+	r.Properties = properties.MarshalValues(vals)
+	r.EditedMs, r.EditedBy = now, p.Token.OwnerID
+	if err := tx.UpdateNode(ctx, r); err != nil {
+		return err
+	}
+	return tx.ReplacePropertyValues(ctx, db.node.ID, r.ID, prop.ID, rowsOf(properties.PropertyScalars(prop, vals, 0)))
+}
+
+// CreateRecord makes a record of database in.Parent.ID (POST /v2/pages with a database
+// parent): properties checked against the schema, content blocks, in one transaction.
+func (s *Service) CreateRecord(ctx context.Context, p *quire.Principal, in NewPage) (*quire.Node, error) {
+	if in.PageType != quire.PageTypePage {
+		return nil, quire.Invalid("page_type", quire.ReasonInvalidValue, "A database record is a page.")
+	}
+	var n *quire.Node
+	err := s.store.InTx(ctx, func(tx *store.Tx) error {
+		db, err := s.lockDatabase(ctx, tx, p, in.Parent.ID, in.Parent.idPath())
+		if err != nil {
+			if quire.IsCode(err, quire.CodeNotFound) {
+				return quire.NotFound("parent " + in.Parent.ID)
+			}
+			return err
+		}
+		n, err = s.createRecord(ctx, tx, p, db, in.Properties, "properties", in.Children, quire.NowMillis())
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return n, s.RenderRecords(ctx, []*quire.Node{n}, nil)
+}
+
+// patchRecord applies a PATCH /v2/pages/:id to record n (its row locked): properties against
+// the schema, then the rest as for any page.
+func (s *Service) patchRecordProperties(ctx context.Context, tx *store.Tx, p *quire.Principal, n *quire.Node, raw any) error {
+	db, err := s.lockDatabase(ctx, tx, p, n.ParentID, "properties")
+	if err != nil {
+		return err
+	}
+	return s.updateRecord(ctx, tx, p, db, n, raw, "properties", quire.NowMillis())
+}
+
+// RenderRecords replaces the stored values of the records among nodes with their read shape
+// (every property of the database's current schema, by name). nums, when given, holds the
+// records' numbers; otherwise they are read.
+func (s *Service) RenderRecords(ctx context.Context, nodes []*quire.Node, nums map[string]int64) error {
+	return s.renderRecords(ctx, nodes, nums, nil)
+}
+
+// renderRecords is RenderRecords showing only the properties keep allows (all when nil).
+func (s *Service) renderRecords(ctx context.Context, nodes []*quire.Node, nums map[string]int64, keep func(*quire.Property) bool) error {
+	var ids []string
+	for _, n := range nodes {
+		if n.ParentType == quire.ParentDatabase && n.Object == quire.ObjectPage {
+			ids = append(ids, n.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	if nums == nil {
+		var err error
+		if nums, err = s.store.RecordNumbers(ctx, ids); err != nil {
+			return err
+		}
+	}
+	schemas := map[string]quire.Schema{}
+	for _, n := range nodes {
+		if n.ParentType != quire.ParentDatabase || n.Object != quire.ObjectPage {
+			continue
+		}
+		schema, ok := schemas[n.ParentID]
+		if !ok {
+			db, err := s.store.Node(ctx, n.WorkspaceID, n.ParentID)
+			if err != nil {
+				return err
+			}
+			if schema, err = DatabaseSchema(db); err != nil {
+				return err
+			}
+			if keep != nil {
+				schema = slices.DeleteFunc(slices.Clone(schema), func(q *quire.Property) bool { return !keep(q) })
+			}
+			schemas[n.ParentID] = schema
+		}
+		vals, err := properties.UnmarshalValues(n.Properties)
+		if err != nil {
+			return err
+		}
+		n.Properties = properties.AppendValues(nil, schema, vals, computed(n, nums[n.ID]))
+	}
+	return nil
+}
+
+func computed(n *quire.Node, number int64) properties.Computed {
+	return properties.Computed{CreatedMs: n.CreatedMs, CreatedBy: n.CreatedBy, EditedMs: n.EditedMs,
+		EditedBy: n.EditedBy, UniqueNumber: number}
+}
+
+// PageProperty reads one property of a page: a record's by id (or name), or a page's title.
+func (s *Service) PageProperty(ctx context.Context, p *quire.Principal, pageID, propID string) ([]byte, error) {
+	n, err := s.Page(ctx, p, pageID)
+	if err != nil {
+		return nil, err
+	}
+	schema := quire.Schema{{ID: "title", Name: "title", Type: quire.PropTitle}}
+	vals := properties.Values{}
+	var number int64
+	if n.ParentType == quire.ParentDatabase {
+		db, err := s.store.Node(ctx, p.WorkspaceID(), n.ParentID)
+		if err != nil {
+			return nil, err
+		}
+		if schema, err = DatabaseSchema(db); err != nil {
+			return nil, err
+		}
+		raw, err := s.store.Node(ctx, p.WorkspaceID(), n.ID) // Page rendered n's values
+		if err != nil {
+			return nil, err
+		}
+		if vals, err = properties.UnmarshalValues(raw.Properties); err != nil {
+			return nil, err
+		}
+		nums, err := s.store.RecordNumbers(ctx, []string{n.ID})
+		if err != nil {
+			return nil, err
+		}
+		number = nums[n.ID]
+	} else {
+		rt, err := blocks.UnmarshalRichText(n.Title)
+		if err != nil {
+			return nil, err
+		}
+		if len(rt) > 0 {
+			vals["title"] = properties.Value{Type: quire.PropTitle, RichText: rt}
+		}
+	}
+	prop := schema.ByID(propID)
+	if prop == nil {
+		prop = schema.ByName(propID)
+	}
+	if prop == nil {
+		return nil, quire.NotFound("property " + strconv.Quote(propID) + " of page " + pageID)
+	}
+	return properties.AppendPropertyItem(nil, prop, vals, computed(n, number)), nil
+}
+
+func sameScalars(a, b []properties.Scalar) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		if x.PropertyID != y.PropertyID || x.Ord != y.Ord || (x.Text == nil) != (y.Text == nil) || (x.Num == nil) != (y.Num == nil) ||
+			(x.Text != nil && *x.Text != *y.Text) || (x.Num != nil && *x.Num != *y.Num) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,266 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"strconv"
+	"strings"
+
+	"github.com/quire-dev/quire/internal/dbquery"
+	"github.com/quire-dev/quire/internal/quire"
+)
+
+// NumberProperty is the record_values pseudo-property holding each record's number (the
+// unique_id a database gives its records in creation order). It is kept for every record,
+// so that a unique_id property added later copies the numbers in one statement.
+const NumberProperty = "#n"
+
+// RecordValue is one record_values row (see internal/dbquery for what each type stores).
+type RecordValue struct {
+	PropertyID string
+	Ord        int
+	Text       *string
+	Num        *float64
+}
+
+// InsertRecordValues stores rows of record recordID of database db, 100 rows per statement.
+func (tx *Tx) InsertRecordValues(ctx context.Context, db, recordID string, rows []RecordValue) error {
+	const cols = 6
+	for start := 0; start < len(rows); start += 100 {
+		batch := rows[start:min(start+100, len(rows))]
+		var sb strings.Builder
+		sb.WriteString(`INSERT INTO record_values (database_id, record_id, property_id, ord, v_text, v_num) VALUES `)
+		args := make([]any, 0, len(batch)*cols)
+		for i, r := range batch {
+			if i > 0 {
+				sb.WriteString(", ")
+			}
+			sb.WriteByte('(')
+			for c := range cols {
+				if c > 0 {
+					sb.WriteString(", ")
+				}
+				sb.WriteString(tx.placeholder(i*cols + c + 1))
+			}
+			sb.WriteByte(')')
+			args = append(args, db, recordID, r.PropertyID, r.Ord, nullText(r.Text), nullNum(r.Num))
+		}
+		if _, err := tx.tx.ExecContext(ctx, sb.String(), args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func nullText(s *string) any {
+	if s == nil {
+		return nil
+	}
+	return *s
+}
+
+func nullNum(f *float64) any {
+	if f == nil {
+		return nil
+	}
+	return *f
+}
+
+// ReplacePropertyValues replaces the rows of one property of record recordID with rows.
+func (tx *Tx) ReplacePropertyValues(ctx context.Context, db, recordID, propertyID string, rows []RecordValue) error {
+	if _, err := tx.tx.ExecContext(ctx, `DELETE FROM record_values WHERE record_id = $1 AND property_id = $2`,
+		recordID, propertyID); err != nil {
+		return err
+	}
+	return tx.InsertRecordValues(ctx, db, recordID, rows)
+}
+
+// DropPropertyValues deletes every row of property propertyID in database db, in one
+// statement on the property's index.
+func (tx *Tx) DropPropertyValues(ctx context.Context, db, propertyID string) error {
+	_, err := tx.tx.ExecContext(ctx, `DELETE FROM record_values WHERE database_id = $1 AND property_id = $2`, db, propertyID)
+	return err
+}
+
+// CopyRecordNumbers gives unique_id property propertyID of database db the number of every
+// record, in one statement.
+func (tx *Tx) CopyRecordNumbers(ctx context.Context, db, propertyID string) error {
+	_, err := tx.tx.ExecContext(ctx, `INSERT INTO record_values (database_id, record_id, property_id, ord, v_text, v_num)
+		SELECT database_id, record_id, $2, 0, NULL, v_num FROM record_values WHERE database_id = $1 AND property_id = $3`,
+		db, propertyID, NumberProperty)
+	return err
+}
+
+// NextRecordNumber is the number the next record of database db gets: one more than the
+// highest given so far, read from the end of the number index. Callers hold the database's
+// row lock (LockNode), so two records never get the same number.
+func (tx *Tx) NextRecordNumber(ctx context.Context, db string) (int64, error) {
+	var n sql.NullFloat64
+	err := tx.tx.QueryRowContext(ctx, `SELECT MAX(v_num) FROM record_values WHERE database_id = $1 AND property_id = $2`,
+		db, NumberProperty).Scan(&n)
+	return int64(n.Float64) + 1, err
+}
+
+// RecordNumbers returns the numbers of records ids (missing ones are left out).
+func (s *Store) RecordNumbers(ctx context.Context, ids []string) (map[string]int64, error) {
+	return recordNumbers(ctx, s.read, ids)
+}
+
+// RecordNumbers is Store.RecordNumbers inside the transaction.
+func (tx *Tx) RecordNumbers(ctx context.Context, ids []string) (map[string]int64, error) {
+	return recordNumbers(ctx, tx.tx, ids)
+}
+
+func recordNumbers(ctx context.Context, q querier, ids []string) (map[string]int64, error) {
+	out := make(map[string]int64, len(ids))
+	for start := 0; start < len(ids); start += 100 {
+		batch := ids[start:min(start+100, len(ids))]
+		args := []any{NumberProperty}
+		var in strings.Builder
+		for i, id := range batch {
+			if i > 0 {
+				in.WriteString(", ")
+			}
+			args = append(args, id)
+			in.WriteString("$" + strconv.Itoa(len(args)))
+		}
+		rows, err := q.QueryContext(ctx, `SELECT record_id, v_num FROM record_values
+			WHERE property_id = $1 AND ord = 0 AND record_id IN (`+in.String()+`)`, args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var id string
+			var n float64
+			if err := rows.Scan(&id, &n); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out[id] = int64(n)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Nodes returns the nodes ids of workspace ws in the order of ids (missing ones are left out).
+func (s *Store) Nodes(ctx context.Context, ws string, ids []string) ([]*quire.Node, error) {
+	return nodesByID(ctx, s.read, ws, ids)
+}
+
+// Nodes is Store.Nodes inside the transaction.
+func (tx *Tx) Nodes(ctx context.Context, ws string, ids []string) ([]*quire.Node, error) {
+	return nodesByID(ctx, tx.tx, ws, ids)
+}
+
+func nodesByID(ctx context.Context, q querier, ws string, ids []string) ([]*quire.Node, error) {
+	byID := make(map[string]*quire.Node, len(ids))
+	for start := 0; start < len(ids); start += 100 {
+		batch := ids[start:min(start+100, len(ids))]
+		args := []any{}
+		var in strings.Builder
+		for i, id := range batch {
+			if i > 0 {
+				in.WriteString(", ")
+			}
+			args = append(args, id)
+			in.WriteString("$" + strconv.Itoa(len(args)))
+		}
+		// The workspace is checked here rather than in SQL: with "workspace_id = $1" beside
+		// the id list, SQLite may walk a workspace index (every node) instead of the primary key.
+		rows, err := q.QueryContext(ctx, `SELECT `+nodeColumns+` FROM nodes WHERE id IN (`+in.String()+`)`, args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			n, err := scanNode(rows)
+			if err != nil {
+				rows.Close()
+				return nil, err
+			}
+			if n.WorkspaceID == ws {
+				byID[n.ID] = n
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]*quire.Node, 0, len(ids))
+	for _, id := range ids {
+		if n, ok := byID[id]; ok {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// RecordBatch returns up to limit records of database db (trashed ones too) with ids after
+// after, in id order: schema changes rewrite every record's rows batch by batch, never
+// holding a whole database in memory.
+func (tx *Tx) RecordBatch(ctx context.Context, db, after string, limit int) ([]*quire.Node, error) {
+	rows, err := tx.tx.QueryContext(ctx, `SELECT `+nodeColumns+` FROM nodes
+		WHERE parent_id = $1 AND parent_type = 'database_id' AND id > $2 ORDER BY id LIMIT $3`, db, after, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*quire.Node
+	for rows.Next() {
+		n, err := scanNode(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
+}
+
+// RecordPage is one page of a database query: the records in order, their numbers, and the
+// position to continue from (nil on the last page).
+type RecordPage struct {
+	Records []*quire.Node
+	Numbers map[string]int64
+	Next    *dbquery.Position
+}
+
+// QueryRecords runs a compiled database query (internal/dbquery) inside one read transaction,
+// so that its statements and the read of the records see one snapshot.
+func (s *Store) QueryRecords(ctx context.Context, ws string, q dbquery.Query, pageSize int) (*RecordPage, error) {
+	tx, err := s.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	ids, next, err := dbquery.Page(ctx, tx, dbquery.Dialect(s.engine), q, pageSize)
+	if err != nil {
+		return nil, err
+	}
+	nodes, err := nodesByID(ctx, tx, ws, ids)
+	if err != nil {
+		return nil, err
+	}
+	nums, err := recordNumbers(ctx, tx, ids)
+	if err != nil {
+		return nil, err
+	}
+	return &RecordPage{Records: nodes, Numbers: nums, Next: next}, tx.Commit()
+}
+
+// UsersExist reports which of ids are people of workspace ws.
+func (tx *Tx) UsersExist(ctx context.Context, ws string, ids []string) (map[string]bool, error) {
+	out := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		var ok bool
+		if err := tx.tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM users WHERE id = $1 AND workspace_id = $2)`,
+			id, ws).Scan(&ok); err != nil {
+			return nil, err
+		}
+		out[id] = ok
+	}
+	return out, nil
+}
