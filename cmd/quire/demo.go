@@ -101,7 +101,13 @@ func seedDemo(ctx context.Context, svc *service.Service, api http.Handler, baseU
 				dbID, r.name, r.status, (i+1)*2, r.due))
 		}
 		d.do("POST", "/v2/databases/"+dbID+"/views", `{"name": "All tasks", "type": "table"}`)
-		d.do("POST", "/v2/databases/"+dbID+"/views", `{"name": "By status", "type": "board", "group_by": {"property": "Status"}}`)
+		status := ""
+		if props, ok := db["properties"].(map[string]any); ok {
+			if p, ok := props["Status"].(map[string]any); ok {
+				status = fmt.Sprint(p["id"])
+			}
+		}
+		d.do("POST", "/v2/databases/"+dbID+"/views", `{"name": "By status", "type": "board", "group_by": {"property": "`+status+`"}}`)
 		d.do("POST", "/v2/databases/"+dbID+"/views", `{"name": "Calendar", "type": "calendar"}`)
 	}
 

@@ -22,6 +22,10 @@ var validBodies = map[string]any{
 	"PATCH /v2/pages/{page_id}/move":                    map[string]any{"parent": wsParent},
 	"PUT /v2/pages/{page_id}/content/markdown":          map[string]any{"markdown": "x"},
 	"POST /v2/databases/{database_id}/views":            map[string]any{"name": "All", "type": "table"},
+	"PATCH /v2/databases/{database_id}":                 map[string]any{"is_inline": true},
+	"POST /v2/databases/{database_id}/query":            map[string]any{"page_size": 10},
+	"POST /v2/databases/{database_id}/mutations":        map[string]any{"mutations": []any{map[string]any{"op": "create", "properties": map[string]any{}}}},
+	"PATCH /v2/mind-maps/{mind_map_id}":                 map[string]any{"title": "Renamed"},
 	"PATCH /v2/databases/{database_id}/views/{view_id}": map[string]any{"name": "Renamed"},
 }
 
