@@ -307,3 +307,34 @@ func TestSearch_MindMaps(t *testing.T) {
 		}
 	})
 }
+
+// TestSearch_Databases: databases are found by title and answered as database objects;
+// records are pages found by their title, with their properties; a trashed database hides
+// its records.
+func TestSearch_Databases(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		_, db := e.newDatabase(t, map[string]any{"Name": map[string]any{"title": map[string]any{}}})
+		dbID := db["id"].(string)
+		rec := e.record(t, dbID, map[string]any{"Name": map[string]any{"title": []any{txt("Quarterly invoice")}}})
+		r := e.do(http.MethodPost, "/v2/search", e.full, map[string]any{"query": "tasks", "filter": map[string]any{"property": "object", "value": "database"}})
+		wantOK(t, r, 200)
+		res := objects(r.body["results"])
+		if len(res) != 1 || res[0]["id"] != dbID || res[0]["object"] != "database" || res[0]["properties"] == nil {
+			t.Fatalf("database search: %s", r.raw)
+		}
+		r = e.do(http.MethodPost, "/v2/search", e.full, map[string]any{"query": "invoice"})
+		wantOK(t, r, 200)
+		res = objects(r.body["results"])
+		if len(res) != 1 || res[0]["id"] != rec["id"] || res[0]["object"] != "page" {
+			t.Fatalf("record search: %s", r.raw)
+		}
+		if diff := cmp.Diff(rec["properties"], res[0]["properties"]); diff != "" {
+			t.Fatalf("record properties in search differ from its own answer (-record +search):\n%s", diff)
+		}
+		wantOK(t, e.do(http.MethodDelete, "/v2/databases/"+dbID, e.full, nil), 200)
+		if got := e.searchIDs(t, e.full, map[string]any{"query": "invoice"}); len(got) != 0 {
+			t.Fatalf("record of a trashed database found: %v", got)
+		}
+	})
+}
