@@ -1198,3 +1198,23 @@ func TestPatchPage_Concurrent(t *testing.T) {
 		e.checkTree(t, []string{a, b, page})
 	})
 }
+
+// TestPageProperty_PlainPage reads the title of a page outside a database as a list of
+// property items; other property ids do not exist there.
+func TestPageProperty_PlainPage(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		id := e.mkPage(t, e.full, wsParent, "Plain title")
+		r := e.do(http.MethodGet, "/v2/pages/"+id+"/properties/title", e.full, nil)
+		wantOK(t, r, 200)
+		items := objects(r.body["results"])
+		if r.body["object"] != "list" || len(items) != 1 || items[0]["object"] != "property_item" || items[0]["type"] != "title" {
+			t.Fatalf("title property item: %s", r.raw)
+		}
+		if diff := cmp.Diff(txtOut("Plain title"), items[0]["title"]); diff != "" {
+			t.Fatalf("title item (-want +got):\n%s", diff)
+		}
+		e.do(http.MethodGet, "/v2/pages/"+id+"/properties/Status", e.full, nil).wantError(t, 404, quire.CodeNotFound, "")
+		e.do(http.MethodGet, "/v2/pages/"+quire.NewID()+"/properties/title", e.full, nil).wantError(t, 404, quire.CodeNotFound, "")
+	})
+}
