@@ -58,14 +58,7 @@ func DecodeSearch(body map[string]any) (SearchRequest, error) {
 			}
 			out.StartCursor = s
 		case "page_size":
-			n, ok := v.(float64)
-			if !ok {
-				p.Add("page_size", quire.ReasonInvalidType, "page_size must be an integer.")
-			} else if n != float64(int(n)) || n < 1 || n > 100 {
-				p.Add("page_size", quire.ReasonOutOfRange, "page_size must be between 1 and 100.")
-			} else {
-				out.PageSize = int(n)
-			}
+			out.PageSize = decodePageSize(&p, v, out.PageSize)
 		default:
 			p.Add(fieldName(k), quire.ReasonUnknownField, "A search has no field "+k+".")
 		}
@@ -74,6 +67,20 @@ func DecodeSearch(body map[string]any) (SearchRequest, error) {
 		p.Add("query", quire.ReasonTooMany, "query has at most 20 terms.")
 	}
 	return out, p.Err()
+}
+
+// decodePageSize reads a page_size given in a body (1–100); on a problem it keeps def.
+func decodePageSize(p *quire.Problems, v any, def int) int {
+	n, ok := v.(float64)
+	switch {
+	case !ok:
+		p.Add("page_size", quire.ReasonInvalidType, "page_size must be an integer.")
+	case n != float64(int(n)) || n < 1 || n > 100:
+		p.Add("page_size", quire.ReasonOutOfRange, "page_size must be between 1 and 100.")
+	default:
+		return int(n)
+	}
+	return def
 }
 
 func decodeSearchFilter(p *quire.Problems, v any) string {

@@ -54,14 +54,7 @@ func DecodeSemanticSearch(body map[string]any) (SemanticRequest, error) {
 		case "filter":
 			out.Object = decodeSearchFilter(&p, v)
 		case "page_size":
-			n, ok := v.(float64)
-			if !ok {
-				p.Add("page_size", quire.ReasonInvalidType, "page_size must be an integer.")
-			} else if n != float64(int(n)) || n < 1 || n > 100 {
-				p.Add("page_size", quire.ReasonOutOfRange, "page_size must be between 1 and 100.")
-			} else {
-				out.PageSize = int(n)
-			}
+			out.PageSize = decodePageSize(&p, v, out.PageSize)
 		default:
 			p.Add(fieldName(k), quire.ReasonUnknownField, "A semantic search has no field "+k+".")
 		}
