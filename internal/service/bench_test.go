@@ -34,7 +34,7 @@ func BenchmarkAppend100(b *testing.B) {
 			svc, p := caller(b, e.open(b))
 			page := newPage(b, svc, p)
 			batch := paragraphs(100, "The quick brown fox jumps over the lazy dog.")
-			timed(b, func() {
+			timedCPU(b, func() {
 				if _, _, err := svc.AppendChildren(ctx, p, page.ID, batch, service.Placement{}); err != nil {
 					b.Fatal(err)
 				}
