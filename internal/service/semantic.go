@@ -97,34 +97,7 @@ func (s *Service) SemanticSearch(ctx context.Context, p *quire.Principal, r Sema
 		vq.ReachOf = p.Token.ID
 	}
 	vq.Object, vq.PageType = objectFilter(r.Object)
-	best := map[string]float64{} // node → best chunk cosine, for the candidates kept
-	var top scoreHeap
-	err = s.store.ScanVectors(ctx, vq, func(id string, v []float32) error {
-		c := cosine(qv[0], v)
-		if old, ok := best[id]; ok {
-			if c > old {
-				best[id] = c
-				heap.Init(&top) // rare: a second chunk of a node beats its first
-				for i := range top {
-					if top[i].id == id {
-						top[i].score = c
-					}
-				}
-				heap.Init(&top)
-			}
-			return nil
-		}
-		if len(top) < semanticCands {
-			best[id] = c
-			heap.Push(&top, scored{id, c})
-		} else if c > top[0].score {
-			delete(best, top[0].id)
-			best[id] = c
-			top[0] = scored{id, c}
-			heap.Fix(&top, 0)
-		}
-		return nil
-	})
+	top, err := s.semanticCandidates(ctx, vq, qv[0])
 	if err != nil {
 		return nil, err
 	}
@@ -163,6 +136,85 @@ func (s *Service) SemanticSearch(ctx context.Context, p *quire.Principal, r Sema
 		out[i].Node = n
 	}
 	return out, nil
+}
+
+// Rescoring of the vector cache's candidates: batches of rescoreBatch nodes in the order of
+// their quantized scores, at most rescoreBatches of them before a query falls back to streaming.
+const (
+	rescoreBatch   = 2 * semanticCands
+	rescoreBatches = 4
+)
+
+// semanticCandidates returns the semanticCands visible nodes of vq with the best chunk cosine to
+// qv. From the workspace's cached quantized vectors when it fits the cache: the best nodes by
+// quantized score are checked in the database in batches (trash, reach and filters) and scored
+// again with their exact float32 vectors, until semanticCands are visible; a token that sees
+// too few of the best ones falls back to streaming. Streaming reads every visible vector.
+func (s *Service) semanticCandidates(ctx context.Context, vq store.VectorQuery, qv []float32) (scoreHeap, error) {
+	if s.vectors != nil {
+		set, err := s.vectors.get(ctx, s.store, vq.Workspace, vq.Model, time.Now().UnixNano())
+		if err != nil {
+			return nil, err
+		}
+		if set != nil {
+			order, total := set.ranked(qv, rescoreBatch*rescoreBatches)
+			set.mu.RUnlock()
+			var top topNodes
+			for i := 0; i < len(order); i += rescoreBatch {
+				q := vq
+				q.Nodes = order[i:min(i+rescoreBatch, len(order))]
+				if err := s.store.ScanVectors(ctx, q, func(id string, v []float32) error {
+					top.offer(id, cosine(qv, v))
+					return nil
+				}); err != nil {
+					return nil, err
+				}
+				if len(top.h) >= semanticCands {
+					return top.h, nil
+				}
+			}
+			if len(order) == total { // every node with vectors was checked
+				return top.h, nil
+			}
+		}
+	}
+	var top topNodes
+	err := s.store.ScanVectors(ctx, vq, func(id string, v []float32) error {
+		top.offer(id, cosine(qv, v))
+		return nil
+	})
+	return top.h, err
+}
+
+// topNodes keeps the semanticCands nodes with the best chunk cosine seen so far; a node's score
+// is its best chunk's.
+type topNodes struct {
+	h    scoreHeap
+	kept map[string]bool
+}
+
+func (t *topNodes) offer(id string, c float64) {
+	if t.kept == nil {
+		t.kept = map[string]bool{}
+	}
+	if t.kept[id] { // rare: a second chunk of a kept node
+		for i := range t.h {
+			if t.h[i].id == id && c > t.h[i].score {
+				t.h[i].score = c
+				heap.Fix(&t.h, i)
+			}
+		}
+		return
+	}
+	if len(t.h) < semanticCands {
+		t.kept[id] = true
+		heap.Push(&t.h, scored{id, c})
+	} else if c > t.h[0].score {
+		delete(t.kept, t.h[0].id)
+		t.kept[id] = true
+		t.h[0] = scored{id, c}
+		heap.Fix(&t.h, 0)
+	}
 }
 
 func objectFilter(object string) (obj, pageType string) {

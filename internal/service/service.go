@@ -3,6 +3,7 @@
 package service
 
 import (
+	"cmp"
 	"context"
 
 	"strings"
@@ -22,6 +23,9 @@ type Options struct {
 	BaseURL string
 	// Embedder makes the vectors of semantic search; nil turns semantic search off.
 	Embedder Embedder
+	// VectorCacheBytes bounds the in-process cache of quantized vectors of semantic search.
+	// Default 256 MiB; negative turns the cache off (every query streams from the database).
+	VectorCacheBytes int64
 }
 
 // Service is the one entry point of every handler.
@@ -31,6 +35,7 @@ type Service struct {
 	tokens   *tokenCache
 	baseURL  string
 	embedder Embedder
+	vectors  *vectorCache // nil: off
 }
 
 // New returns a service over st.
@@ -39,8 +44,12 @@ func New(st *store.Store, opts Options) *Service {
 	if ttl == 0 {
 		ttl = 2 * time.Second
 	}
-	return &Service{store: st, cursors: cursor.New(st.Secret()), tokens: newTokenCache(ttl),
+	svc := &Service{store: st, cursors: cursor.New(st.Secret()), tokens: newTokenCache(ttl),
 		baseURL: strings.TrimSuffix(opts.BaseURL, "/"), embedder: opts.Embedder}
+	if opts.VectorCacheBytes >= 0 {
+		svc.vectors = newVectorCache(cmp.Or(opts.VectorCacheBytes, vectorCacheBytes))
+	}
+	return svc
 }
 
 // Store is the service's store, for the few callers (readiness checks) that need it directly.
