@@ -153,8 +153,15 @@ func (s *Store) ScanVectors(ctx context.Context, q VectorQuery, fn func(nodeID s
 			SELECT n.id FROM nodes n JOIN reach r ON n.parent_id = r.id
 		) `)
 	}
+	ws := "e.workspace_id"
+	if q.Nodes != nil {
+		// A few nodes' vectors are found by the primary key; without statistics SQLite's planner
+		// would walk the workspace index instead, through every vector. An expression is not
+		// indexed, on either engine.
+		ws = "e.workspace_id || ''"
+	}
 	sb.WriteString(`SELECT e.node_id, e.vector FROM embeddings e JOIN nodes n ON n.id = e.node_id
-		WHERE e.workspace_id = $1 AND e.model = $2 AND n.in_trash = FALSE AND n.trashed_under = FALSE`)
+		WHERE ` + ws + ` = $1 AND e.model = $2 AND n.in_trash = FALSE AND n.trashed_under = FALSE`)
 	if q.ReachOf != "" {
 		sb.WriteString(` AND n.id IN (SELECT id FROM reach)`)
 	}
@@ -315,8 +322,9 @@ func (s *Store) ChangedVectorNodes(ctx context.Context, ws string, since int64, 
 func (s *Store) WorkspaceVectors(ctx context.Context, ws, model string, nodes []string, fn func(nodeID string, vec []float32) error) error {
 	args := []any{ws, model}
 	q := `SELECT node_id, vector FROM embeddings WHERE workspace_id = $1 AND model = $2`
-	if nodes != nil {
-		q += ` AND node_id IN (` + placeholders(&args, nodes) + `)`
+	if nodes != nil { // by the primary key, as in ScanVectors
+		q = `SELECT node_id, vector FROM embeddings WHERE workspace_id || '' = $1 AND model = $2
+			AND node_id IN (` + placeholders(&args, nodes) + `)`
 	}
 	rows, err := s.read.QueryContext(ctx, q, args...)
 	if err != nil {
