@@ -1,3 +1,8 @@
+-- Speed of search (docs/performance-search.md).
+--
+-- search_docs_node: a node's entries, for the keyword search that walks nodes in result order and
+-- checks each one's entries (common terms), and for reading a node's text to embed it.
+--
 -- Versions of the embeddings, for the in-process vector caches of semantic search. Every save of
 -- a node's vectors takes the next number of its workspace's counter (embed_versions: the row lock
 -- makes the numbers of one workspace follow commit order) and stamps it on the node's row in
@@ -5,6 +10,8 @@
 -- reloads only the nodes stamped after n; several servers on one database stay correct.
 
 -- +goose Up
+CREATE INDEX search_docs_node ON search_docs (node_id, field);
+
 CREATE TABLE embed_versions (
     workspace_id TEXT PRIMARY KEY,
     seq          BIGINT NOT NULL
@@ -24,3 +31,4 @@ INSERT INTO embed_versions (workspace_id, seq) SELECT DISTINCT workspace_id, 1 F
 DROP INDEX embed_nodes_seq;
 DROP TABLE embed_nodes;
 DROP TABLE embed_versions;
+DROP INDEX search_docs_node;

@@ -1,0 +1,218 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// denseAfter is how many matching entries make a term set "dense": past it, a search walks the
+// nodes in result order and checks each for a match (it stops as soon as a page of results is
+// found); below it, the few matches are gathered from the index and sorted.
+const denseAfter = 2000
+
+// Relevance tiers: the title matches, or only some block does.
+const (
+	tierTitle   = 2
+	tierContent = 1
+)
+
+// searchTerms answers a search with terms. Results are ordered by tier (with ByRelevance), then
+// the chosen time and id, each a column of the node alone, so both plans below give one order
+// and a cursor walk stays exact while other content changes:
+//
+//   - sparse terms (fewer than denseAfter matching entries, counted on the trigram index with a
+//     limit): the matching entries are read from the index, and their nodes sorted;
+//   - dense terms, or terms all shorter than three characters (no trigram to look up): the nodes
+//     are walked in result order on their (workspace, time, id) index and each is checked for a
+//     matching entry by substring on its own entries, until a page is full. A common term stops
+//     after a page of nodes instead of grouping a million entries.
+func (s *Store) searchTerms(ctx context.Context, q SearchQuery) ([]SearchResult, error) {
+	dense, err := s.termsDense(ctx, q.Terms, cmp.Or(q.DenseAfter, denseAfter))
+	if err != nil {
+		return nil, err
+	}
+	if q.Order != ByRelevance {
+		return s.searchSegment(ctx, q, 0, dense, q.After, q.Limit)
+	}
+	var out []SearchResult
+	if q.After == nil || q.After.Tier >= tierTitle {
+		res, err := s.searchSegment(ctx, q, tierTitle, dense, q.After, q.Limit)
+		if err != nil {
+			return nil, err
+		}
+		out = res
+		if len(out) == q.Limit {
+			return out, nil
+		}
+		q.After = nil
+	}
+	res, err := s.searchSegment(ctx, q, tierContent, dense, q.After, q.Limit-len(out))
+	if err != nil {
+		return nil, err
+	}
+	return append(out, res...), nil
+}
+
+// termsDense reports whether the terms match at least denseAfter entries (in any workspace), or
+// cannot be looked up in the trigram index at all.
+func (s *Store) termsDense(ctx context.Context, terms []string, denseAfter int) (bool, error) {
+	var args []any
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	src, where, ok := s.indexMatch(terms, arg)
+	if !ok {
+		return true, nil
+	}
+	var n int
+	err := s.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM `+src+` WHERE `+where+
+		` LIMIT `+strconv.Itoa(denseAfter)+`) AS m`, args...).Scan(&n)
+	return n >= denseAfter, err
+}
+
+// indexMatch is the FROM and WHERE of the entries (search_docs d) holding every term, using the
+// trigram index: FTS5 on SQLite, pg_trgm's GIN index under ILIKE on PostgreSQL. ok is false when
+// no term has three characters (the index has nothing to look up).
+func (s *Store) indexMatch(terms []string, arg func(any) string) (from, where string, ok bool) {
+	var long, short []string
+	for _, t := range terms {
+		if utf8.RuneCountInString(t) >= 3 {
+			long = append(long, t)
+		} else {
+			short = append(short, t)
+		}
+	}
+	if len(long) == 0 {
+		return "", "", false
+	}
+	var conds []string
+	from = "search_docs d"
+	if s.engine == SQLite {
+		// An FTS5 query of quoted strings, ANDed: a trigram phrase is a substring.
+		q := make([]string, len(long))
+		for i, t := range long {
+			q[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
+		}
+		from = "search_fts f JOIN search_docs d ON d.rid = f.rowid"
+		conds = append(conds, "search_fts MATCH "+arg(strings.Join(q, " AND ")))
+		long = nil
+	}
+	for _, t := range append(long, short...) {
+		conds = append(conds, s.contains("d.text", t, arg))
+	}
+	return from, strings.Join(conds, " AND "), true
+}
+
+// contains is a case-insensitive substring test of column against term.
+func (s *Store) contains(column, term string, arg func(any) string) string {
+	op := "LIKE"
+	if s.engine == Postgres {
+		op = "ILIKE"
+	}
+	return column + " " + op + " " + arg("%"+escapeLike(term)+"%") + ` ESCAPE '\'`
+}
+
+// searchSegment returns up to limit results of one tier (tierTitle: the title holds every term;
+// tierContent: the title does not, some block does; 0: either), after key after.
+func (s *Store) searchSegment(ctx context.Context, q SearchQuery, tier int, dense bool, after *SearchKey, limit int) ([]SearchResult, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	args := []any{q.Workspace}
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	var sb strings.Builder
+	if q.ReachOf != "" {
+		sb.WriteString(`WITH RECURSIVE reach (id) AS (
+			SELECT g.target_id FROM grants g WHERE g.token_id = ` + arg(q.ReachOf) + `
+			UNION
+			SELECT n.id FROM nodes n JOIN reach r ON n.parent_id = r.id
+		) `)
+	}
+	sb.WriteString("SELECT " + prefixed("n.", nodeColumns) + " FROM nodes n")
+	sb.WriteString("\nWHERE n.workspace_id = $1 AND n.in_trash = FALSE AND n.trashed_under = FALSE")
+	if q.ReachOf != "" {
+		sb.WriteString(" AND n.id IN (SELECT id FROM reach)")
+	}
+	if q.Object != "" {
+		sb.WriteString(" AND n.object = " + arg(q.Object))
+	}
+	if q.PageType != "" {
+		sb.WriteString(" AND n.page_type = " + arg(q.PageType))
+	}
+	if dense {
+		// Built only where used: PostgreSQL cannot type a parameter that no clause reads.
+		all := func(column string) string {
+			conds := make([]string, len(q.Terms))
+			for i, t := range q.Terms {
+				conds[i] = s.contains(column, t, arg)
+			}
+			return strings.Join(conds, " AND ")
+		}
+		inTitle := func() string { return "(" + all("n.title_plain") + ")" }
+		inBody := func() string {
+			return "EXISTS (SELECT 1 FROM search_docs d WHERE d.node_id = n.id AND d.field = 'body' AND " + all("d.text") + ")"
+		}
+		switch tier {
+		case tierTitle:
+			sb.WriteString(" AND " + inTitle())
+		case tierContent:
+			sb.WriteString(" AND NOT " + inTitle() + " AND " + inBody())
+		default:
+			sb.WriteString(" AND (" + inTitle() + " OR " + inBody() + ")")
+		}
+	} else {
+		matching := func(field string) string {
+			from, where, _ := s.indexMatch(q.Terms, arg)
+			if field != "" {
+				where += " AND d.field = '" + field + "'"
+			}
+			return "n.id IN (SELECT d.node_id FROM " + from + " WHERE " + where + ")"
+		}
+		switch tier {
+		case tierTitle:
+			sb.WriteString(" AND " + matching("title"))
+		case tierContent:
+			sb.WriteString(" AND " + matching("body") + " AND NOT " + matching("title"))
+		default:
+			sb.WriteString(" AND " + matching(""))
+		}
+	}
+	ms := "n.edited_ms"
+	if q.Order == ByCreated {
+		ms = "n.created_ms"
+	}
+	op, dir := "<", " DESC"
+	if q.Ascending && q.Order != ByRelevance {
+		op, dir = ">", ""
+	}
+	if after != nil {
+		sb.WriteString(" AND (" + ms + ", n.id) " + op + " (" + arg(after.Ms) + ", " + arg(after.ID) + ")")
+	}
+	sb.WriteString("\nORDER BY " + ms + dir + ", n.id" + dir + " LIMIT " + arg(limit))
+
+	rows, err := s.read.QueryContext(ctx, sb.String(), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []SearchResult
+	for rows.Next() {
+		n, err := scanNode(rows)
+		if err != nil {
+			return nil, err
+		}
+		r := SearchResult{Node: n, Key: SearchKey{Tier: tier, Ms: n.EditedMs, ID: n.ID}}
+		if q.Order == ByCreated {
+			r.Key.Ms = n.CreatedMs
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
