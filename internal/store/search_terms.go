@@ -3,6 +3,7 @@ package store
 import (
 	"cmp"
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -30,16 +31,20 @@ const (
 //     matching entry by substring on its own entries, until a page is full. A common term stops
 //     after a page of nodes instead of grouping a million entries.
 func (s *Store) searchTerms(ctx context.Context, q SearchQuery) ([]SearchResult, error) {
-	dense, err := s.termsDense(ctx, q.Terms, cmp.Or(q.DenseAfter, denseAfter))
+	titles, bodies, dense, err := s.termMatches(ctx, q.Terms, cmp.Or(q.DenseAfter, denseAfter))
 	if err != nil {
 		return nil, err
 	}
+	var m *matches
+	if !dense {
+		m = &matches{titles, bodies}
+	}
 	if q.Order != ByRelevance {
-		return s.searchSegment(ctx, q, 0, dense, q.After, q.Limit)
+		return s.searchSegment(ctx, q, 0, m, q.After, q.Limit)
 	}
 	var out []SearchResult
 	if q.After == nil || q.After.Tier >= tierTitle {
-		res, err := s.searchSegment(ctx, q, tierTitle, dense, q.After, q.Limit)
+		res, err := s.searchSegment(ctx, q, tierTitle, m, q.After, q.Limit)
 		if err != nil {
 			return nil, err
 		}
@@ -49,16 +54,18 @@ func (s *Store) searchTerms(ctx context.Context, q SearchQuery) ([]SearchResult,
 		}
 		q.After = nil
 	}
-	res, err := s.searchSegment(ctx, q, tierContent, dense, q.After, q.Limit-len(out))
+	res, err := s.searchSegment(ctx, q, tierContent, m, q.After, q.Limit-len(out))
 	if err != nil {
 		return nil, err
 	}
 	return append(out, res...), nil
 }
 
-// termsDense reports whether the terms match at least denseAfter entries (in any workspace), or
-// cannot be looked up in the trigram index at all.
-func (s *Store) termsDense(ctx context.Context, terms []string, denseAfter int) (bool, error) {
+// termMatches reads the entries that hold every term from the trigram index, at most
+// denseAfter of them: the nodes whose title matches, and those with a matching block. dense is
+// true when there are more (or when no term has three characters: the index has nothing to look
+// up); the sets are then empty and unused.
+func (s *Store) termMatches(ctx context.Context, terms []string, denseAfter int) (titles, bodies map[string]bool, dense bool, err error) {
 	var args []any
 	arg := func(v any) string {
 		args = append(args, v)
@@ -66,12 +73,32 @@ func (s *Store) termsDense(ctx context.Context, terms []string, denseAfter int) 
 	}
 	src, where, ok := s.indexMatch(terms, arg)
 	if !ok {
-		return true, nil
+		return nil, nil, true, nil
 	}
-	var n int
-	err := s.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM `+src+` WHERE `+where+
-		` LIMIT `+strconv.Itoa(denseAfter)+`) AS m`, args...).Scan(&n)
-	return n >= denseAfter, err
+	rows, err := s.read.QueryContext(ctx, `SELECT d.node_id, d.field FROM `+src+` WHERE `+where+
+		` LIMIT `+strconv.Itoa(denseAfter), args...)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	defer rows.Close()
+	titles, bodies = map[string]bool{}, map[string]bool{}
+	n := 0
+	for rows.Next() {
+		var id, field string
+		if err := rows.Scan(&id, &field); err != nil {
+			return nil, nil, false, err
+		}
+		if field == "title" {
+			titles[id] = true
+		} else {
+			bodies[id] = true
+		}
+		n++
+	}
+	if n >= denseAfter {
+		return nil, nil, true, rows.Err()
+	}
+	return titles, bodies, false, rows.Err()
 }
 
 // indexMatch is the FROM and WHERE of the entries (search_docs d) holding every term, using the
@@ -116,9 +143,14 @@ func (s *Store) contains(column, term string, arg func(any) string) string {
 	return column + " " + op + " " + arg("%"+escapeLike(term)+"%") + ` ESCAPE '\'`
 }
 
+// matches are the nodes of sparse terms: those whose title holds every term, and those with a
+// block that does.
+type matches struct{ titles, bodies map[string]bool }
+
 // searchSegment returns up to limit results of one tier (tierTitle: the title holds every term;
-// tierContent: the title does not, some block does; 0: either), after key after.
-func (s *Store) searchSegment(ctx context.Context, q SearchQuery, tier int, dense bool, after *SearchKey, limit int) ([]SearchResult, error) {
+// tierContent: the title does not, some block does; 0: either), after key after: among m's nodes
+// for sparse terms, by a walk of the nodes when m is nil.
+func (s *Store) searchSegment(ctx context.Context, q SearchQuery, tier int, m *matches, after *SearchKey, limit int) ([]SearchResult, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
@@ -146,7 +178,7 @@ func (s *Store) searchSegment(ctx context.Context, q SearchQuery, tier int, dens
 	if q.PageType != "" {
 		sb.WriteString(" AND n.page_type = " + arg(q.PageType))
 	}
-	if dense {
+	if m == nil {
 		// Built only where used: PostgreSQL cannot type a parameter that no clause reads.
 		all := func(column string) string {
 			conds := make([]string, len(q.Terms))
@@ -168,21 +200,29 @@ func (s *Store) searchSegment(ctx context.Context, q SearchQuery, tier int, dens
 			sb.WriteString(" AND (" + inTitle() + " OR " + inBody() + ")")
 		}
 	} else {
-		matching := func(field string) string {
-			from, where, _ := s.indexMatch(q.Terms, arg)
-			if field != "" {
-				where += " AND d.field = '" + field + "'"
+		var ids []string
+		for id := range m.titles {
+			if tier != tierContent {
+				ids = append(ids, id)
 			}
-			return "n.id IN (SELECT d.node_id FROM " + from + " WHERE " + where + ")"
 		}
-		switch tier {
-		case tierTitle:
-			sb.WriteString(" AND " + matching("title"))
-		case tierContent:
-			sb.WriteString(" AND " + matching("body") + " AND NOT " + matching("title"))
-		default:
-			sb.WriteString(" AND " + matching(""))
+		for id := range m.bodies {
+			if tier == tierContent && !m.titles[id] || tier == 0 && !m.titles[id] {
+				ids = append(ids, id)
+			}
 		}
+		if len(ids) == 0 {
+			return nil, nil
+		}
+		slices.Sort(ids) // one SQL text per set, whatever the map order
+		sb.WriteString(" AND n.id IN (")
+		for i, id := range ids {
+			if i > 0 {
+				sb.WriteString(", ")
+			}
+			sb.WriteString(arg(id))
+		}
+		sb.WriteString(")")
 	}
 	ms := "n.edited_ms"
 	if q.Order == ByCreated {
