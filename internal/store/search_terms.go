@@ -12,7 +12,7 @@ import (
 // denseAfter is how many matching entries make a term set "dense": past it, a search walks the
 // nodes in result order and checks each for a match (it stops as soon as a page of results is
 // found); below it, the few matches are gathered from the index and sorted.
-const denseAfter = 2000
+const denseAfter = 200
 
 // Relevance tiers: the title matches, or only some block does.
 const (
