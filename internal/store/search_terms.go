@@ -31,14 +31,11 @@ const (
 //     matching entry by substring on its own entries, until a page is full. A common term stops
 //     after a page of nodes instead of grouping a million entries.
 func (s *Store) searchTerms(ctx context.Context, q SearchQuery) ([]SearchResult, error) {
-	titles, bodies, dense, err := s.termMatches(ctx, q.Terms, cmp.Or(q.DenseAfter, denseAfter))
+	titles, bodies, err := s.termMatches(ctx, q.Terms, cmp.Or(q.DenseAfter, denseAfter))
 	if err != nil {
 		return nil, err
 	}
-	var m *matches
-	if !dense {
-		m = &matches{titles, bodies}
-	}
+	m := &matches{titles, bodies}
 	if q.Order != ByRelevance {
 		return s.searchSegment(ctx, q, 0, m, q.After, q.Limit)
 	}
@@ -61,50 +58,58 @@ func (s *Store) searchTerms(ctx context.Context, q SearchQuery) ([]SearchResult,
 	return append(out, res...), nil
 }
 
-// termMatches reads the entries that hold every term from the trigram index, at most
-// denseAfter of them: the nodes whose title matches, and those with a matching block. dense is
-// true when there are more (or when no term has three characters: the index has nothing to look
-// up); the sets are then empty and unused.
-func (s *Store) termMatches(ctx context.Context, terms []string, denseAfter int) (titles, bodies map[string]bool, dense bool, err error) {
-	var args []any
-	arg := func(v any) string {
-		args = append(args, v)
-		return "$" + strconv.Itoa(len(args))
-	}
-	src, where, ok := s.indexMatch(terms, arg)
-	if !ok {
-		return nil, nil, true, nil
-	}
-	rows, err := s.read.QueryContext(ctx, `SELECT d.node_id, d.field FROM `+src+` WHERE `+where+
-		` LIMIT `+strconv.Itoa(denseAfter), args...)
-	if err != nil {
-		return nil, nil, false, err
-	}
-	defer rows.Close()
-	titles, bodies = map[string]bool{}, map[string]bool{}
-	n := 0
-	for rows.Next() {
-		var id, field string
-		if err := rows.Scan(&id, &field); err != nil {
-			return nil, nil, false, err
+// termMatches reads the entries that hold every term from the trigram indexes, at most
+// denseAfter of each kind: the nodes whose title matches (from the titles' own index), and those
+// with a matching block. A set is nil when there are more (or when no term has three characters:
+// the index has nothing to look up): dense.
+func (s *Store) termMatches(ctx context.Context, terms []string, denseAfter int) (titles, bodies map[string]bool, err error) {
+	read := func(titleIndex bool) (map[string]bool, error) {
+		var args []any
+		arg := func(v any) string {
+			args = append(args, v)
+			return "$" + strconv.Itoa(len(args))
 		}
-		if field == "title" {
-			titles[id] = true
-		} else {
-			bodies[id] = true
+		src, where, ok := s.indexMatch(terms, titleIndex, arg)
+		if !ok {
+			return nil, nil
 		}
-		n++
+		field := "body"
+		if titleIndex {
+			field = "title"
+		}
+		rows, err := s.read.QueryContext(ctx, `SELECT d.node_id FROM `+src+` WHERE `+where+
+			` AND d.field = '`+field+`' LIMIT `+strconv.Itoa(denseAfter), args...)
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		set := map[string]bool{}
+		n := 0
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				return nil, err
+			}
+			set[id] = true
+			n++
+		}
+		if n >= denseAfter {
+			return nil, rows.Err()
+		}
+		return set, rows.Err()
 	}
-	if n >= denseAfter {
-		return nil, nil, true, rows.Err()
+	if titles, err = read(true); err != nil {
+		return nil, nil, err
 	}
-	return titles, bodies, false, rows.Err()
+	bodies, err = read(false)
+	return titles, bodies, err
 }
 
-// indexMatch is the FROM and WHERE of the entries (search_docs d) holding every term, using the
-// trigram index: FTS5 on SQLite, pg_trgm's GIN index under ILIKE on PostgreSQL. ok is false when
+// indexMatch is the FROM and WHERE of the entries (search_docs d) holding every term, using a
+// trigram index (of the titles alone with titles): FTS5 on SQLite, pg_trgm's GIN indexes under
+// ILIKE on PostgreSQL (where the caller's field condition picks the titles' partial index). ok is false when
 // no term has three characters (the index has nothing to look up).
-func (s *Store) indexMatch(terms []string, arg func(any) string) (from, where string, ok bool) {
+func (s *Store) indexMatch(terms []string, titles bool, arg func(any) string) (from, where string, ok bool) {
 	var long, short []string
 	for _, t := range terms {
 		if utf8.RuneCountInString(t) >= 3 {
@@ -124,8 +129,12 @@ func (s *Store) indexMatch(terms []string, arg func(any) string) (from, where st
 		for i, t := range long {
 			q[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
 		}
-		from = "search_fts f JOIN search_docs d ON d.rid = f.rowid"
-		conds = append(conds, "search_fts MATCH "+arg(strings.Join(q, " AND ")))
+		fts := "search_fts"
+		if titles {
+			fts = "search_title_fts"
+		}
+		from = fts + " f JOIN search_docs d ON d.rid = f.rowid"
+		conds = append(conds, fts+" MATCH "+arg(strings.Join(q, " AND ")))
 		long = nil
 	}
 	for _, t := range append(long, short...) {
@@ -143,8 +152,8 @@ func (s *Store) contains(column, term string, arg func(any) string) string {
 	return column + " " + op + " " + arg("%"+escapeLike(term)+"%") + ` ESCAPE '\'`
 }
 
-// matches are the nodes of sparse terms: those whose title holds every term, and those with a
-// block that does.
+// matches are the nodes whose title holds every term, and those with a block that does; a nil
+// set is dense (walk the nodes instead).
 type matches struct{ titles, bodies map[string]bool }
 
 // searchSegment returns up to limit results of one tier (tierTitle: the title holds every term;
@@ -178,51 +187,51 @@ func (s *Store) searchSegment(ctx context.Context, q SearchQuery, tier int, m *m
 	if q.PageType != "" {
 		sb.WriteString(" AND n.page_type = " + arg(q.PageType))
 	}
-	if m == nil {
-		// Built only where used: PostgreSQL cannot type a parameter that no clause reads.
-		all := func(column string) string {
-			conds := make([]string, len(q.Terms))
-			for i, t := range q.Terms {
-				conds[i] = s.contains(column, t, arg)
-			}
-			return strings.Join(conds, " AND ")
+	// Built only where used: PostgreSQL cannot type a parameter that no clause reads.
+	all := func(column string) string {
+		conds := make([]string, len(q.Terms))
+		for i, t := range q.Terms {
+			conds[i] = s.contains(column, t, arg)
 		}
-		inTitle := func() string { return "(" + all("n.title_plain") + ")" }
-		inBody := func() string {
-			return "EXISTS (SELECT 1 FROM search_docs d WHERE d.node_id = n.id AND d.field = 'body' AND " + all("d.text") + ")"
-		}
-		switch tier {
-		case tierTitle:
-			sb.WriteString(" AND " + inTitle())
-		case tierContent:
-			sb.WriteString(" AND NOT " + inTitle() + " AND " + inBody())
-		default:
-			sb.WriteString(" AND (" + inTitle() + " OR " + inBody() + ")")
-		}
-	} else {
+		return strings.Join(conds, " AND ")
+	}
+	inTitle := func() string { return "(" + all("n.title_plain") + ")" }
+	inBody := func() string {
+		return "EXISTS (SELECT 1 FROM search_docs d WHERE d.node_id = n.id AND d.field = 'body' AND " + all("d.text") + ")"
+	}
+	in := func(sets ...map[string]bool) string {
+		seen := map[string]bool{}
 		var ids []string
-		for id := range m.titles {
-			if tier != tierContent {
-				ids = append(ids, id)
-			}
-		}
-		for id := range m.bodies {
-			if tier == tierContent && !m.titles[id] || tier == 0 && !m.titles[id] {
-				ids = append(ids, id)
+		for _, set := range sets {
+			for id := range set {
+				if !seen[id] {
+					seen[id] = true
+					ids = append(ids, id)
+				}
 			}
 		}
 		if len(ids) == 0 {
-			return nil, nil
+			return "FALSE"
 		}
 		slices.Sort(ids) // one SQL text per set, whatever the map order
-		sb.WriteString(" AND n.id IN (")
 		for i, id := range ids {
-			if i > 0 {
-				sb.WriteString(", ")
-			}
-			sb.WriteString(arg(id))
+			ids[i] = arg(id)
 		}
-		sb.WriteString(")")
+		return "n.id IN (" + strings.Join(ids, ", ") + ")"
+	}
+	switch {
+	case tier == tierTitle && m.titles != nil:
+		sb.WriteString(" AND " + in(m.titles))
+	case tier == tierTitle:
+		sb.WriteString(" AND " + inTitle())
+	case tier == tierContent && m.bodies != nil:
+		sb.WriteString(" AND " + in(m.bodies) + " AND NOT " + inTitle())
+	case tier == tierContent:
+		sb.WriteString(" AND NOT " + inTitle() + " AND " + inBody())
+	case m.titles != nil && m.bodies != nil:
+		sb.WriteString(" AND " + in(m.titles, m.bodies))
+	default:
+		sb.WriteString(" AND (" + inTitle() + " OR " + inBody() + ")")
 	}
 	ms := "n.edited_ms"
 	if q.Order == ByCreated {
