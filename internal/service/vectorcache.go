@@ -37,6 +37,7 @@ type vectorKey struct{ workspace, model string }
 type vectorSet struct {
 	mu      sync.RWMutex
 	lastUse atomic.Int64
+	bytes   atomic.Int64 // size() after the last refresh, read without the lock
 	vectorData
 }
 
@@ -108,6 +109,7 @@ func (c *vectorCache) get(ctx context.Context, st *store.Store, ws, model string
 		set.vectorData = vectorData{loaded: true, tooBig: true, seq: seq}
 	}
 	tooBig := set.tooBig
+	set.bytes.Store(set.size())
 	set.mu.Unlock()
 	c.account(key)
 	if tooBig {
@@ -130,9 +132,7 @@ func (c *vectorCache) account(key vectorKey) {
 		var oldest vectorKey
 		oldestUse := int64(math.MaxInt64)
 		for k, s := range c.sets {
-			s.mu.RLock()
-			total += s.size()
-			s.mu.RUnlock()
+			total += s.bytes.Load()
 			if k != key && s.lastUse.Load() < oldestUse {
 				oldest, oldestUse = k, s.lastUse.Load()
 			}
