@@ -61,13 +61,17 @@ func TestSearch_PlansAgree(t *testing.T) {
 			for _, order := range []store.SearchOrder{store.ByRelevance, store.ByEdited, store.ByCreated} {
 				for _, asc := range []bool{false, true} {
 					q := store.SearchQuery{Workspace: e.ws.ID, Terms: terms, Order: order, Ascending: asc, Limit: 2, Object: quire.ObjectPage}
-					q.DenseAfter = 1 << 30
+					q.DenseAfter, q.Probe = 1<<30, -1
 					sparse := walk(q)
-					for _, d := range []int{1, 3} { // 3: sparse titles beside dense blocks, for some terms
-						q.DenseAfter = d
-						dense := walk(q)
-						if diff := cmp.Diff(sparse, dense); diff != "" {
-							t.Errorf("%q order %d asc %v dense after %d: (-sparse +dense)\n%s", terms, order, asc, d, diff)
+					for _, v := range []struct{ dense, probe int }{
+						{1, -1},                      // walk only
+						{3, -1},                      // sparse titles beside dense blocks, for some terms
+						{1 << 30, 1}, {3, 3}, {0, 0}, // a probe, then the index or the walk
+					} {
+						q.DenseAfter, q.Probe = v.dense, v.probe
+						got := walk(q)
+						if diff := cmp.Diff(sparse, got); diff != "" {
+							t.Errorf("%q order %d asc %v dense after %d probe %d: (-sparse +got)\n%s", terms, order, asc, v.dense, v.probe, diff)
 						}
 					}
 					if terms[0] == "roadmap" && len(terms) == 1 && len(sparse) != 9 {

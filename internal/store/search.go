@@ -43,6 +43,8 @@ type SearchQuery struct {
 	// DenseAfter overrides how many matching entries make terms dense (searchTerms); 0 is the
 	// default. Tests set it to run both plans over the same content.
 	DenseAfter int
+	// Probe overrides probeNodes (searchTerms); 0 is the default, negative none.
+	Probe int
 }
 
 // SearchResult is a node with its place in the results.

@@ -20,28 +20,49 @@ const (
 	tierContent = 1
 )
 
+// probeNodes is how many nodes, in result order, a search checks one by one before it asks the
+// trigram index for the matching blocks: a common term fills a page of results among the first
+// few nodes, and on PostgreSQL a GIN bitmap of a million entries costs far more than that.
+const probeNodes = 100
+
 // searchTerms answers a search with terms. Results are ordered by tier (with ByRelevance), then
-// the chosen time and id, each a column of the node alone, so both plans below give one order
+// the chosen time and id, each a column of the node alone, so every plan below gives one order
 // and a cursor walk stays exact while other content changes:
 //
-//   - sparse terms (fewer than denseAfter matching entries, counted on the trigram index with a
-//     limit): the matching entries are read from the index, and their nodes sorted;
-//   - dense terms, or terms all shorter than three characters (no trigram to look up): the nodes
-//     are walked in result order on their (workspace, time, id) index and each is checked for a
-//     matching entry by substring on its own entries, until a page is full. A common term stops
-//     after a page of nodes instead of grouping a million entries.
+//   - titles: the titles' own trigram index gives the matching nodes when there are fewer than
+//     denseAfter; otherwise the nodes are walked in order, checking each title;
+//   - blocks: first the next probeNodes nodes in result order are checked one by one against
+//     their own entries (a common term fills the page here); if that does not fill the page,
+//     the trigram index gives the nodes with a matching block when there are fewer than
+//     denseAfter entries (sparse), and otherwise the walk goes on, unbounded, until the page is
+//     full (dense). Terms all shorter than three characters have no trigram to look up: walk.
 func (s *Store) searchTerms(ctx context.Context, q SearchQuery) ([]SearchResult, error) {
-	titles, bodies, err := s.termMatches(ctx, q.Terms, cmp.Or(q.DenseAfter, denseAfter))
+	dense := cmp.Or(q.DenseAfter, denseAfter)
+	titles, err := s.indexMatches(ctx, q.Terms, true, dense)
 	if err != nil {
 		return nil, err
 	}
-	m := &matches{titles, bodies}
+	// blocks answers the content part: the probe, then the index or the walk.
+	blocks := func(tier int, after *SearchKey, limit int) ([]SearchResult, error) {
+		if probe := cmp.Or(q.Probe, probeNodes); probe > 0 {
+			res, full, err := s.searchSegment(ctx, q, tier, &matches{titles: titles}, after, limit, probe)
+			if err != nil || full {
+				return res, err
+			}
+		}
+		bodies, err := s.indexMatches(ctx, q.Terms, false, dense)
+		if err != nil {
+			return nil, err
+		}
+		res, _, err := s.searchSegment(ctx, q, tier, &matches{titles, bodies}, after, limit, 0)
+		return res, err
+	}
 	if q.Order != ByRelevance {
-		return s.searchSegment(ctx, q, 0, m, q.After, q.Limit)
+		return blocks(0, q.After, q.Limit)
 	}
 	var out []SearchResult
 	if q.After == nil || q.After.Tier >= tierTitle {
-		res, err := s.searchSegment(ctx, q, tierTitle, m, q.After, q.Limit)
+		res, _, err := s.searchSegment(ctx, q, tierTitle, &matches{titles: titles}, q.After, q.Limit, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -51,58 +72,50 @@ func (s *Store) searchTerms(ctx context.Context, q SearchQuery) ([]SearchResult,
 		}
 		q.After = nil
 	}
-	res, err := s.searchSegment(ctx, q, tierContent, m, q.After, q.Limit-len(out))
+	res, err := blocks(tierContent, q.After, q.Limit-len(out))
 	if err != nil {
 		return nil, err
 	}
 	return append(out, res...), nil
 }
 
-// termMatches reads the entries that hold every term from the trigram indexes, at most
-// denseAfter of each kind: the nodes whose title matches (from the titles' own index), and those
-// with a matching block. A set is nil when there are more (or when no term has three characters:
-// the index has nothing to look up): dense.
-func (s *Store) termMatches(ctx context.Context, terms []string, denseAfter int) (titles, bodies map[string]bool, err error) {
-	read := func(titleIndex bool) (map[string]bool, error) {
-		var args []any
-		arg := func(v any) string {
-			args = append(args, v)
-			return "$" + strconv.Itoa(len(args))
-		}
-		src, where, ok := s.indexMatch(terms, titleIndex, arg)
-		if !ok {
-			return nil, nil
-		}
-		field := "body"
-		if titleIndex {
-			field = "title"
-		}
-		rows, err := s.read.QueryContext(ctx, `SELECT d.node_id FROM `+src+` WHERE `+where+
-			` AND d.field = '`+field+`' LIMIT `+strconv.Itoa(denseAfter), args...)
-		if err != nil {
+// indexMatches reads, from a trigram index, the nodes whose title (titles) or some block holds
+// every term, from at most denseAfter entries. nil means more (dense), or no term of three
+// characters: the index has nothing to look up.
+func (s *Store) indexMatches(ctx context.Context, terms []string, titles bool, denseAfter int) (map[string]bool, error) {
+	var args []any
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	src, where, ok := s.indexMatch(terms, titles, arg)
+	if !ok {
+		return nil, nil
+	}
+	field := "body"
+	if titles {
+		field = "title"
+	}
+	rows, err := s.read.QueryContext(ctx, `SELECT d.node_id FROM `+src+` WHERE `+where+
+		` AND d.field = '`+field+`' LIMIT `+strconv.Itoa(denseAfter), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	set := map[string]bool{}
+	n := 0
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
 			return nil, err
 		}
-		defer rows.Close()
-		set := map[string]bool{}
-		n := 0
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				return nil, err
-			}
-			set[id] = true
-			n++
-		}
-		if n >= denseAfter {
-			return nil, rows.Err()
-		}
-		return set, rows.Err()
+		set[id] = true
+		n++
 	}
-	if titles, err = read(true); err != nil {
-		return nil, nil, err
+	if n >= denseAfter {
+		return nil, rows.Err()
 	}
-	bodies, err = read(false)
-	return titles, bodies, err
+	return set, rows.Err()
 }
 
 // indexMatch is the FROM and WHERE of the entries (search_docs d) holding every term, using a
@@ -158,10 +171,12 @@ type matches struct{ titles, bodies map[string]bool }
 
 // searchSegment returns up to limit results of one tier (tierTitle: the title holds every term;
 // tierContent: the title does not, some block does; 0: either), after key after: among m's nodes
-// for sparse terms, by a walk of the nodes when m is nil.
-func (s *Store) searchSegment(ctx context.Context, q SearchQuery, tier int, m *matches, after *SearchKey, limit int) ([]SearchResult, error) {
+// where m has them, by a walk of the nodes where a set is nil. With prefix, only the next prefix
+// nodes in order are considered; full reports whether the results are the segment's answer
+// (limit found, or the prefix was not cut short).
+func (s *Store) searchSegment(ctx context.Context, q SearchQuery, tier int, m *matches, after *SearchKey, limit, prefix int) (out []SearchResult, full bool, err error) {
 	if limit <= 0 {
-		return nil, nil
+		return nil, true, nil
 	}
 	args := []any{q.Workspace}
 	arg := func(v any) string {
@@ -176,16 +191,17 @@ func (s *Store) searchSegment(ctx context.Context, q SearchQuery, tier int, m *m
 			SELECT n.id FROM nodes n JOIN reach r ON n.parent_id = r.id
 		) `)
 	}
-	sb.WriteString("SELECT " + prefixed("n.", nodeColumns) + " FROM nodes n")
-	sb.WriteString("\nWHERE n.workspace_id = $1 AND n.in_trash = FALSE AND n.trashed_under = FALSE")
+	var base strings.Builder // the nodes in order, before matching
+	base.WriteString("SELECT " + prefixed("n.", nodeColumns) + " FROM nodes n")
+	base.WriteString("\nWHERE n.workspace_id = $1 AND n.in_trash = FALSE AND n.trashed_under = FALSE")
 	if q.ReachOf != "" {
-		sb.WriteString(" AND n.id IN (SELECT id FROM reach)")
+		base.WriteString(" AND n.id IN (SELECT id FROM reach)")
 	}
 	if q.Object != "" {
-		sb.WriteString(" AND n.object = " + arg(q.Object))
+		base.WriteString(" AND n.object = " + arg(q.Object))
 	}
 	if q.PageType != "" {
-		sb.WriteString(" AND n.page_type = " + arg(q.PageType))
+		base.WriteString(" AND n.page_type = " + arg(q.PageType))
 	}
 	// Built only where used: PostgreSQL cannot type a parameter that no clause reads.
 	all := func(column string) string {
@@ -219,19 +235,20 @@ func (s *Store) searchSegment(ctx context.Context, q SearchQuery, tier int, m *m
 		}
 		return "n.id IN (" + strings.Join(ids, ", ") + ")"
 	}
+	var match string
 	switch {
 	case tier == tierTitle && m.titles != nil:
-		sb.WriteString(" AND " + in(m.titles))
+		match = in(m.titles)
 	case tier == tierTitle:
-		sb.WriteString(" AND " + inTitle())
+		match = inTitle()
 	case tier == tierContent && m.bodies != nil:
-		sb.WriteString(" AND " + in(m.bodies) + " AND NOT " + inTitle())
+		match = in(m.bodies) + " AND NOT " + inTitle()
 	case tier == tierContent:
-		sb.WriteString(" AND NOT " + inTitle() + " AND " + inBody())
+		match = "NOT " + inTitle() + " AND " + inBody()
 	case m.titles != nil && m.bodies != nil:
-		sb.WriteString(" AND " + in(m.titles, m.bodies))
+		match = in(m.titles, m.bodies)
 	default:
-		sb.WriteString(" AND (" + inTitle() + " OR " + inBody() + ")")
+		match = "(" + inTitle() + " OR " + inBody() + ")"
 	}
 	ms := "n.edited_ms"
 	if q.Order == ByCreated {
@@ -242,20 +259,26 @@ func (s *Store) searchSegment(ctx context.Context, q SearchQuery, tier int, m *m
 		op, dir = ">", ""
 	}
 	if after != nil {
-		sb.WriteString(" AND (" + ms + ", n.id) " + op + " (" + arg(after.Ms) + ", " + arg(after.ID) + ")")
+		base.WriteString(" AND (" + ms + ", n.id) " + op + " (" + arg(after.Ms) + ", " + arg(after.ID) + ")")
 	}
-	sb.WriteString("\nORDER BY " + ms + dir + ", n.id" + dir + " LIMIT " + arg(limit))
+	orderBy := "\nORDER BY " + ms + dir + ", n.id" + dir
+	if prefix > 0 {
+		sb.WriteString("SELECT " + prefixed("n.", nodeColumns) + " FROM (" + base.String() + orderBy + " LIMIT " + arg(prefix) + ") AS n")
+		sb.WriteString("\nWHERE " + match)
+	} else {
+		sb.WriteString(base.String() + " AND " + match)
+	}
+	sb.WriteString(orderBy + " LIMIT " + arg(limit))
 
 	rows, err := s.read.QueryContext(ctx, sb.String(), args...)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer rows.Close()
-	var out []SearchResult
 	for rows.Next() {
 		n, err := scanNode(rows)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		r := SearchResult{Node: n, Key: SearchKey{Tier: tier, Ms: n.EditedMs, ID: n.ID}}
 		if q.Order == ByCreated {
@@ -263,5 +286,5 @@ func (s *Store) searchSegment(ctx context.Context, q SearchQuery, tier int, m *m
 		}
 		out = append(out, r)
 	}
-	return out, rows.Err()
+	return out, len(out) == limit || prefix == 0, rows.Err()
 }
