@@ -23,7 +23,7 @@ const (
 // probeNodes is how many nodes, in result order, a search checks one by one before it asks the
 // trigram index for the matching blocks: a common term fills a page of results among the first
 // few nodes, and on PostgreSQL a GIN bitmap of a million entries costs far more than that.
-const probeNodes = 100
+const probeNodes = 50
 
 // searchTerms answers a search with terms. Results are ordered by tier (with ByRelevance), then
 // the chosen time and id, each a column of the node alone, so every plan below gives one order
@@ -96,8 +96,17 @@ func (s *Store) indexMatches(ctx context.Context, terms []string, titles bool, d
 	if titles {
 		field = "title"
 	}
-	rows, err := s.read.QueryContext(ctx, `SELECT d.node_id FROM `+src+` WHERE `+where+
-		` AND d.field = '`+field+`' LIMIT `+strconv.Itoa(denseAfter), args...)
+	query := `SELECT d.node_id FROM ` + src + ` WHERE ` + where + ` AND d.field = '` + field + `'`
+	if titles && s.engine == Postgres {
+		// The titles' trigram index is on nodes (nodes_title_trgm).
+		args = args[:0]
+		conds := make([]string, len(terms))
+		for i, t := range terms {
+			conds[i] = s.contains("n.title_plain", t, arg)
+		}
+		query = `SELECT n.id FROM nodes n WHERE ` + strings.Join(conds, " AND ")
+	}
+	rows, err := s.read.QueryContext(ctx, query+` LIMIT `+strconv.Itoa(denseAfter), args...)
 	if err != nil {
 		return nil, err
 	}
@@ -119,8 +128,8 @@ func (s *Store) indexMatches(ctx context.Context, terms []string, titles bool, d
 }
 
 // indexMatch is the FROM and WHERE of the entries (search_docs d) holding every term, using a
-// trigram index (of the titles alone with titles): FTS5 on SQLite, pg_trgm's GIN indexes under
-// ILIKE on PostgreSQL (where the caller's field condition picks the titles' partial index). ok is false when
+// trigram index (of the titles alone with titles): FTS5 on SQLite, pg_trgm's GIN index under
+// ILIKE on PostgreSQL (whose titles indexMatches reads from nodes). ok is false when
 // no term has three characters (the index has nothing to look up).
 func (s *Store) indexMatch(terms []string, titles bool, arg func(any) string) (from, where string, ok bool) {
 	var long, short []string

@@ -2,8 +2,9 @@
 --
 -- search_docs_node: a node's entries, for the keyword search that walks nodes in result order and
 -- checks each one's entries (common terms), and for reading a node's text to embed it.
--- search_docs_title: the trigram index of the title entries alone, so the title tier of a common
--- term's results is looked up rather than found by walking every page.
+-- nodes_title_trgm: the trigram index of the titles alone, so the title tier of a term's results
+-- is looked up rather than found by walking every page (a partial index on search_docs would
+-- leave the planner free to scan a million entries for the few titles).
 --
 -- Versions of the embeddings, for the in-process vector caches of semantic search. Every save of
 -- a node's vectors takes the next number of its workspace's counter (embed_versions: the row lock
@@ -13,7 +14,7 @@
 
 -- +goose Up
 CREATE INDEX search_docs_node ON search_docs (node_id, field);
-CREATE INDEX search_docs_title ON search_docs USING gin (text gin_trgm_ops) WHERE field = 'title';
+CREATE INDEX nodes_title_trgm ON nodes USING gin (title_plain gin_trgm_ops);
 
 CREATE TABLE embed_versions (
     workspace_id TEXT PRIMARY KEY,
@@ -34,5 +35,5 @@ INSERT INTO embed_versions (workspace_id, seq) SELECT DISTINCT workspace_id, 1 F
 DROP INDEX embed_nodes_seq;
 DROP TABLE embed_nodes;
 DROP TABLE embed_versions;
-DROP INDEX search_docs_title;
+DROP INDEX nodes_title_trgm;
 DROP INDEX search_docs_node;
