@@ -106,14 +106,20 @@ func (s *Store) indexMatches(ctx context.Context, terms []string, titles bool, d
 		}
 		query = `SELECT n.id FROM nodes n WHERE ` + strings.Join(conds, " AND ")
 	}
-	rows, err := s.read.QueryContext(ctx, query+` LIMIT `+strconv.Itoa(denseAfter), args...)
+	if s.engine == SQLite {
+		query += ` LIMIT ` + strconv.Itoa(denseAfter)
+	}
+	// No LIMIT on PostgreSQL: with one, its planner trusts its guess of how many entries match
+	// and scans the table in order for the first few, a million rows for a term that is not
+	// there. Without, it reads the trigram index; the loop stops reading at denseAfter.
+	rows, err := s.read.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	set := map[string]bool{}
 	n := 0
-	for rows.Next() {
+	for n < denseAfter && rows.Next() {
 		var id string
 		if err := rows.Scan(&id); err != nil {
 			return nil, err
