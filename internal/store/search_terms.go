@@ -106,20 +106,20 @@ func (s *Store) indexMatches(ctx context.Context, terms []string, titles bool, d
 		}
 		query = `SELECT n.id FROM nodes n WHERE ` + strings.Join(conds, " AND ")
 	}
-	if s.engine == SQLite {
-		query += ` LIMIT ` + strconv.Itoa(denseAfter)
+	if s.engine == Postgres {
+		// Planned apart from the LIMIT: with it in view, PostgreSQL's planner trusts its guess of
+		// how many entries match and scans the table for the first few, a million rows for a
+		// term that is not there. Materialized, the lookup reads the trigram index.
+		query = `WITH m AS MATERIALIZED (` + query + `) SELECT * FROM m`
 	}
-	// No LIMIT on PostgreSQL: with one, its planner trusts its guess of how many entries match
-	// and scans the table in order for the first few, a million rows for a term that is not
-	// there. Without, it reads the trigram index; the loop stops reading at denseAfter.
-	rows, err := s.read.QueryContext(ctx, query, args...)
+	rows, err := s.read.QueryContext(ctx, query+` LIMIT `+strconv.Itoa(denseAfter), args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	set := map[string]bool{}
 	n := 0
-	for n < denseAfter && rows.Next() {
+	for rows.Next() {
 		var id string
 		if err := rows.Scan(&id); err != nil {
 			return nil, err
