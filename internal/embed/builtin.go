@@ -56,8 +56,10 @@ func (b *builtin) load() (*model, error) {
 	return b.model, b.err
 }
 
-// Embed embeds each text on its own (the reference implementation gives the same vectors batched
-// or alone), reading only its first MaxTokens tokens.
+// Embed embeds the texts in batches of up to batchTokens tokens, each batch one matrix through
+// the network, on the caller's goroutine; each text reads only its first MaxTokens tokens. A
+// text's vector does not depend on the batch it shares (the reference implementation gives the
+// same vectors batched or alone).
 func (b *builtin) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	m, err := b.load()
 	if err != nil {
@@ -66,13 +68,29 @@ func (b *builtin) Embed(ctx context.Context, texts []string) ([][]float32, error
 	ws := m.pool.Get().(*workspace)
 	defer m.pool.Put(ws)
 	out := make([][]float32, len(texts))
+	flat := make([]float32, len(texts)*builtinDim)
+	var batch [][]int32
+	var dst [][]float32
+	tokens := 0
+	flush := func() {
+		m.forwardBatch(ws, batch, dst)
+		batch, dst, tokens = batch[:0], dst[:0], 0
+	}
 	for i, text := range texts {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		out[i] = make([]float32, builtinDim)
+		out[i] = flat[i*builtinDim:][:builtinDim:builtinDim]
 		ids, _ := m.tok.encode(text)
-		m.forward(ws, ids, out[i])
+		ids = ids[:min(len(ids), MaxTokens)]
+		if tokens+len(ids) > batchTokens {
+			flush()
+		}
+		batch, dst = append(batch, ids), append(dst, out[i])
+		tokens += len(ids)
+	}
+	if len(batch) > 0 {
+		flush()
 	}
 	return out, nil
 }

@@ -42,3 +42,19 @@ func Cosine(a, b []float32) float64 {
 	}
 	return dot / math.Sqrt(na*nb)
 }
+
+// DotInt8 is the dot product of two int8 vectors of the same length, in int32 (exact for lengths
+// up to 131072). Semantic search scores quantized vectors with it.
+func DotInt8(a, b []int8) int32 {
+	n := min(len(a), len(b))
+	var s int32
+	head := 0
+	if hasFMA && n >= 16 {
+		head = n &^ 15
+		s = dotInt8(&a[0], &b[0], head)
+	}
+	for i := head; i < n; i++ {
+		s += int32(a[i]) * int32(b[i])
+	}
+	return s
+}

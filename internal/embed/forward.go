@@ -2,8 +2,13 @@ package embed
 
 import "math"
 
-// workspace holds every intermediate of one forward pass, sized for MaxTokens, so embedding
-// allocates nothing but the result. Pooled per model; one goroutine uses one at a time.
+// batchTokens is the most tokens one forward pass takes: the texts of a batch are stacked into
+// one matrix of up to this many rows, so every weight panel is read once per batch.
+const batchTokens = 512
+
+// workspace holds every intermediate of one forward pass over a batch of texts, grown on demand
+// up to batchTokens rows, so embedding allocates nothing but the results. Pooled per model; one
+// goroutine uses one at a time.
 type workspace struct {
 	x      []float32 // [n × 256] token embeddings plus timing signal
 	h      []float32 // [n × 512] layer-norm output
@@ -11,40 +16,71 @@ type workspace struct {
 	att    []float32 // [n × 512] attention output, heads concatenated
 	y      []float32 // [n × 512] the residual stream
 	ff     []float32 // [n × 1536] FFN hidden layer
-	scores []float32 // [n] one row of attention weights
-	pooled []float32 // [512]
+	scores []float32 // [MaxTokens] one row of attention weights
+	pooled []float32 // [texts × 512]
+	outs   []float32 // [texts × 512]
 }
 
-func newWorkspace() *workspace {
-	return &workspace{
-		x:      make([]float32, MaxTokens*embDim),
-		h:      make([]float32, MaxTokens*width),
-		qkv:    make([]float32, MaxTokens*3*width),
-		att:    make([]float32, MaxTokens*width),
-		y:      make([]float32, MaxTokens*width),
-		ff:     make([]float32, MaxTokens*hidden),
-		scores: make([]float32, MaxTokens),
-		pooled: make([]float32, width),
+func newWorkspace() *workspace { return &workspace{scores: make([]float32, MaxTokens)} }
+
+// grow makes room for n token rows and t texts.
+func (ws *workspace) grow(n, t int) {
+	if len(ws.x) < n*embDim {
+		ws.x = make([]float32, n*embDim)
+		ws.h = make([]float32, n*width)
+		ws.qkv = make([]float32, n*3*width)
+		ws.att = make([]float32, n*width)
+		ws.y = make([]float32, n*width)
+		ws.ff = make([]float32, n*hidden)
+	}
+	if len(ws.pooled) < t*width {
+		ws.pooled = make([]float32, t*width)
+		ws.outs = make([]float32, t*width)
 	}
 }
 
 // forward writes the L2-normalised embedding of the first MaxTokens ids into out (512 floats).
 // No ids (empty text) gives the zero vector.
 func (m *model) forward(ws *workspace, ids []int32, out []float32) {
-	n := min(len(ids), MaxTokens)
+	m.forwardBatch(ws, [][]int32{ids}, [][]float32{out})
+}
+
+// forwardBatch embeds several texts in one pass: their tokens (the first MaxTokens of each, at
+// most batchTokens in all) are rows of one matrix for every dense layer, and only attention and
+// pooling look at each text's own rows. Each text's vector is the same as alone.
+func (m *model) forwardBatch(ws *workspace, batch [][]int32, outs [][]float32) {
+	spans := make([][2]int, len(batch)) // each text's first row and row count
+	n := 0
+	for i, ids := range batch {
+		c := min(len(ids), MaxTokens)
+		spans[i] = [2]int{n, c}
+		n += c
+	}
 	if n == 0 {
-		clear(out)
+		for _, o := range outs {
+			clear(o)
+		}
 		return
 	}
+	ws.grow(n, len(batch))
 	// The graph adds Scatter(emb) to Scatter(emb + timing): the embedding counts twice.
 	half := embDim / 2
-	for p, id := range ids[:n] {
-		e := m.emb[int(id)*embDim:][:embDim]
-		x := ws.x[p*embDim:][:embDim]
-		for c := 0; c < half; c++ {
-			angle := float64(float32(p) * m.inv[c])
-			x[c] = 2*e[c] + float32(math.Sin(angle))
-			x[half+c] = 2*e[half+c] + float32(math.Cos(angle))
+	for i, ids := range batch {
+		for p, id := range ids[:spans[i][1]] {
+			e := m.emb[int(id)*embDim:][:embDim]
+			x := ws.x[(spans[i][0]+p)*embDim:][:embDim]
+			for c := 0; c < half; c++ {
+				angle := float64(float32(p) * m.inv[c])
+				x[c] = 2*e[c] + float32(math.Sin(angle))
+				x[half+c] = 2*e[half+c] + float32(math.Cos(angle))
+			}
+		}
+	}
+	attend := func(d int, l *layer) {
+		for _, sp := range spans {
+			if sp[1] > 0 {
+				attention(ws.att[sp[0]*d:], ws.qkv[sp[0]*3*d:], sp[1], d, l.heads, l.qScale, ws.scores)
+			}
 		}
 	}
 
@@ -53,7 +89,7 @@ func (m *model) forward(ws *workspace, ids []int32, out []float32) {
 	l := &m.layers[0]
 	layerNorm(ws.h, ws.x, n, embDim, l.lnScale, l.lnB, m.lnEps)
 	gemm(ws.qkv, ws.h, n, embDim, l.qkvW, 3*embDim, l.qkvB, false)
-	attention(ws.att, ws.qkv, n, embDim, l.heads, l.qScale, ws.scores)
+	attend(embDim, l)
 	gemm(ws.y, ws.att, n, embDim, l.outW, width, l.outB, false)
 	gemm(ws.y, ws.x, n, embDim, l.denseW, width, l.denseB, true)
 	m.ffn(ws, l, n)
@@ -62,33 +98,46 @@ func (m *model) forward(ws *workspace, ids []int32, out []float32) {
 	l = &m.layers[1]
 	layerNorm(ws.h, ws.y, n, width, l.lnScale, l.lnB, m.lnEps)
 	gemm(ws.qkv, ws.h, n, width, l.qkvW, 3*width, l.qkvB, false)
-	attention(ws.att, ws.qkv, n, width, l.heads, l.qScale, ws.scores)
+	attend(width, l)
 	gemm(ws.y, ws.att, n, width, l.outW, width, l.outB, true)
 	m.ffn(ws, l, n)
 
-	// Mean over tokens, tanh layer, L2 normalisation.
-	pooled := ws.pooled
+	// Mean over each text's tokens, tanh layer, L2 normalisation.
+	t := len(batch)
+	pooled := ws.pooled[:t*width]
 	clear(pooled)
-	for p := 0; p < n; p++ {
-		row := ws.y[p*width:][:width]
-		for c, v := range row {
-			pooled[c] += v
+	for i, sp := range spans {
+		pr := pooled[i*width:][:width]
+		for p := sp[0]; p < sp[0]+sp[1]; p++ {
+			row := ws.y[p*width:][:width]
+			for c, v := range row {
+				pr[c] += v
+			}
+		}
+		if sp[1] > 0 {
+			inv := 1 / float32(sp[1])
+			for c := range pr {
+				pr[c] *= inv
+			}
 		}
 	}
-	inv := 1 / float32(n)
-	for c := range pooled {
-		pooled[c] *= inv
-	}
-	gemm(out, pooled, 1, width, m.tanhW, width, m.tanhB, false)
-	var sum float64
-	for c, v := range out {
-		t := float32(math.Tanh(float64(v)))
-		out[c] = t
-		sum += float64(t) * float64(t)
-	}
-	scale := float32(1 / math.Sqrt(math.Max(sum, float64(m.l2Floor))))
-	for c := range out {
-		out[c] *= scale
+	gemm(ws.outs, pooled, t, width, m.tanhW, width, m.tanhB, false)
+	for i, sp := range spans {
+		out := outs[i][:width]
+		if sp[1] == 0 {
+			clear(out)
+			continue
+		}
+		var sum float64
+		for c, v := range ws.outs[i*width:][:width] {
+			th := float32(math.Tanh(float64(v)))
+			out[c] = th
+			sum += float64(th) * float64(th)
+		}
+		scale := float32(1 / math.Sqrt(math.Max(sum, float64(m.l2Floor))))
+		for c := range out {
+			out[c] *= scale
+		}
 	}
 }
 

@@ -1,9 +1,17 @@
 package embed
 
+// panel is the width of the column panels of gemm's FMA path: 64 floats, eight AVX registers of
+// one output row that stay in registers while every row of the panel's weights passes.
+const panel = 64
+
 // gemm computes out = in·w + bias (or out += in·w + bias when accumulate), where in is n×k, w is
-// k×m and out is n×m, all row-major. Plain Go: the inner loop walks four rows of w at once so each
-// pass over an output row does four multiply-adds per load and store of it, and the slices are cut
-// to the row length so the compiler drops the bounds checks.
+// k×m and out is n×m, all row-major.
+//
+// With AVX2 and FMA (every x86-64 server since 2013) and m a multiple of 64, it walks column
+// panels of w: one k×64 panel (at most 384 KiB, kept in L2) serves every input row before the next
+// is read, so a batch of many texts reads the 28 MB of weights once instead of once per text.
+// Otherwise plain Go: the inner loop walks four rows of w at once so each pass over an output row
+// does four multiply-adds per load and store of it.
 func gemm(out, in []float32, n, k int, w []float32, m int, bias []float32, accumulate bool) {
 	bias = bias[:m]
 	for i := 0; i < n; i++ {
@@ -15,6 +23,21 @@ func gemm(out, in []float32, n, k int, w []float32, m int, bias []float32, accum
 		} else {
 			copy(o, bias)
 		}
+	}
+	if n == 0 {
+		return
+	}
+	if hasFMA && m%panel == 0 && k > 0 {
+		_, _, _ = in[n*k-1], w[k*m-1], out[n*m-1] // the kernel reads and writes inside these
+		for j := 0; j < m; j += panel {
+			for i := 0; i < n; i++ {
+				fmaPanel64(&out[i*m+j], &in[i*k], &w[j], k, m)
+			}
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		o := out[i*m:][:m]
 		a := in[i*k:][:k]
 		p := 0
 		for ; p+4 <= k; p += 4 {

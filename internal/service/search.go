@@ -190,8 +190,8 @@ func searchTerms(q string) []string {
 }
 
 // Search answers POST /v2/search: the pages and databases the caller reaches whose title or
-// content holds every term of the query, title matches first, then the most matching blocks,
-// then the latest edit; without a query, everything reachable, last edited first. A sort
+// content holds every term of the query, title matches first, then the latest edit; without a
+// query, everything reachable, last edited first. A sort
 // replaces the ranking.
 func (s *Service) Search(ctx context.Context, p *quire.Principal, r SearchRequest) (Page[store.SearchResult], error) {
 	q := store.SearchQuery{Workspace: p.WorkspaceID(), Terms: searchTerms(r.Query), Limit: r.PageSize + 1}

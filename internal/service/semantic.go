@@ -5,7 +5,9 @@ import (
 	"context"
 	"log/slog"
 	"math"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -88,34 +90,7 @@ func (s *Service) SemanticSearch(ctx context.Context, p *quire.Principal, r Sema
 		vq.ReachOf = p.Token.ID
 	}
 	vq.Object, vq.PageType = objectFilter(r.Object)
-	best := map[string]float64{} // node → best chunk cosine, for the candidates kept
-	var top scoreHeap
-	err = s.store.ScanVectors(ctx, vq, func(id string, v []float32) error {
-		c := cosine(qv[0], v)
-		if old, ok := best[id]; ok {
-			if c > old {
-				best[id] = c
-				heap.Init(&top) // rare: a second chunk of a node beats its first
-				for i := range top {
-					if top[i].id == id {
-						top[i].score = c
-					}
-				}
-				heap.Init(&top)
-			}
-			return nil
-		}
-		if len(top) < semanticCands {
-			best[id] = c
-			heap.Push(&top, scored{id, c})
-		} else if c > top[0].score {
-			delete(best, top[0].id)
-			best[id] = c
-			top[0] = scored{id, c}
-			heap.Fix(&top, 0)
-		}
-		return nil
-	})
+	top, err := s.semanticCandidates(ctx, vq, qv[0])
 	if err != nil {
 		return nil, err
 	}
@@ -161,6 +136,85 @@ func (s *Service) SemanticSearch(ctx context.Context, p *quire.Principal, r Sema
 		return nil, err
 	}
 	return out, nil
+}
+
+// Rescoring of the vector cache's candidates: batches of rescoreBatch nodes in the order of
+// their quantized scores, at most rescoreBatches of them before a query falls back to streaming.
+const (
+	rescoreBatch   = 2 * semanticCands
+	rescoreBatches = 4
+)
+
+// semanticCandidates returns the semanticCands visible nodes of vq with the best chunk cosine to
+// qv. From the workspace's cached quantized vectors when it fits the cache: the best nodes by
+// quantized score are checked in the database in batches (trash, reach and filters) and scored
+// again with their exact float32 vectors, until semanticCands are visible; a token that sees
+// too few of the best ones falls back to streaming. Streaming reads every visible vector.
+func (s *Service) semanticCandidates(ctx context.Context, vq store.VectorQuery, qv []float32) (scoreHeap, error) {
+	if s.vectors != nil {
+		set, err := s.vectors.get(ctx, s.store, vq.Workspace, vq.Model, time.Now().UnixNano())
+		if err != nil {
+			return nil, err
+		}
+		if set != nil {
+			order, total := set.ranked(qv, rescoreBatch*rescoreBatches)
+			set.mu.RUnlock()
+			var top topNodes
+			for i := 0; i < len(order); i += rescoreBatch {
+				q := vq
+				q.Nodes = order[i:min(i+rescoreBatch, len(order))]
+				if err := s.store.ScanVectors(ctx, q, func(id string, v []float32) error {
+					top.offer(id, cosine(qv, v))
+					return nil
+				}); err != nil {
+					return nil, err
+				}
+				if len(top.h) >= semanticCands {
+					return top.h, nil
+				}
+			}
+			if len(order) == total { // every node with vectors was checked
+				return top.h, nil
+			}
+		}
+	}
+	var top topNodes
+	err := s.store.ScanVectors(ctx, vq, func(id string, v []float32) error {
+		top.offer(id, cosine(qv, v))
+		return nil
+	})
+	return top.h, err
+}
+
+// topNodes keeps the semanticCands nodes with the best chunk cosine seen so far; a node's score
+// is its best chunk's.
+type topNodes struct {
+	h    scoreHeap
+	kept map[string]bool
+}
+
+func (t *topNodes) offer(id string, c float64) {
+	if t.kept == nil {
+		t.kept = map[string]bool{}
+	}
+	if t.kept[id] { // rare: a second chunk of a kept node
+		for i := range t.h {
+			if t.h[i].id == id && c > t.h[i].score {
+				t.h[i].score = c
+				heap.Fix(&t.h, i)
+			}
+		}
+		return
+	}
+	if len(t.h) < semanticCands {
+		t.kept[id] = true
+		heap.Push(&t.h, scored{id, c})
+	} else if c > t.h[0].score {
+		delete(t.kept, t.h[0].id)
+		t.kept[id] = true
+		t.h[0] = scored{id, c}
+		heap.Fix(&t.h, 0)
+	}
 }
 
 func objectFilter(object string) (obj, pageType string) {
@@ -243,18 +297,20 @@ func (h *scoreHeap) Pop() any {
 }
 
 // Indexer embeds the queued nodes in the background. Several indexers (one per server) may
-// share a database: each claims its jobs with a lease.
+// share a database: each claims its jobs with a lease. Within one server, workers (one per core
+// by default) claim and embed batches side by side.
 type Indexer struct {
-	svc   *Service
-	log   *slog.Logger
-	batch int
-	idle  time.Duration
-	lease time.Duration
+	svc     *Service
+	log     *slog.Logger
+	batch   int
+	workers int
+	idle    time.Duration
+	lease   time.Duration
 }
 
 // NewIndexer returns the indexer of s's embedder.
 func NewIndexer(s *Service, log *slog.Logger) *Indexer {
-	return &Indexer{svc: s, log: log, batch: 8, idle: 250 * time.Millisecond, lease: 2 * time.Minute}
+	return &Indexer{svc: s, log: log, batch: 16, workers: runtime.GOMAXPROCS(0), idle: 250 * time.Millisecond, lease: 2 * time.Minute}
 }
 
 // Run embeds queued nodes until ctx ends. At start it queues the nodes whose vectors another
@@ -269,52 +325,86 @@ func (ix *Indexer) Run(ctx context.Context) {
 	} else if n > 0 {
 		ix.log.Info("semantic index: embedding model changed, embedding again", "nodes", n, "model", e.ID())
 	}
-	for ctx.Err() == nil {
-		n, err := ix.RunOnce(ctx)
-		if err != nil && ctx.Err() == nil {
-			ix.log.Error("semantic index", "err", err)
-		}
-		if n == 0 || err != nil {
-			select {
-			case <-ctx.Done():
-			case <-time.After(ix.idle):
+	var wg sync.WaitGroup
+	for range max(1, ix.workers) {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				n, err := ix.RunOnce(ctx)
+				if err != nil && ctx.Err() == nil {
+					ix.log.Error("semantic index", "err", err)
+				}
+				if n == 0 || err != nil {
+					select {
+					case <-ctx.Done():
+					case <-time.After(ix.idle):
+					}
+				}
 			}
-		}
+		})
 	}
+	wg.Wait()
 }
 
-// RunOnce embeds one batch of queued nodes and reports how many it took.
+// RunOnce embeds one batch of queued nodes and reports how many it took. The chunks of every
+// node of the batch go to the embedder in one call, which the built-in model runs as one matrix.
 func (ix *Indexer) RunOnce(ctx context.Context) (int, error) {
 	st, e := ix.svc.store, ix.svc.embedder
 	jobs, err := st.ClaimEmbedJobs(ctx, quire.NowMillis(), ix.lease.Milliseconds(), ix.batch)
 	if err != nil {
 		return 0, err
 	}
-	for _, job := range jobs {
-		src, ok, err := st.EmbedSource(ctx, job.NodeID, embedMaxEntries)
-		if err == nil && !ok {
-			if err := st.SaveEmbeddings(ctx, job, "", e.ID(), nil); err != nil {
-				return len(jobs), err
-			}
+	type work struct {
+		job    store.EmbedJob
+		src    store.EmbedSource
+		gone   bool
+		err    error
+		chunks []string
+		vecs   [][]float32
+	}
+	works := make([]work, len(jobs))
+	var all []string
+	for i, job := range jobs {
+		w := &works[i]
+		w.job = job
+		var ok bool
+		w.src, ok, w.err = st.EmbedSource(ctx, job.NodeID, embedMaxEntries)
+		w.gone = w.err == nil && !ok
+		if w.err == nil && ok {
+			w.chunks = embedChunks(w.src)
+			all = append(all, w.chunks...)
+		}
+	}
+	var vecs [][]float32
+	if len(all) > 0 {
+		vecs, err = e.Embed(ctx, all)
+	}
+	for i := range works {
+		w := &works[i]
+		if w.err != nil || len(w.chunks) == 0 {
 			continue
 		}
-		var vecs [][]float32
 		if err == nil {
-			if chunks := embedChunks(src); len(chunks) > 0 {
-				vecs, err = e.Embed(ctx, chunks)
-			}
+			w.vecs, vecs = vecs[:len(w.chunks)], vecs[len(w.chunks):]
+		} else {
+			// One node's text may be what failed: each node alone, so the others still land.
+			w.vecs, w.err = e.Embed(ctx, w.chunks)
 		}
-		if err == nil {
-			err = st.SaveEmbeddings(ctx, job, src.WorkspaceID, e.ID(), vecs)
+	}
+	for _, w := range works {
+		err := w.err
+		if err == nil && w.gone {
+			err = st.SaveEmbeddings(ctx, w.job, "", e.ID(), nil)
+		} else if err == nil {
+			err = st.SaveEmbeddings(ctx, w.job, w.src.WorkspaceID, e.ID(), w.vecs)
 		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return len(jobs), ctx.Err()
 			}
 			// Back off: 1 s, 2 s, 4 s … up to an hour; a later write retries at once.
-			backoff := time.Second << min(job.Attempts, 12)
-			ix.log.Warn("semantic index: embedding failed; will retry", "node", job.NodeID, "err", err, "retry_in", backoff)
-			if err := st.RetryEmbedJob(ctx, job, quire.NowMillis(), min(backoff, time.Hour).Milliseconds()); err != nil {
+			backoff := time.Second << min(w.job.Attempts, 12)
+			ix.log.Warn("semantic index: embedding failed; will retry", "node", w.job.NodeID, "err", err, "retry_in", backoff)
+			if err := st.RetryEmbedJob(ctx, w.job, quire.NowMillis(), min(backoff, time.Hour).Milliseconds()); err != nil {
 				return len(jobs), err
 			}
 		}

@@ -3,6 +3,7 @@
 package service
 
 import (
+	"cmp"
 	"context"
 
 	"strings"
@@ -25,6 +26,9 @@ type Options struct {
 	Embedder Embedder
 	// Files keeps uploaded files; nil refuses uploads (see files.go).
 	Files filestore.Backend
+	// VectorCacheBytes bounds the in-process cache of quantized vectors of semantic search.
+	// Default 256 MiB; negative turns the cache off (every query streams from the database).
+	VectorCacheBytes int64
 }
 
 // Service is the one entry point of every handler.
@@ -35,7 +39,8 @@ type Service struct {
 	baseURL  string
 	embedder Embedder
 	files    *files
-	trees    treeCache // nodes of recent mind maps (mindmap_cache.go)
+	trees    treeCache    // nodes of recent mind maps (mindmap_cache.go)
+	vectors  *vectorCache // nil: off
 }
 
 // New returns a service over st.
@@ -44,8 +49,12 @@ func New(st *store.Store, opts Options) *Service {
 	if ttl == 0 {
 		ttl = 2 * time.Second
 	}
-	return &Service{store: st, cursors: cursor.New(st.Secret()), tokens: newTokenCache(ttl),
+	svc := &Service{store: st, cursors: cursor.New(st.Secret()), tokens: newTokenCache(ttl),
 		baseURL: strings.TrimSuffix(opts.BaseURL, "/"), embedder: opts.Embedder, files: newFiles(st, opts.Files)}
+	if opts.VectorCacheBytes >= 0 {
+		svc.vectors = newVectorCache(cmp.Or(opts.VectorCacheBytes, vectorCacheBytes))
+	}
+	return svc
 }
 
 // Store is the service's store, for the few callers (readiness checks) that need it directly.

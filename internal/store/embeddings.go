@@ -91,6 +91,9 @@ func (s *Store) EmbedSource(ctx context.Context, id string, maxEntries int) (src
 // longer exists (nil vecs, empty workspace) just leaves the queue.
 func (s *Store) SaveEmbeddings(ctx context.Context, job EmbedJob, workspace, model string, vecs [][]float32) error {
 	return s.InTx(ctx, func(tx *Tx) error {
+		if err := bumpVectorVersion(ctx, tx, job.NodeID, workspace); err != nil {
+			return err
+		}
 		if _, err := tx.tx.ExecContext(ctx, `DELETE FROM embeddings WHERE node_id = $1`, job.NodeID); err != nil {
 			return err
 		}
@@ -131,6 +134,7 @@ type VectorQuery struct {
 	Model     string
 	Object    string // quire.ObjectPage or quire.ObjectDatabase, or "" for both
 	PageType  string
+	Nodes     []string // when set, only these nodes' vectors
 }
 
 // ScanVectors streams the vectors of the visible nodes of q to fn, one row at a time: memory
@@ -149,8 +153,15 @@ func (s *Store) ScanVectors(ctx context.Context, q VectorQuery, fn func(nodeID s
 			SELECT n.id FROM nodes n JOIN reach r ON n.parent_id = r.id
 		) `)
 	}
+	ws := "e.workspace_id"
+	if q.Nodes != nil {
+		// A few nodes' vectors are found by the primary key; without statistics SQLite's planner
+		// would walk the workspace index instead, through every vector. An expression is not
+		// indexed, on either engine.
+		ws = "e.workspace_id || ''"
+	}
 	sb.WriteString(`SELECT e.node_id, e.vector FROM embeddings e JOIN nodes n ON n.id = e.node_id
-		WHERE e.workspace_id = $1 AND e.model = $2 AND n.in_trash = FALSE AND n.trashed_under = FALSE`)
+		WHERE ` + ws + ` = $1 AND e.model = $2 AND n.in_trash = FALSE AND n.trashed_under = FALSE`)
 	if q.ReachOf != "" {
 		sb.WriteString(` AND n.id IN (SELECT id FROM reach)`)
 	}
@@ -159,6 +170,9 @@ func (s *Store) ScanVectors(ctx context.Context, q VectorQuery, fn func(nodeID s
 	}
 	if q.PageType != "" {
 		sb.WriteString(` AND n.page_type = ` + arg(q.PageType))
+	}
+	if q.Nodes != nil {
+		sb.WriteString(` AND e.node_id IN (` + placeholders(&args, q.Nodes) + `)`)
 	}
 	rows, err := s.read.QueryContext(ctx, sb.String(), args...)
 	if err != nil {
@@ -247,4 +261,100 @@ func unpackVector(dst []float32, b []byte) []float32 {
 		dst = append(dst, math.Float32frombits(binary.LittleEndian.Uint32(b[i:])))
 	}
 	return dst
+}
+
+// bumpVectorVersion takes the next version number of the node's workspace (the one it is saved
+// in, or for a node that is gone the one it was last saved in) and stamps the node with it.
+func bumpVectorVersion(ctx context.Context, tx *Tx, nodeID, workspace string) error {
+	if workspace == "" {
+		err := tx.tx.QueryRowContext(ctx, `SELECT workspace_id FROM embed_nodes WHERE node_id = $1`, nodeID).Scan(&workspace)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil // never had vectors: no cache holds it
+		}
+		if err != nil {
+			return err
+		}
+	}
+	var seq int64
+	if err := tx.tx.QueryRowContext(ctx, `INSERT INTO embed_versions (workspace_id, seq) VALUES ($1, 1)
+		ON CONFLICT (workspace_id) DO UPDATE SET seq = embed_versions.seq + 1 RETURNING seq`, workspace).Scan(&seq); err != nil {
+		return err
+	}
+	_, err := tx.tx.ExecContext(ctx, `INSERT INTO embed_nodes (node_id, workspace_id, seq) VALUES ($1, $2, $3)
+		ON CONFLICT (node_id) DO UPDATE SET workspace_id = excluded.workspace_id, seq = excluded.seq`, nodeID, workspace, seq)
+	return err
+}
+
+// VectorVersion is the version number of workspace ws's embeddings: it grows with every save.
+func (s *Store) VectorVersion(ctx context.Context, ws string) (int64, error) {
+	var seq int64
+	err := s.read.QueryRowContext(ctx, `SELECT seq FROM embed_versions WHERE workspace_id = $1`, ws).Scan(&seq)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return seq, err
+}
+
+// ChangedVectorNodes lists the nodes of workspace ws whose vectors were saved after version
+// since, at most limit of them (more reports too many: reload everything).
+func (s *Store) ChangedVectorNodes(ctx context.Context, ws string, since int64, limit int) (ids []string, tooMany bool, err error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT node_id FROM embed_nodes WHERE workspace_id = $1 AND seq > $2
+		ORDER BY seq LIMIT $3`, ws, since, limit+1)
+	if err != nil {
+		return nil, false, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, false, err
+		}
+		ids = append(ids, id)
+	}
+	if len(ids) > limit {
+		return nil, true, rows.Err()
+	}
+	return ids, false, rows.Err()
+}
+
+// WorkspaceVectors streams every vector of model in workspace ws, trash and reach aside (the
+// caller checks those for the candidates it keeps). With nodes set, only those nodes' vectors.
+func (s *Store) WorkspaceVectors(ctx context.Context, ws, model string, nodes []string, fn func(nodeID string, vec []float32) error) error {
+	args := []any{ws, model}
+	q := `SELECT node_id, vector FROM embeddings WHERE workspace_id = $1 AND model = $2`
+	if nodes != nil { // by the primary key, as in ScanVectors
+		q = `SELECT node_id, vector FROM embeddings WHERE workspace_id || '' = $1 AND model = $2
+			AND node_id IN (` + placeholders(&args, nodes) + `)`
+	}
+	rows, err := s.read.QueryContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var vec []float32
+	var raw []byte
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id, &raw); err != nil {
+			return err
+		}
+		vec = unpackVector(vec[:0], raw)
+		if err := fn(id, vec); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// placeholders appends vals to args and returns their $n list.
+func placeholders(args *[]any, vals []string) string {
+	var sb strings.Builder
+	for i, v := range vals {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		*args = append(*args, v)
+		sb.WriteString("$" + strconv.Itoa(len(*args)))
+	}
+	return sb.String()
 }

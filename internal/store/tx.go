@@ -69,3 +69,11 @@ func (tx *Tx) ExecForTest(ctx context.Context, query string, args ...any) error 
 	_, err := tx.tx.ExecContext(ctx, query, args...)
 	return err
 }
+
+// Exec runs one statement, SQL text valid on both engines, in the transaction. For bulk loads
+// (benchmark corpora) that the typed methods would make slow; the triggers index what it writes
+// as they index every other write.
+func (tx *Tx) Exec(ctx context.Context, query string, args ...any) error {
+	_, err := tx.tx.ExecContext(ctx, query, args...)
+	return err
+}

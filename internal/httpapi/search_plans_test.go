@@ -1,0 +1,84 @@
+package httpapi
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/quire-dev/quire/internal/quire"
+	"github.com/quire-dev/quire/internal/store"
+	"github.com/quire-dev/quire/internal/testdb"
+)
+
+// TestSearch_PlansAgree runs keyword searches with both plans of store.Search — matches gathered
+// from the trigram indexes (sparse terms) and nodes walked in result order (dense terms), and
+// their mix — over the same content, page by page with cursors, in every order: the same results in the same order.
+func TestSearch_PlansAgree(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		var trashed string
+		for i := range 12 {
+			title := fmt.Sprintf("Notes %d", i)
+			if i%3 == 0 {
+				title = fmt.Sprintf("Roadmap 会议 %d", i)
+			}
+			page := e.mkPage(t, e.full, wsParent, title)
+			var kids []any
+			for j := range i % 4 {
+				kids = append(kids, para(fmt.Sprintf("roadmap review %d, 会议纪要 %d", i, j)))
+			}
+			kids = append(kids, para("unrelated text"))
+			e.appendKids(t, page, kids...)
+			if i == 5 {
+				trashed = page
+			}
+		}
+		wantOK(t, e.do(http.MethodDelete, "/v2/pages/"+trashed, e.full, nil), 200)
+
+		walk := func(q store.SearchQuery) []store.SearchKey {
+			t.Helper()
+			var keys []store.SearchKey
+			for range 20 {
+				res, err := st.Search(context.Background(), q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, r := range res {
+					keys = append(keys, r.Key)
+				}
+				if len(res) < q.Limit {
+					return keys
+				}
+				q.After = &res[len(res)-1].Key
+			}
+			t.Fatal("the walk does not end")
+			return nil
+		}
+		for _, terms := range [][]string{{"roadmap"}, {"ROADMAP", "review"}, {"会议纪要"}, {"会议"}, {"roadmap", "会议"}, {"zebra"}} {
+			for _, order := range []store.SearchOrder{store.ByRelevance, store.ByEdited, store.ByCreated} {
+				for _, asc := range []bool{false, true} {
+					q := store.SearchQuery{Workspace: e.ws.ID, Terms: terms, Order: order, Ascending: asc, Limit: 2, Object: quire.ObjectPage}
+					q.DenseAfter, q.Probe = 1<<30, -1
+					sparse := walk(q)
+					for _, v := range []struct{ dense, probe int }{
+						{1, -1},                      // walk only
+						{3, -1},                      // sparse titles beside dense blocks, for some terms
+						{1 << 30, 1}, {3, 3}, {0, 0}, // a probe, then the index or the walk
+					} {
+						q.DenseAfter, q.Probe = v.dense, v.probe
+						got := walk(q)
+						if diff := cmp.Diff(sparse, got); diff != "" {
+							t.Errorf("%q order %d asc %v dense after %d probe %d: (-sparse +got)\n%s", terms, order, asc, v.dense, v.probe, diff)
+						}
+					}
+					if terms[0] == "roadmap" && len(terms) == 1 && len(sparse) != 9 {
+						t.Errorf("%q: %d results, want 9 (10 pages by content or title, one in trash)", terms, len(sparse))
+					}
+				}
+			}
+		}
+	})
+}

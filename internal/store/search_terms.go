@@ -1,0 +1,305 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// denseAfter is how many matching entries make a term set "dense": past it, a search walks the
+// nodes in result order and checks each for a match (it stops as soon as a page of results is
+// found); below it, the few matches are gathered from the index and sorted.
+const denseAfter = 200
+
+// Relevance tiers: the title matches, or only some block does.
+const (
+	tierTitle   = 2
+	tierContent = 1
+)
+
+// probeNodes is how many nodes, in result order, a search checks one by one before it asks the
+// trigram index for the matching blocks: a common term fills a page of results among the first
+// few nodes, and on PostgreSQL a GIN bitmap of a million entries costs far more than that.
+const probeNodes = 50
+
+// searchTerms answers a search with terms. Results are ordered by tier (with ByRelevance), then
+// the chosen time and id, each a column of the node alone, so every plan below gives one order
+// and a cursor walk stays exact while other content changes:
+//
+//   - titles: the titles' own trigram index gives the matching nodes when there are fewer than
+//     denseAfter; otherwise the nodes are walked in order, checking each title;
+//   - blocks: first the next probeNodes nodes in result order are checked one by one against
+//     their own entries (a common term fills the page here); if that does not fill the page,
+//     the trigram index gives the nodes with a matching block when there are fewer than
+//     denseAfter entries (sparse), and otherwise the walk goes on, unbounded, until the page is
+//     full (dense). Terms all shorter than three characters have no trigram to look up: walk.
+func (s *Store) searchTerms(ctx context.Context, q SearchQuery) ([]SearchResult, error) {
+	dense := cmp.Or(q.DenseAfter, denseAfter)
+	titles, err := s.indexMatches(ctx, q.Terms, true, dense)
+	if err != nil {
+		return nil, err
+	}
+	// blocks answers the content part: the probe, then the index or the walk.
+	blocks := func(tier int, after *SearchKey, limit int) ([]SearchResult, error) {
+		if probe := cmp.Or(q.Probe, probeNodes); probe > 0 {
+			res, full, err := s.searchSegment(ctx, q, tier, &matches{titles: titles}, after, limit, probe)
+			if err != nil || full {
+				return res, err
+			}
+		}
+		bodies, err := s.indexMatches(ctx, q.Terms, false, dense)
+		if err != nil {
+			return nil, err
+		}
+		res, _, err := s.searchSegment(ctx, q, tier, &matches{titles, bodies}, after, limit, 0)
+		return res, err
+	}
+	if q.Order != ByRelevance {
+		return blocks(0, q.After, q.Limit)
+	}
+	var out []SearchResult
+	if q.After == nil || q.After.Tier >= tierTitle {
+		res, _, err := s.searchSegment(ctx, q, tierTitle, &matches{titles: titles}, q.After, q.Limit, 0)
+		if err != nil {
+			return nil, err
+		}
+		out = res
+		if len(out) == q.Limit {
+			return out, nil
+		}
+		q.After = nil
+	}
+	res, err := blocks(tierContent, q.After, q.Limit-len(out))
+	if err != nil {
+		return nil, err
+	}
+	return append(out, res...), nil
+}
+
+// indexMatches reads, from a trigram index, the nodes whose title (titles) or some block holds
+// every term, from at most denseAfter entries. nil means more (dense), or no term of three
+// characters: the index has nothing to look up.
+func (s *Store) indexMatches(ctx context.Context, terms []string, titles bool, denseAfter int) (map[string]bool, error) {
+	var args []any
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	src, where, ok := s.indexMatch(terms, titles, arg)
+	if !ok {
+		return nil, nil
+	}
+	field := "body"
+	if titles {
+		field = "title"
+	}
+	query := `SELECT d.node_id FROM ` + src + ` WHERE ` + where + ` AND d.field = '` + field + `'`
+	if titles && s.engine == Postgres {
+		// The titles' trigram index is on nodes (nodes_title_trgm).
+		args = args[:0]
+		conds := make([]string, len(terms))
+		for i, t := range terms {
+			conds[i] = s.contains("n.title_plain", t, arg)
+		}
+		query = `SELECT n.id FROM nodes n WHERE ` + strings.Join(conds, " AND ")
+	}
+	if s.engine == Postgres {
+		// Planned apart from the LIMIT: with it in view, PostgreSQL's planner trusts its guess of
+		// how many entries match and scans the table for the first few, a million rows for a
+		// term that is not there. Materialized, the lookup reads the trigram index.
+		query = `WITH m AS MATERIALIZED (` + query + `) SELECT * FROM m`
+	}
+	rows, err := s.read.QueryContext(ctx, query+` LIMIT `+strconv.Itoa(denseAfter), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	set := map[string]bool{}
+	n := 0
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		set[id] = true
+		n++
+	}
+	if n >= denseAfter {
+		return nil, rows.Err()
+	}
+	return set, rows.Err()
+}
+
+// indexMatch is the FROM and WHERE of the entries (search_docs d) holding every term, using a
+// trigram index (of the titles alone with titles): FTS5 on SQLite, pg_trgm's GIN index under
+// ILIKE on PostgreSQL (whose titles indexMatches reads from nodes). ok is false when
+// no term has three characters (the index has nothing to look up).
+func (s *Store) indexMatch(terms []string, titles bool, arg func(any) string) (from, where string, ok bool) {
+	var long, short []string
+	for _, t := range terms {
+		if utf8.RuneCountInString(t) >= 3 {
+			long = append(long, t)
+		} else {
+			short = append(short, t)
+		}
+	}
+	if len(long) == 0 {
+		return "", "", false
+	}
+	var conds []string
+	from = "search_docs d"
+	if s.engine == SQLite {
+		// An FTS5 query of quoted strings, ANDed: a trigram phrase is a substring.
+		q := make([]string, len(long))
+		for i, t := range long {
+			q[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
+		}
+		fts := "search_fts"
+		if titles {
+			fts = "search_title_fts"
+		}
+		from = fts + " f JOIN search_docs d ON d.rid = f.rowid"
+		conds = append(conds, fts+" MATCH "+arg(strings.Join(q, " AND ")))
+		long = nil
+	}
+	for _, t := range append(long, short...) {
+		conds = append(conds, s.contains("d.text", t, arg))
+	}
+	return from, strings.Join(conds, " AND "), true
+}
+
+// contains is a case-insensitive substring test of column against term.
+func (s *Store) contains(column, term string, arg func(any) string) string {
+	op := "LIKE"
+	if s.engine == Postgres {
+		op = "ILIKE"
+	}
+	return column + " " + op + " " + arg("%"+escapeLike(term)+"%") + ` ESCAPE '\'`
+}
+
+// matches are the nodes whose title holds every term, and those with a block that does; a nil
+// set is dense (walk the nodes instead).
+type matches struct{ titles, bodies map[string]bool }
+
+// searchSegment returns up to limit results of one tier (tierTitle: the title holds every term;
+// tierContent: the title does not, some block does; 0: either), after key after: among m's nodes
+// where m has them, by a walk of the nodes where a set is nil. With prefix, only the next prefix
+// nodes in order are considered; full reports whether the results are the segment's answer
+// (limit found, or the prefix was not cut short).
+func (s *Store) searchSegment(ctx context.Context, q SearchQuery, tier int, m *matches, after *SearchKey, limit, prefix int) (out []SearchResult, full bool, err error) {
+	if limit <= 0 {
+		return nil, true, nil
+	}
+	args := []any{q.Workspace}
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	var sb strings.Builder
+	if q.ReachOf != "" {
+		sb.WriteString(`WITH RECURSIVE reach (id) AS (
+			SELECT g.target_id FROM grants g WHERE g.token_id = ` + arg(q.ReachOf) + `
+			UNION
+			SELECT n.id FROM nodes n JOIN reach r ON n.parent_id = r.id
+		) `)
+	}
+	var base strings.Builder // the nodes in order, before matching
+	base.WriteString("SELECT " + prefixed("n.", nodeColumns) + " FROM nodes n")
+	base.WriteString("\nWHERE n.workspace_id = $1 AND n.in_trash = FALSE AND n.trashed_under = FALSE")
+	if q.ReachOf != "" {
+		base.WriteString(" AND n.id IN (SELECT id FROM reach)")
+	}
+	if q.Object != "" {
+		base.WriteString(" AND n.object = " + arg(q.Object))
+	}
+	if q.PageType != "" {
+		base.WriteString(" AND n.page_type = " + arg(q.PageType))
+	}
+	// Built only where used: PostgreSQL cannot type a parameter that no clause reads.
+	all := func(column string) string {
+		conds := make([]string, len(q.Terms))
+		for i, t := range q.Terms {
+			conds[i] = s.contains(column, t, arg)
+		}
+		return strings.Join(conds, " AND ")
+	}
+	inTitle := func() string { return "(" + all("n.title_plain") + ")" }
+	inBody := func() string {
+		return "EXISTS (SELECT 1 FROM search_docs d WHERE d.node_id = n.id AND d.field = 'body' AND " + all("d.text") + ")"
+	}
+	in := func(sets ...map[string]bool) string {
+		seen := map[string]bool{}
+		var ids []string
+		for _, set := range sets {
+			for id := range set {
+				if !seen[id] {
+					seen[id] = true
+					ids = append(ids, id)
+				}
+			}
+		}
+		if len(ids) == 0 {
+			return "FALSE"
+		}
+		slices.Sort(ids) // one SQL text per set, whatever the map order
+		for i, id := range ids {
+			ids[i] = arg(id)
+		}
+		return "n.id IN (" + strings.Join(ids, ", ") + ")"
+	}
+	var match string
+	switch {
+	case tier == tierTitle && m.titles != nil:
+		match = in(m.titles)
+	case tier == tierTitle:
+		match = inTitle()
+	case tier == tierContent && m.bodies != nil:
+		match = in(m.bodies) + " AND NOT " + inTitle()
+	case tier == tierContent:
+		match = "NOT " + inTitle() + " AND " + inBody()
+	case m.titles != nil && m.bodies != nil:
+		match = in(m.titles, m.bodies)
+	default:
+		match = "(" + inTitle() + " OR " + inBody() + ")"
+	}
+	ms := "n.edited_ms"
+	if q.Order == ByCreated {
+		ms = "n.created_ms"
+	}
+	op, dir := "<", " DESC"
+	if q.Ascending && q.Order != ByRelevance {
+		op, dir = ">", ""
+	}
+	if after != nil {
+		base.WriteString(" AND (" + ms + ", n.id) " + op + " (" + arg(after.Ms) + ", " + arg(after.ID) + ")")
+	}
+	orderBy := "\nORDER BY " + ms + dir + ", n.id" + dir
+	if prefix > 0 {
+		sb.WriteString("SELECT " + prefixed("n.", nodeColumns) + " FROM (" + base.String() + orderBy + " LIMIT " + arg(prefix) + ") AS n")
+		sb.WriteString("\nWHERE " + match)
+	} else {
+		sb.WriteString(base.String() + " AND " + match)
+	}
+	sb.WriteString(orderBy + " LIMIT " + arg(limit))
+
+	rows, err := s.read.QueryContext(ctx, sb.String(), args...)
+	if err != nil {
+		return nil, false, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		n, err := scanNode(rows)
+		if err != nil {
+			return nil, false, err
+		}
+		r := SearchResult{Node: n, Key: SearchKey{Tier: tier, Ms: n.EditedMs, ID: n.ID}}
+		if q.Order == ByCreated {
+			r.Key.Ms = n.CreatedMs
+		}
+		out = append(out, r)
+	}
+	return out, len(out) == limit || prefix == 0, rows.Err()
+}
