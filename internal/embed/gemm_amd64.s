@@ -1,3 +1,5 @@
+//go:build amd64 && !purego
+
 #include "textflag.h"
 
 // func fmaPanel64(o, a, w *float32, k, stride int)
