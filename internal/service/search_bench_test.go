@@ -160,7 +160,6 @@ func BenchmarkSemanticQuery100k(b *testing.B) {
 	}
 }
 
-
 // BenchmarkKeywordSearch1M is one page (20 results) of keyword search over 10,000 pages of 100
 // blocks, 1,000,000 blocks in all (target: p50 < 20 ms on SQLite). QUIRE_BENCH_BLOCKS sets
 // another count of blocks (pages of 100). Block j reads "Meeting notes on the quarterly roadmap,
