@@ -102,7 +102,7 @@ LIMIT $4`,
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
-  AND EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_text = $3 AND v.record_id = n.id)
+  AND EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_text = $3 AND v.record_id = n.id LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
 LIMIT $4`,
 		args: []any{"db1", "title", "Cherry", int64(3)}},
@@ -110,7 +110,7 @@ LIMIT $4`,
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
-  AND NOT EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_text = $3 AND v.record_id = n.id)
+  AND NOT EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_text = $3 AND v.record_id = n.id LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
 LIMIT $4`,
 		args: []any{"db1", "title", "Cherry", int64(3)}},
@@ -118,13 +118,13 @@ LIMIT $4`,
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
-  AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 AND v.v_text LIKE $3 ESCAPE '\')
+  AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 AND v.v_text LIKE $3 ESCAPE '\' LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
 LIMIT $4`,
 		postgres: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
-  AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 AND v.v_text COLLATE "C" ILIKE $3 ESCAPE '\')
+  AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 AND v.v_text COLLATE "C" ILIKE $3 ESCAPE '\' LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
 LIMIT $4`,
 		args: []any{"db1", "nt", "%100\\%\\_\\\\%", int64(3)}},
@@ -132,13 +132,13 @@ LIMIT $4`,
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
-  AND NOT EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 AND v.v_text LIKE $3 ESCAPE '\')
+  AND NOT EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 AND v.v_text LIKE $3 ESCAPE '\' LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
 LIMIT $4`,
 		postgres: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
-  AND NOT EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 AND v.v_text COLLATE "C" ILIKE $3 ESCAPE '\')
+  AND NOT EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 AND v.v_text COLLATE "C" ILIKE $3 ESCAPE '\' LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
 LIMIT $4`,
 		args: []any{"db1", "nt", "%und%", int64(3)}},
@@ -146,13 +146,13 @@ LIMIT $4`,
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
-  AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 AND v.v_text LIKE $3 ESCAPE '\')
+  AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 AND v.v_text LIKE $3 ESCAPE '\' LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
 LIMIT $4`,
 		postgres: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
-  AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 AND v.v_text COLLATE "C" ILIKE $3 ESCAPE '\')
+  AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 AND v.v_text COLLATE "C" ILIKE $3 ESCAPE '\' LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
 LIMIT $4`,
 		args: []any{"db1", "em", "b@%", int64(3)}},
@@ -160,13 +160,13 @@ LIMIT $4`,
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
-  AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 AND v.v_text LIKE $3 ESCAPE '\')
+  AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 AND v.v_text LIKE $3 ESCAPE '\' LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
 LIMIT $4`,
 		postgres: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
-  AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 AND v.v_text COLLATE "C" ILIKE $3 ESCAPE '\')
+  AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 AND v.v_text COLLATE "C" ILIKE $3 ESCAPE '\' LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
 LIMIT $4`,
 		args: []any{"db1", "ur", "%.test", int64(3)}},
@@ -174,7 +174,7 @@ LIMIT $4`,
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
-  AND NOT EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2)
+  AND NOT EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
 LIMIT $3`,
 		args: []any{"db1", "ph", int64(3)}},
@@ -182,7 +182,7 @@ LIMIT $3`,
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
-  AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2)
+  AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
 LIMIT $3`,
 		args: []any{"db1", "nt", int64(3)}},
@@ -190,7 +190,7 @@ LIMIT $3`,
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
-  AND EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_num = $3 AND v.record_id = n.id)
+  AND EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_num = $3 AND v.record_id = n.id LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
 LIMIT $4`,
 		args: []any{"db1", "sc", float64(10), int64(3)}},
@@ -198,7 +198,7 @@ LIMIT $4`,
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
-  AND NOT EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_num = $3 AND v.record_id = n.id)
+  AND NOT EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_num = $3 AND v.record_id = n.id LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
 LIMIT $4`,
 		args: []any{"db1", "sc", float64(10), int64(3)}},
@@ -206,7 +206,7 @@ LIMIT $4`,
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
-  AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 AND v.v_num > $3)
+  AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 AND v.v_num > $3 LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
 LIMIT $4`,
 		args: []any{"db1", "sc", float64(5.5), int64(3)}},
@@ -214,7 +214,7 @@ LIMIT $4`,
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
-  AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 AND v.v_num <= $3)
+  AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 AND v.v_num <= $3 LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
 LIMIT $4`,
 		args: []any{"db1", "ui", float64(3), int64(3)}},
@@ -222,7 +222,7 @@ LIMIT $4`,
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
-  AND NOT EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2)
+  AND NOT EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
 LIMIT $3`,
 		args: []any{"db1", "sc", int64(3)}},
@@ -230,7 +230,7 @@ LIMIT $3`,
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
-  AND EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_num = $3 AND v.record_id = n.id)
+  AND EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_num = $3 AND v.record_id = n.id LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
 LIMIT $4`,
 		args: []any{"db1", "dn", float64(1), int64(3)}},
@@ -238,7 +238,7 @@ LIMIT $4`,
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
-  AND NOT EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_num = $3 AND v.record_id = n.id)
+  AND NOT EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_num = $3 AND v.record_id = n.id LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
 LIMIT $4`,
 		args: []any{"db1", "dn", float64(1), int64(3)}},
@@ -246,7 +246,7 @@ LIMIT $4`,
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
-  AND EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_text = $3 AND v.record_id = n.id)
+  AND EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_text = $3 AND v.record_id = n.id LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
 LIMIT $4`,
 		args: []any{"db1", "sl", "a", int64(3)}},
@@ -254,7 +254,7 @@ LIMIT $4`,
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
-  AND NOT EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_text = $3 AND v.record_id = n.id)
+  AND NOT EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_text = $3 AND v.record_id = n.id LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
 LIMIT $4`,
 		args: []any{"db1", "st", "s3", int64(3)}},
@@ -262,7 +262,7 @@ LIMIT $4`,
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
-  AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2)
+  AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
 LIMIT $3`,
 		args: []any{"db1", "sl", int64(3)}},
@@ -270,7 +270,7 @@ LIMIT $3`,
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
-  AND EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_text = $3 AND v.record_id = n.id)
+  AND EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_text = $3 AND v.record_id = n.id LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
 LIMIT $4`,
 		args: []any{"db1", "tg", "x", int64(3)}},
@@ -278,7 +278,7 @@ LIMIT $4`,
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
-  AND NOT EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_text = $3 AND v.record_id = n.id)
+  AND NOT EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_text = $3 AND v.record_id = n.id LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
 LIMIT $4`,
 		args: []any{"db1", "pp", "11111111-1111-4111-8111-111111111111", int64(3)}},
@@ -286,7 +286,7 @@ LIMIT $4`,
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
-  AND EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_text = $3 AND v.record_id = n.id)
+  AND EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_text = $3 AND v.record_id = n.id LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
 LIMIT $4`,
 		args: []any{"db1", "rl", "aaaaaaaa-0000-4000-8000-000000000001", int64(3)}},
@@ -294,7 +294,7 @@ LIMIT $4`,
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
-  AND NOT EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2)
+  AND NOT EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
 LIMIT $3`,
 		args: []any{"db1", "fl", int64(3)}},
@@ -302,7 +302,7 @@ LIMIT $3`,
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
-  AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 AND v.v_num >= $3 AND v.v_num < $4)
+  AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 AND v.v_num >= $3 AND v.v_num < $4 LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
 LIMIT $5`,
 		args: []any{"db1", "du", float64(1715299200000), float64(1715385600000), int64(3)}},
@@ -310,7 +310,7 @@ LIMIT $5`,
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
-  AND EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_num = $3 AND v.record_id = n.id)
+  AND EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_num = $3 AND v.record_id = n.id LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
 LIMIT $4`,
 		args: []any{"db1", "du", float64(1715353200000), int64(3)}},
@@ -318,7 +318,7 @@ LIMIT $4`,
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
-  AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 AND v.v_num >= $3)
+  AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 AND v.v_num >= $3 LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
 LIMIT $4`,
 		args: []any{"db1", "du", float64(1715385600000), int64(3)}},
@@ -326,7 +326,7 @@ LIMIT $4`,
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
-  AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 AND v.v_num <= $3)
+  AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 AND v.v_num <= $3 LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
 LIMIT $4`,
 		args: []any{"db1", "du", float64(1715342400000), int64(3)}},
@@ -334,7 +334,7 @@ LIMIT $4`,
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
-  AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 AND v.v_num >= $3 AND v.v_num < $4)
+  AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 AND v.v_num >= $3 AND v.v_num < $4 LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
 LIMIT $5`,
 		args: []any{"db1", "du", float64(1715126400000), float64(1715817600000), int64(3)}},
@@ -342,7 +342,7 @@ LIMIT $5`,
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
-  AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 AND v.v_num >= $3 AND v.v_num < $4)
+  AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 AND v.v_num >= $3 AND v.v_num < $4 LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
 LIMIT $5`,
 		args: []any{"db1", "du", float64(1715558400000), float64(1716163200000), int64(3)}},
@@ -390,15 +390,15 @@ LIMIT $3`,
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
-  AND EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_num = $3 AND v.record_id = n.id)
-  AND (EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $4 AND v.v_text LIKE $5 ESCAPE '\') OR NOT EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $6))
+  AND EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_num = $3 AND v.record_id = n.id LIMIT 1)
+  AND (EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $4 AND v.v_text LIKE $5 ESCAPE '\' LIMIT 1) OR NOT EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $6 LIMIT 1))
 ORDER BY n.created_ms DESC, n.id DESC
 LIMIT $7`,
 		postgres: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
-  AND EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_num = $3 AND v.record_id = n.id)
-  AND (EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $4 AND v.v_text COLLATE "C" ILIKE $5 ESCAPE '\') OR NOT EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $6))
+  AND EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_num = $3 AND v.record_id = n.id LIMIT 1)
+  AND (EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $4 AND v.v_text COLLATE "C" ILIKE $5 ESCAPE '\' LIMIT 1) OR NOT EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $6 LIMIT 1))
 ORDER BY n.created_ms DESC, n.id DESC
 LIMIT $7`,
 		args: []any{"db1", "dn", float64(1), "title", "%a%", "sc", int64(3)}},
@@ -406,7 +406,7 @@ LIMIT $7`,
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
-  AND ((EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_num = $3 AND v.record_id = n.id) AND EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $4 AND v.v_num = $5 AND v.record_id = n.id)) OR EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $6 AND v.v_text = $7 AND v.record_id = n.id))
+  AND ((EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_num = $3 AND v.record_id = n.id LIMIT 1) AND EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $4 AND v.v_num = $5 AND v.record_id = n.id LIMIT 1)) OR EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $6 AND v.v_text = $7 AND v.record_id = n.id LIMIT 1))
 ORDER BY n.created_ms DESC, n.id DESC
 LIMIT $8`,
 		args: []any{"db1", "sc", float64(10), "dn", float64(1), "sl", "c", int64(3)}},
@@ -440,7 +440,7 @@ FROM record_values s CROSS JOIN nodes n
 WHERE s.database_id = $1 AND s.property_id = $2 AND s.v_num IS NOT NULL
   AND n.id = s.record_id AND n.parent_id = $1 AND n.in_trash = FALSE
   AND (s.v_num, s.record_id) < ($3, $4)
-  AND EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $5 AND v.v_text = $6 AND v.record_id = s.record_id)
+  AND EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $5 AND v.v_text = $6 AND v.record_id = s.record_id LIMIT 1)
 ORDER BY s.v_num DESC, s.record_id DESC
 LIMIT $7`,
 		args: []any{"db1", "sc", float64(5.5), "r2", "sl", "a", int64(3)}},
@@ -458,7 +458,7 @@ LIMIT $5`,
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND NOT EXISTS (SELECT 1 FROM record_values s WHERE s.record_id = n.id AND s.property_id = $2 AND s.v_num IS NOT NULL)
-  AND EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $3 AND v.v_num = $4 AND v.record_id = n.id)
+  AND EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $3 AND v.v_num = $4 AND v.record_id = n.id LIMIT 1)
 ORDER BY n.id
 LIMIT $5`,
 		args: []any{"db1", "sc", "dn", float64(1), int64(3)}},
@@ -492,7 +492,7 @@ FROM nodes n
 LEFT JOIN record_values s1 ON s1.record_id = n.id AND s1.property_id = $2 AND s1.ord = 0
 LEFT JOIN record_values s3 ON s3.record_id = n.id AND s3.property_id = $3 AND s3.ord = 0
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
-  AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $4 AND v.v_text LIKE $5 ESCAPE '\')
+  AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $4 AND v.v_text LIKE $5 ESCAPE '\' LIMIT 1)
 ORDER BY s1.v_num IS NULL, s1.v_num, n.created_ms DESC, s3.v_text IS NULL, s3.v_text DESC, n.id DESC
 LIMIT $6`,
 		postgres: `SELECT n.id, s1.v_num, n.created_ms, s3.v_text
@@ -500,7 +500,7 @@ FROM nodes n
 LEFT JOIN record_values s1 ON s1.record_id = n.id AND s1.property_id = $2 AND s1.ord = 0
 LEFT JOIN record_values s3 ON s3.record_id = n.id AND s3.property_id = $3 AND s3.ord = 0
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
-  AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $4 AND v.v_text COLLATE "C" ILIKE $5 ESCAPE '\')
+  AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $4 AND v.v_text COLLATE "C" ILIKE $5 ESCAPE '\' LIMIT 1)
 ORDER BY s1.v_num IS NULL, s1.v_num, n.created_ms DESC, s3.v_text IS NULL, s3.v_text DESC, n.id DESC
 LIMIT $6`,
 		args: []any{"db1", "dn", "ur", "title", "%e%", int64(3)}},
@@ -519,7 +519,7 @@ LIMIT $7`,
 SELECT n.id, n.created_ms
 FROM w CROSS JOIN nodes n
 WHERE n.id = w.id AND n.parent_id = $1 AND n.in_trash = FALSE
-  AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $4 AND v.v_num > $5)
+  AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $4 AND v.v_num > $5 LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
 LIMIT $6`,
 		args: []any{"db1", "r1", "r6", "sc", float64(5), int64(3)}},
@@ -542,8 +542,9 @@ LIMIT $2`,
 		args: []any{"db1", int64(3)}},
 }
 
-// pgFence finds the end of each condition's EXISTS subquery (conditions hold no parentheses).
-var pgFence = regexp.MustCompile(`(EXISTS \(SELECT 1 FROM record_values v WHERE [^()]*)\)`)
+// pgFence finds the end of each condition's EXISTS subquery (conditions hold no parentheses),
+// where SQLite's statements say LIMIT 1 and PostgreSQL's OFFSET 0 (see dialect.fence).
+var pgFence = regexp.MustCompile(`(EXISTS \(SELECT 1 FROM record_values v WHERE [^()]*) LIMIT 1\)`)
 
 func TestCompileSQL(t *testing.T) {
 	if len(compileWant) != len(compileInputs) {

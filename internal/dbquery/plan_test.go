@@ -120,6 +120,7 @@ var benchQueries = []struct {
 	{"rich_text contains (6% match), default order", `{"property":"text","rich_text":{"contains":"w037x"}}`, ``, 50 * time.Millisecond},
 	{"rich_text contains (6% match), number sort", `{"property":"text","rich_text":{"contains":"w037x"}}`, `[{"property":"num","direction":"ascending"}]`, 50 * time.Millisecond},
 	{"rich_text contains (no match)", `{"property":"text","rich_text":{"contains":"zzzz"}}`, ``, 50 * time.Millisecond},
+	{"and/or on three properties, default order", `{"and":[{"property":"sel","select":{"equals":"opt7"}},{"or":[{"property":"done","checkbox":{"equals":true}},{"property":"num","number":{"greater_than":500000}}]}]}`, ``, 20 * time.Millisecond},
 	{"no filter, default order", ``, ``, 10 * time.Millisecond},
 	{"title equals (1 match), default order", `{"property":"title","title":{"equals":"Record 500"}}`, ``, 50 * time.Millisecond},
 	{"title equals (1 match), number sort", `{"property":"title","title":{"equals":"Record 500"}}`, `[{"property":"num","direction":"ascending"}]`, 50 * time.Millisecond},
@@ -207,11 +208,20 @@ func TestPlans(t *testing.T) {
 				for _, after := range []*dbquery.Position{nil, {Keys: []dbquery.Key{{Num: &num}}, ID: "m"}} {
 					plan := explain(t, db, compileBench(t, `{"property":"sel","select":{"equals":"opt7"}}`, sorts, after, nil))
 					mustContain(t, plan, "SEARCH s USING COVERING INDEX record_values_num (database_id=? AND property_id=?",
-						"SEARCH n USING INDEX sqlite_autoindex_nodes_1 (id=?)", "SEARCH v EXISTS USING ")
+						"SEARCH n USING INDEX sqlite_autoindex_nodes_1 (id=?)",
+						"CORRELATED SCALAR SUBQUERY 1\nSEARCH v USING COVERING INDEX record_values_text (database_id=? AND property_id=? AND v_text=? AND record_id=?)")
 					mustNot(t, plan, "TEMP B-TREE", "SCAN")
 					filterFirst(t, plan)
 				}
 			}
+			// An and/or filter checks its conditions in the filter's order, each a subquery (LIMIT 1
+			// keeps SQLite from making the select's EXISTS a join checked after the Or's subqueries).
+			plan := explain(t, db, compileBench(t, `{"and":[{"property":"sel","select":{"equals":"opt7"}},{"or":[`+
+				`{"property":"done","checkbox":{"equals":true}},{"property":"num","number":{"greater_than":500000}}]}]}`, ``, nil, nil))
+			mustContain(t, plan, "SEARCH n USING COVERING INDEX nodes_records (parent_id=? AND in_trash=?)\n"+
+				"CORRELATED SCALAR SUBQUERY 1\nSEARCH v USING COVERING INDEX record_values_text (database_id=? AND property_id=? AND v_text=? AND record_id=?)\n"+
+				"CORRELATED SCALAR SUBQUERY 2\n")
+			mustNot(t, plan, "TEMP B-TREE", "EXISTS USING")
 			// Probes of one record's values never scan a property's index.
 			for _, filter := range []string{`{"property":"text","rich_text":{"contains":"w037x"}}`,
 				`{"property":"num","number":{"greater_than":5}}`, `{"property":"tags","multi_select":{"is_empty":true}}`} {

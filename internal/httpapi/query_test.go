@@ -202,6 +202,44 @@ func TestMutations(t *testing.T) {
 		stranger := e.record(t, other["id"].(string), map[string]any{})["id"].(string)
 		wantDetail(t, e.do("POST", path, e.full, map[string]any{"mutations": []any{map[string]any{"op": "trash", "page_id": stranger}}}),
 			400, "validation_error", "mutations[0].page_id", "invalid_value")
+		// Two operations on one record: the second starts from the first's result, and each
+		// result shows the record as its operation left it.
+		twice := e.do("POST", path, e.full, map[string]any{"mutations": []any{
+			map[string]any{"op": "update", "page_id": a, "properties": map[string]any{"Points": map[string]any{"number": 3}}},
+			map[string]any{"op": "update", "page_id": a, "properties": map[string]any{"Status": map[string]any{"select": map[string]any{"name": "Todo"}}}},
+		}})
+		wantOK(t, twice, http.StatusOK)
+		var got []map[string]any
+		for _, x := range twice.body["results"].([]any) {
+			props := x.(map[string]any)["properties"].(map[string]any)
+			got = append(got, map[string]any{"points": props["Points"].(map[string]any)["number"],
+				"status": props["Status"].(map[string]any)["select"].(map[string]any)["name"]})
+		}
+		if want := []map[string]any{{"points": 3.0, "status": "Done"}, {"points": 3.0, "status": "Todo"}}; !cmp.Equal(got, want) {
+			t.Fatalf("two updates of one record = %v, want %v", got, want)
+		}
+		if again := e.do("GET", "/v2/pages/"+a, e.full, nil); again.body["properties"].(map[string]any)["Points"].(map[string]any)["number"] != 3.0 {
+			t.Fatalf("record after two updates = %s", again.raw)
+		}
+		// Trash, restore and update one record in one batch: each operation sees the previous one's
+		// trash state and version.
+		tru := e.do("POST", path, e.full, map[string]any{"mutations": []any{
+			map[string]any{"op": "trash", "page_id": b},
+			map[string]any{"op": "restore", "page_id": b},
+			map[string]any{"op": "update", "page_id": b, "properties": map[string]any{"Points": map[string]any{"number": 9}}},
+		}})
+		wantOK(t, tru, http.StatusOK)
+		var trash []any
+		for _, x := range tru.body["results"].([]any) {
+			trash = append(trash, x.(map[string]any)["in_trash"])
+		}
+		if !cmp.Equal(trash, []any{true, false, false}) {
+			t.Fatalf("trash, restore, update: in_trash = %v", trash)
+		}
+		if got := e.do("GET", "/v2/pages/"+b, e.full, nil); got.body["in_trash"] != false ||
+			got.body["properties"].(map[string]any)["Points"].(map[string]any)["number"] != 9.0 {
+			t.Fatalf("record after trash, restore, update = %s", got.raw)
+		}
 		// Scopes: mutations need databases.write and pages.write.
 		noPages := e.token([]quire.Scope{quire.DatabasesWrite, quire.DatabasesRead}, true)
 		e.do("POST", path, noPages, map[string]any{"mutations": []any{map[string]any{"op": "trash", "page_id": a}}}).wantError(t, 403, "forbidden", "")

@@ -121,9 +121,13 @@ func (s *Service) MutateRecords(ctx context.Context, p *quire.Principal, id stri
 			return err
 		}
 		now := quire.NowMillis()
+		read, err := readTargets(ctx, tx, p, db, ops)
+		if err != nil {
+			return err
+		}
 		var pr quire.Problems
 		for i, m := range ops {
-			n, err := s.mutate(ctx, tx, p, db, m, now)
+			n, err := s.mutate(ctx, tx, p, db, m, read, now)
 			if qe, ok := quire.AsError(err); ok && qe.Code == quire.CodeValidation {
 				for _, d := range qe.Details {
 					pr.Add(d.Path, d.Reason, qe.Message)
@@ -143,15 +147,68 @@ func (s *Service) MutateRecords(ctx context.Context, p *quire.Principal, id stri
 	return out, s.RenderRecords(ctx, out, nil)
 }
 
+// readTargets locks the records that ops update, trash or restore, in the batch's order, and
+// reads them in one statement (one per hundred) rather than one read per operation. It returns
+// nil, and each operation reads its record itself, when a dual relation syncs into db: a sync
+// rewrites records of db, which a later operation of the batch may name.
+func readTargets(ctx context.Context, tx *store.Tx, p *quire.Principal, db *recordDB, ops []Mutation) (map[string]*quire.Node, error) {
+	for _, prop := range db.schema {
+		if prop.Type == quire.PropRelation && prop.DualPropertyID != "" && prop.RelationDatabaseID == db.node.ID {
+			return nil, nil
+		}
+	}
+	var ids []string
+	seen := map[string]bool{}
+	for _, m := range ops {
+		if m.Op == "create" || seen[m.PageID] {
+			continue
+		}
+		seen[m.PageID] = true
+		if err := tx.LockNode(ctx, m.PageID); err != nil {
+			return nil, err
+		}
+		ids = append(ids, m.PageID)
+	}
+	nodes, err := tx.Nodes(ctx, p.WorkspaceID(), ids)
+	if err != nil {
+		return nil, err
+	}
+	read := make(map[string]*quire.Node, len(nodes))
+	for _, n := range nodes {
+		read[n.ID] = n
+	}
+	return read, nil
+}
+
+// target is record id as an operation starts from: a copy of its state after the batch's
+// earlier operations when read holds it (readTargets), else read now.
+func target(ctx context.Context, tx *store.Tx, p *quire.Principal, read map[string]*quire.Node, id string) (*quire.Node, error) {
+	if read == nil {
+		if err := tx.LockNode(ctx, id); err != nil {
+			return nil, err
+		}
+		return tx.Node(ctx, p.WorkspaceID(), id)
+	}
+	n, ok := read[id]
+	if !ok {
+		return nil, quire.NotFound("page " + id)
+	}
+	c := *n // each operation's result is rendered on its own copy
+	return &c, nil
+}
+
 // mutate applies one operation; a validation error's paths are under m.Path.
-func (s *Service) mutate(ctx context.Context, tx *store.Tx, p *quire.Principal, db *recordDB, m Mutation, now int64) (*quire.Node, error) {
+func (s *Service) mutate(ctx context.Context, tx *store.Tx, p *quire.Principal, db *recordDB, m Mutation, read map[string]*quire.Node, now int64) (*quire.Node, error) {
 	if m.Op == "create" {
 		return s.createRecord(ctx, tx, p, db, m.Properties, m.Path+".properties", m.Children, now)
 	}
-	if err := tx.LockNode(ctx, m.PageID); err != nil {
-		return nil, err
+	n, err := target(ctx, tx, p, read, m.PageID)
+	if err == nil && read != nil {
+		defer func() {
+			c := *n // the state the batch's next operation on this record starts from
+			read[m.PageID] = &c
+		}()
 	}
-	n, err := tx.Node(ctx, p.WorkspaceID(), m.PageID)
 	if quire.IsCode(err, quire.CodeNotFound) || (err == nil && (n.ParentType != quire.ParentDatabase || n.ParentID != db.node.ID)) {
 		return nil, quire.Invalid(m.Path+".page_id", quire.ReasonInvalidValue, "page_id must name a record of this database.")
 	}

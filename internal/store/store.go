@@ -81,7 +81,11 @@ func openSQLite(dir string) (*Store, error) {
 	// synchronous(FULL): an acknowledged write survives power loss, which is our promise.
 	// _txlock=immediate: a write transaction takes the lock at BEGIN, so it never fails with
 	// SQLITE_BUSY halfway through (another process, e.g. an admin command, may hold it).
-	pragmas := "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)"
+	// mmap_size: reads map the file instead of copying each page through a pread into every
+	// connection's own 2 MB page cache; a query walking a large database's index spent a fifth of
+	// its CPU in those reads. Writes still go through the WAL, so durability is unchanged.
+	pragmas := "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)" +
+		"&_pragma=mmap_size(1073741824)"
 	u := (&url.URL{Scheme: "file", Path: path}).String()
 	write, err := sql.Open("sqlite", u+"?"+pragmas+"&_txlock=immediate")
 	if err != nil {

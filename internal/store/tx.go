@@ -11,7 +11,7 @@ import (
 
 // Tx is one write transaction.
 type Tx struct {
-	tx     *sql.Tx
+	tx     *txConn
 	engine Engine
 }
 
@@ -40,7 +40,7 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) (err error) {
 			_ = sqlTx.Rollback()
 		}
 	}()
-	tx := &Tx{tx: sqlTx, engine: s.engine}
+	tx := &Tx{tx: newTxConn(sqlTx, s.engine), engine: s.engine}
 	if err = fn(tx); err != nil {
 		return err
 	}
