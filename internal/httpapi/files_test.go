@@ -338,3 +338,53 @@ func countFiles(t *testing.T, st *store.Store) int {
 	}
 	return n
 }
+
+// TestFiles_DatabasesAndRecords: database icons and covers, and a record's icon, cover and
+// content, name uploads as pages do: a completed upload of the workspace reads back with a
+// signed URL; anything else answers 400 at its path and writes nothing.
+func TestFiles_DatabasesAndRecords(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		img := e.uploaded(e.full, "icon.png", "image/png", []byte("\x89PNG fake"), "")
+		good := map[string]any{"type": "file_upload", "file_upload": map[string]any{"id": img}}
+		bad := map[string]any{"type": "file_upload", "file_upload": map[string]any{"id": quire.NewID()}}
+		home := e.newPage("Home")
+		schema := map[string]any{"Name": map[string]any{"title": map[string]any{}}}
+
+		r := e.do(http.MethodPost, "/v2/databases", e.full, map[string]any{"parent": pageParent(home), "title": []any{txt("DB")},
+			"properties": schema, "icon": bad})
+		wantDetail(t, r, 400, quire.CodeValidation, "icon.file_upload.id", quire.ReasonInvalidValue)
+		r = e.do(http.MethodPost, "/v2/databases", e.full, map[string]any{"parent": pageParent(home), "title": []any{txt("DB")},
+			"properties": schema, "icon": good, "cover": good})
+		wantOK(t, r, 200)
+		db := r.body["id"].(string)
+		if u, _ := dig(r.body, "icon", "file", "url").(string); !strings.Contains(u, img) {
+			t.Fatalf("database icon: %s", r.raw)
+		}
+		wantDetail(t, e.do(http.MethodPatch, "/v2/databases/"+db, e.full, map[string]any{"cover": bad}),
+			400, quire.CodeValidation, "cover.file_upload.id", quire.ReasonInvalidValue)
+
+		rec := map[string]any{"parent": dbParent(db), "properties": map[string]any{"Name": map[string]any{"title": []any{txt("R")}}}}
+		rec["icon"] = bad
+		wantDetail(t, e.do(http.MethodPost, "/v2/pages", e.full, rec), 400, quire.CodeValidation, "icon.file_upload.id", quire.ReasonInvalidValue)
+		rec["icon"] = good
+		rec["children"] = []any{map[string]any{"type": "image", "image": bad}}
+		wantDetail(t, e.do(http.MethodPost, "/v2/pages", e.full, rec), 400, quire.CodeValidation, "children[0].image.file_upload.id", quire.ReasonInvalidValue)
+		rec["children"] = []any{map[string]any{"type": "image", "image": good}}
+		r = e.do(http.MethodPost, "/v2/pages", e.full, rec)
+		wantOK(t, r, 200)
+		if u, _ := dig(r.body, "icon", "file", "url").(string); !strings.Contains(u, img) {
+			t.Fatalf("record icon: %s", r.raw)
+		}
+		// The refused writes left nothing: the database has the one record.
+		q := e.do(http.MethodPost, "/v2/databases/"+db+"/query", e.full, map[string]any{})
+		wantOK(t, q, 200)
+		if n := len(q.body["results"].([]any)); n != 1 {
+			t.Fatalf("records after refusals: %d", n)
+		}
+		// A token that reads the record may download the image its content uses.
+		if d := e.do(http.MethodGet, "/v2/files/download-url?file_id="+img, e.token([]quire.Scope{quire.BlocksRead}, false, db), nil); d.status != 200 {
+			t.Fatalf("download by a reader of the record: %d %s", d.status, d.raw)
+		}
+	})
+}

@@ -217,7 +217,13 @@ func (s *Service) CreateDatabase(ctx context.Context, p *quire.Principal, in New
 		if n.Properties, err = properties.MarshalSchema(schema); err != nil {
 			return err
 		}
-		return tx.InsertNode(ctx, n)
+		var refs fileRefs
+		refs.icon(&n.Icon, "icon")
+		refs.icon(&n.Cover, "cover")
+		if err := tx.InsertNode(ctx, n); err != nil {
+			return err
+		}
+		return refs.use(ctx, tx, p.WorkspaceID(), n.ID)
 	})
 	if err != nil {
 		return nil, err
@@ -314,6 +320,12 @@ func (s *Service) PatchDatabase(ctx context.Context, p *quire.Principal, id stri
 		}
 		if patch.IsInline != nil {
 			n.IsInline = *patch.IsInline
+		}
+		var refs fileRefs
+		refs.icon(patch.Icon, "icon")
+		refs.icon(patch.Cover, "cover")
+		if err := refs.use(ctx, tx, p.WorkspaceID(), n.ID); err != nil {
+			return err
 		}
 		if patch.Icon != nil {
 			n.Icon = *patch.Icon

@@ -200,7 +200,7 @@ func target(ctx context.Context, tx *store.Tx, p *quire.Principal, read map[stri
 // mutate applies one operation; a validation error's paths are under m.Path.
 func (s *Service) mutate(ctx context.Context, tx *store.Tx, p *quire.Principal, db *recordDB, m Mutation, read map[string]*quire.Node, now int64) (*quire.Node, error) {
 	if m.Op == "create" {
-		return s.createRecord(ctx, tx, p, db, m.Properties, m.Path+".properties", m.Children, now)
+		return s.createRecord(ctx, tx, p, db, m.Properties, m.Path+".properties", m.Children, nil, nil, now)
 	}
 	n, err := target(ctx, tx, p, read, m.PageID)
 	if err == nil && read != nil {

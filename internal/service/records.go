@@ -2,8 +2,10 @@ package service
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/quire-dev/quire/internal/blocks"
 	"github.com/quire-dev/quire/internal/properties"
@@ -72,7 +74,7 @@ func lockRecordDatabases(ctx context.Context, tx *store.Tx, ws, id string) error
 
 // createRecord stores a new record of db with the raw properties at path (and content
 // blocks), its record_values rows and its number, and syncs dual relations.
-func (s *Service) createRecord(ctx context.Context, tx *store.Tx, p *quire.Principal, db *recordDB, raw any, path string, children []*blocks.Block, now int64) (*quire.Node, error) {
+func (s *Service) createRecord(ctx context.Context, tx *store.Tx, p *quire.Principal, db *recordDB, raw any, path string, children []*blocks.Block, icon, cover json.RawMessage, now int64) (*quire.Node, error) {
 	var vals properties.Values
 	var err error
 	if raw != nil {
@@ -90,10 +92,18 @@ func (s *Service) createRecord(ctx context.Context, tx *store.Tx, p *quire.Princ
 		ID: quire.NewID(), WorkspaceID: p.WorkspaceID(), Object: quire.ObjectPage, PageType: quire.PageTypePage,
 		ParentType: quire.ParentDatabase, ParentID: db.node.ID, Position: "a",
 		Title: marshalRichText(title), TitlePlain: title.PlainText(), Properties: properties.MarshalValues(vals),
-		Description: []byte(`[]`), Version: 1,
+		Description: []byte(`[]`), Icon: icon, Cover: cover, Version: 1,
 		CreatedMs: now, CreatedBy: p.Token.OwnerID, EditedMs: now, EditedBy: p.Token.OwnerID,
 	}
+	// Uploads named by the icon, cover or content: complete and of this workspace.
+	var refs fileRefs
+	refs.icon(&n.Icon, strings.TrimSuffix(path, "properties")+"icon")
+	refs.icon(&n.Cover, strings.TrimSuffix(path, "properties")+"cover")
+	refs.blocks(children, strings.TrimSuffix(path, "properties")+"children")
 	if err := tx.InsertNode(ctx, n); err != nil {
+		return nil, err
+	}
+	if err := refs.use(ctx, tx, p.WorkspaceID(), n.ID); err != nil {
 		return nil, err
 	}
 	number, err := tx.NextRecordNumber(ctx, db.node.ID)
@@ -315,7 +325,7 @@ func (s *Service) CreateRecord(ctx context.Context, p *quire.Principal, in NewPa
 			}
 			return err
 		}
-		n, err = s.createRecord(ctx, tx, p, db, in.Properties, "properties", in.Children, quire.NowMillis())
+		n, err = s.createRecord(ctx, tx, p, db, in.Properties, "properties", in.Children, in.Icon, in.Cover, quire.NowMillis())
 		return err
 	})
 	if err != nil {
