@@ -11,12 +11,12 @@ import (
 )
 
 func day(s string) dbquery.Date {
-	m, _, _ := dbquery.ParseDate(s)
+	m, _, _ := quire.ParseDate(s)
 	return dbquery.Date{Ms: m, Day: true}
 }
 
 func instant(s string) dbquery.Date {
-	m, _, _ := dbquery.ParseDate(s)
+	m, _, _ := quire.ParseDate(s)
 	return dbquery.Date{Ms: m}
 }
 
@@ -199,7 +199,7 @@ func TestParseDate(t *testing.T) {
 		{"", 0, false, true},
 	}
 	for _, tc := range tests {
-		ms, day, ok := dbquery.ParseDate(tc.in)
+		ms, day, ok := quire.ParseDate(tc.in)
 		if ok == tc.fail || (ok && (ms != tc.ms || day != tc.day)) {
 			t.Errorf("ParseDate(%q) = %d, %v, %v; want %d, %v, %v", tc.in, ms, day, ok, tc.ms, tc.day, !tc.fail)
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/quire-dev/quire/internal/dbquery"
+	"github.com/quire-dev/quire/internal/quire"
 )
 
 const (
@@ -53,7 +54,7 @@ func ms(s string) int64 {
 }
 
 func date(prop, iso string) value {
-	m, _, ok := dbquery.ParseDate(iso)
+	m, _, ok := quire.ParseDate(iso)
 	if !ok {
 		panic(iso)
 	}

@@ -195,7 +195,7 @@ func (d *decoder) operand(kind operand, p *Property, v any, path string) (any, b
 		}
 		return id, true
 	default: // argDate
-		ms, day, ok := ParseDate(s)
+		ms, day, ok := quire.ParseDate(s)
 		if !ok {
 			return bad(quire.ReasonInvalidValue, "The value must be an ISO 8601 date or date-time.")
 		}

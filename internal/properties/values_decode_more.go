@@ -17,13 +17,13 @@ func decodeDate(p *quire.Problems, vp string, body any) *Date {
 	before := len(p.Details)
 	unknown(p, vp, m, "start", "end", "time_zone")
 	start, ok := requiredStr(p, vp, m, "start")
-	startMs, _, valid := parseDate(start)
+	startMs, _, valid := quire.ParseDate(start)
 	if ok && !valid {
 		p.Add(join(vp, "start"), quire.ReasonInvalidValue, "start must be an ISO 8601 date or date-time.")
 	}
 	end, _, _ := nullableStr(p, vp, m, "end")
 	if end != "" {
-		if endMs, _, valid := parseDate(end); !valid {
+		if endMs, _, valid := quire.ParseDate(end); !valid {
 			p.Add(join(vp, "end"), quire.ReasonInvalidValue, "end must be an ISO 8601 date or date-time.")
 		} else if ok && endMs < startMs {
 			p.Add(join(vp, "end"), quire.ReasonInvalidValue, "end is before start.")

@@ -223,7 +223,7 @@ func PropertyScalars(p *quire.Property, v Values, number int64) []Scalar {
 		}
 		return out
 	case quire.PropDate:
-		ms, _, valid := parseDate(val.Date.Start)
+		ms, _, valid := quire.ParseDate(val.Date.Start)
 		if valid {
 			return one(text(val.Date.Start), num(float64(ms)))
 		}
