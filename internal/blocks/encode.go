@@ -18,9 +18,9 @@ func MarshalContent(b *Block) []byte {
 // package owns (the service adds id, parent, times, has_children and in_trash).
 func AppendBlock(dst []byte, b *Block) []byte {
 	dst = append(dst, `{"object":"block","type":`...)
-	dst = appendString(dst, b.Type)
+	dst = AppendString(dst, b.Type)
 	dst = append(dst, ',')
-	dst = appendString(dst, b.Type)
+	dst = AppendString(dst, b.Type)
 	dst = append(dst, ':')
 	dst = AppendContent(dst, b)
 	return append(dst, '}')
@@ -61,7 +61,7 @@ func AppendContent(dst []byte, b *Block) []byte {
 			f = &FileSource{Type: "external"}
 		}
 		w.key("type")
-		w.dst = appendString(w.dst, f.Type)
+		w.dst = AppendString(w.dst, f.Type)
 		w.key(f.Type)
 		w.dst = appendFileBody(w.dst, f)
 		if b.Type == "file" {
@@ -112,13 +112,13 @@ func (w *objWriter) key(k string) {
 		w.dst = append(w.dst, ',')
 	}
 	w.more = true
-	w.dst = appendString(w.dst, k)
+	w.dst = AppendString(w.dst, k)
 	w.dst = append(w.dst, ':')
 }
 
 func (w *objWriter) str(k, v string) {
 	w.key(k)
-	w.dst = appendString(w.dst, v)
+	w.dst = AppendString(w.dst, v)
 }
 
 func (w *objWriter) nullable(k, v string) {
@@ -126,7 +126,7 @@ func (w *objWriter) nullable(k, v string) {
 	if v == "" {
 		w.dst = append(w.dst, "null"...)
 	} else {
-		w.dst = appendString(w.dst, v)
+		w.dst = AppendString(w.dst, v)
 	}
 }
 
@@ -143,16 +143,16 @@ func appendIcon(dst []byte, ic *Icon) []byte {
 		return appendFile(dst, ic.File)
 	}
 	dst = append(dst, `{"type":"emoji","emoji":`...)
-	dst = appendString(dst, ic.Emoji)
+	dst = AppendString(dst, ic.Emoji)
 	return append(dst, '}')
 }
 
 // appendFile appends {"type":T,T:{…}}.
 func appendFile(dst []byte, f *FileSource) []byte {
 	dst = append(dst, `{"type":`...)
-	dst = appendString(dst, f.Type)
+	dst = AppendString(dst, f.Type)
 	dst = append(dst, ',')
-	dst = appendString(dst, f.Type)
+	dst = AppendString(dst, f.Type)
 	dst = append(dst, ':')
 	dst = appendFileBody(dst, f)
 	return append(dst, '}')
@@ -196,13 +196,13 @@ func AppendItem(dst []byte, it *Item) []byte {
 		}
 		w.key("text")
 		w.dst = append(w.dst, `{"content":`...)
-		w.dst = appendString(w.dst, t.Content)
+		w.dst = AppendString(w.dst, t.Content)
 		w.dst = append(w.dst, `,"link":`...)
 		if t.Link == nil {
 			w.dst = append(w.dst, "null"...)
 		} else {
 			w.dst = append(w.dst, `{"url":`...)
-			w.dst = appendString(w.dst, t.Link.URL)
+			w.dst = AppendString(w.dst, t.Link.URL)
 			w.dst = append(w.dst, '}')
 		}
 		w.dst = append(w.dst, '}')
@@ -213,7 +213,7 @@ func AppendItem(dst []byte, it *Item) []byte {
 		}
 		w.key("equation")
 		w.dst = append(w.dst, `{"expression":`...)
-		w.dst = appendString(w.dst, expr)
+		w.dst = AppendString(w.dst, expr)
 		w.dst = append(w.dst, '}')
 	case "mention":
 		w.key("mention")
@@ -232,9 +232,9 @@ func AppendItem(dst []byte, it *Item) []byte {
 	w.dst = append(w.dst, `,"code":`...)
 	w.dst = strconv.AppendBool(w.dst, a.Code)
 	w.dst = append(w.dst, `,"text_color":`...)
-	w.dst = appendString(w.dst, orDefault(a.TextColor))
+	w.dst = AppendString(w.dst, orDefault(a.TextColor))
 	w.dst = append(w.dst, `,"background_color":`...)
-	w.dst = appendString(w.dst, orDefault(a.BackgroundColor))
+	w.dst = AppendString(w.dst, orDefault(a.BackgroundColor))
 	w.dst = append(w.dst, '}')
 	w.str("plain_text", it.PlainText)
 	w.nullable("href", it.Href)
@@ -261,11 +261,11 @@ func appendMention(dst []byte, m *Mention) []byte {
 		w.dst = append(dw.dst, '}')
 	case "user":
 		w.dst = append(w.dst, `{"object":"user","id":`...)
-		w.dst = appendString(w.dst, m.ID)
+		w.dst = AppendString(w.dst, m.ID)
 		w.dst = append(w.dst, '}')
 	default:
 		w.dst = append(w.dst, `{"id":`...)
-		w.dst = appendString(w.dst, m.ID)
+		w.dst = AppendString(w.dst, m.ID)
 		w.dst = append(w.dst, '}')
 	}
 	return append(w.dst, '}')
@@ -273,9 +273,9 @@ func appendMention(dst []byte, m *Mention) []byte {
 
 const hexDigits = "0123456789abcdef"
 
-// appendString appends s as a JSON string, escaped as encoding/json does except that <, >
+// AppendString appends s as a JSON string, escaped as encoding/json does except that <, >
 // and & stay literal (the output is never embedded in HTML). Invalid UTF-8 becomes U+FFFD.
-func appendString(dst []byte, s string) []byte {
+func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/quire-dev/quire/internal/blocks"
 	"github.com/quire-dev/quire/internal/quire"
 )
 
@@ -125,7 +126,7 @@ func appendStrings(dst []byte, ss []string) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendString(dst, s)
+		dst = blocks.AppendString(dst, s)
 	}
 	return append(dst, ']')
 }

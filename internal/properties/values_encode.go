@@ -36,9 +36,9 @@ func AppendValue(dst []byte, p *quire.Property, v Values, c Computed) []byte {
 func appendBare(dst []byte, p *quire.Property, v Values, c Computed) []byte {
 	switch p.Type {
 	case quire.PropCreatedTime:
-		return appendString(dst, quire.FormatMillis(c.CreatedMs))
+		return blocks.AppendString(dst, quire.FormatMillis(c.CreatedMs))
 	case quire.PropLastEditedTime:
-		return appendString(dst, quire.FormatMillis(c.EditedMs))
+		return blocks.AppendString(dst, quire.FormatMillis(c.EditedMs))
 	case quire.PropCreatedBy:
 		return appendUser(dst, c.CreatedBy)
 	case quire.PropLastEditedBy:
