@@ -121,21 +121,30 @@ func (s *Service) SemanticSearch(ctx context.Context, p *quire.Principal, r Sema
 	if len(out) > r.PageSize {
 		out = out[:r.PageSize]
 	}
-	for i := range out {
-		n, err := s.store.Node(ctx, p.WorkspaceID(), out[i].Node.ID)
-		if err != nil {
-			return nil, err
-		}
-		out[i].Node = n
+	// The results' nodes in one read; a node gone since its vectors were scanned is left out.
+	ids = ids[:0]
+	for _, h := range out {
+		ids = append(ids, h.Node.ID)
 	}
-	nodes := make([]*quire.Node, len(out))
-	for i := range out {
-		nodes[i] = out[i].Node
+	nodes, err := s.store.Nodes(ctx, p.WorkspaceID(), ids)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]*quire.Node, len(nodes))
+	for _, n := range nodes {
+		byID[n.ID] = n
+	}
+	kept := out[:0]
+	for _, h := range out {
+		if n := byID[h.Node.ID]; n != nil {
+			h.Node = n
+			kept = append(kept, h)
+		}
 	}
 	if err := s.RenderRecords(ctx, nodes, nil); err != nil {
 		return nil, err
 	}
-	return out, nil
+	return kept, nil
 }
 
 // Rescoring of the vector cache's candidates: batches of rescoreBatch nodes in the order of
