@@ -218,6 +218,7 @@ func TestSearch_BadRequests(t *testing.T) {
 		}{
 			{"query not a string", map[string]any{"query": 5}, "query", quire.ReasonInvalidType},
 			{"query too long", map[string]any{"query": string(long)}, "query", quire.ReasonTooLong},
+			{"query with NUL", map[string]any{"query": "a\x00b"}, "query", quire.ReasonInvalidValue},
 			{"too many terms", map[string]any{"query": "a b c d e f g h i j k l m n o p q r s t u"}, "query", quire.ReasonTooMany},
 			{"unknown field", map[string]any{"q": "x"}, "q", quire.ReasonUnknownField},
 			{"filter not an object", map[string]any{"filter": "page"}, "filter", quire.ReasonInvalidType},
@@ -233,6 +234,20 @@ func TestSearch_BadRequests(t *testing.T) {
 			t.Run(tc.name, func(t *testing.T) {
 				wantDetail(t, e.do(http.MethodPost, "/v2/search", e.full, tc.body), 400, quire.CodeValidation, tc.path, tc.reason)
 			})
+		}
+		// Queries that look like FTS5 syntax, LIKE wildcards or odd bytes are plain text: a list.
+		e.mkPage(t, e.full, wsParent, `Odd "quoted" 100% a_b \\ NEAR(x) *star*`)
+		for _, q := range []string{`"`, `""`, `"a""b"`, `*`, `NEAR(`, `a AND`, `OR NOT`, `\`, `%_%`, "😀😀😀", `^col:x`, `"quoted"`} {
+			r := e.do(http.MethodPost, "/v2/search", e.full, map[string]any{"query": q})
+			if r.status != 200 || r.body["object"] != "list" {
+				t.Fatalf("query %q: %d %s", q, r.status, r.raw)
+			}
+			if r := e.do(http.MethodPost, "/v2/search/semantic", e.full, map[string]any{"query": q + " x"}); r.status != 200 {
+				t.Fatalf("semantic query %q: %d %s", q, r.status, r.raw)
+			}
+		}
+		if got := e.searchIDs(t, e.full, map[string]any{"query": `"quoted" 100% a_b NEAR(x)`}); len(got) != 1 {
+			t.Fatalf("literal odd query: %v", got)
 		}
 		e.do(http.MethodPost, "/v2/search", e.full, "[1]").wantError(t, 400, quire.CodeInvalidJSON, "")
 		e.do(http.MethodPost, "/v2/search", e.token([]quire.Scope{quire.PagesRead}, true), map[string]any{}).
