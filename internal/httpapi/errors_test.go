@@ -127,3 +127,34 @@ func TestIfMatch(t *testing.T) {
 			wantError(t, 409, quire.CodeConflict, "")
 	})
 }
+
+// TestNULRefused: a NUL character in any string or key of a write's body answers 400 at its
+// path on both engines (PostgreSQL cannot store it) and writes nothing.
+func TestNULRefused(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		page := e.mkPage(t, e.full, wsParent, "P")
+		nul := "a\x00b"
+		for _, tc := range []struct {
+			method, path string
+			body         any
+			want         string
+		}{
+			{"POST", "/v2/pages", map[string]any{"properties": titleOf(nul)}, "properties.title[0].text.content"},
+			{"PATCH", "/v2/blocks/" + page + "/children", map[string]any{"children": []any{para("ok"), para(nul)}}, "children[1].paragraph.rich_text[0].text.content"},
+			{"PUT", "/v2/pages/" + page + "/content/markdown", map[string]any{"markdown": nul}, "markdown"},
+			{"POST", "/v2/databases", map[string]any{"parent": pageParent(page), "title": []any{txt("x")},
+				"properties": map[string]any{nul: map[string]any{"title": map[string]any{}}}}, "properties." + nul},
+			{"POST", "/v2/mind-maps", map[string]any{"parent": pageParent(page), "title": "m", "root": map[string]any{"text": nul}}, "root.text"},
+			{"POST", "/v2/search", map[string]any{"query": nul}, "query"},
+		} {
+			r := e.do(tc.method, tc.path, e.full, tc.body)
+			wantDetail(t, r, 400, quire.CodeValidation, tc.want, quire.ReasonInvalidValue)
+		}
+		if n := len(e.kids(t, page)); n != 0 {
+			t.Fatalf("page has %d children after refused writes", n)
+		}
+		// An escaped backslash before "u0000" is ordinary text.
+		wantOK(t, e.do(http.MethodPost, "/v2/pages", e.full, `{"properties":{"title":[{"text":{"content":"\\u0000"}}]}}`), 200)
+	})
+}

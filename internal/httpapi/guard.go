@@ -44,7 +44,11 @@ func (s *Server) guard(rt route, next http.Handler) http.Handler {
 			}
 		}
 		r = r.WithContext(context.WithValue(r.Context(), keyPrincipal, p))
-		if key := r.Header.Get("Idempotency-Key"); key != "" && (r.Method == http.MethodPost || r.Method == http.MethodPatch || r.Method == http.MethodPut) {
+		write := r.Method == http.MethodPost || r.Method == http.MethodPatch || r.Method == http.MethodPut
+		if write && !s.refuseNUL(w, r) {
+			return
+		}
+		if key := r.Header.Get("Idempotency-Key"); key != "" && write {
 			s.idempotent(w, r, p, key, next)
 			return
 		}

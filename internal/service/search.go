@@ -44,8 +44,6 @@ func DecodeSearch(body map[string]any) (SearchRequest, error) {
 				p.Add("query", quire.ReasonInvalidType, "query must be a string.")
 			case utf8.RuneCountInString(s) > MaxQueryLength:
 				p.Add("query", quire.ReasonTooLong, "query is at most 1000 characters.")
-			case strings.ContainsRune(s, 0):
-				p.Add("query", quire.ReasonInvalidValue, "query must not contain NUL characters.")
 			default:
 				out.Query = s
 			}

@@ -50,8 +50,6 @@ func DecodeSemanticSearch(body map[string]any) (SemanticRequest, error) {
 				p.Add("query", quire.ReasonRequired, "query must not be empty.")
 			case utf8.RuneCountInString(s) > MaxQueryLength:
 				p.Add("query", quire.ReasonTooLong, "query is at most 1000 characters.")
-			case strings.ContainsRune(s, 0):
-				p.Add("query", quire.ReasonInvalidValue, "query must not contain NUL characters.")
 			default:
 				out.Query = s
 			}

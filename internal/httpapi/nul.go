@@ -1,0 +1,83 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/quire-dev/quire/internal/quire"
+)
+
+// nulEscape is how U+0000 appears in a JSON text (a raw NUL is not valid JSON in a string).
+var nulEscape = []byte(`\u0000`)
+
+// refuseNUL reads a write's JSON body and answers 400 at the path of every string (or key) that
+// holds U+0000: PostgreSQL's text and jsonb cannot store it, so without this check the same
+// request would succeed on SQLite and fail with a 500 on PostgreSQL, whatever the route. It
+// leaves the body readable again for the handler and reports whether the request may go on.
+func (s *Server) refuseNUL(w http.ResponseWriter, r *http.Request) bool {
+	if r.Body == nil || r.Body == http.NoBody {
+		return true
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			writeError(w, r, s.log, &quire.Error{Code: quire.CodePayloadTooLarge, Message: "The request body is larger than 1 MiB."})
+		} else {
+			writeError(w, r, s.log, err)
+		}
+		return false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if !bytes.Contains(body, nulEscape) {
+		return true
+	}
+	var v any
+	if json.Unmarshal(body, &v) != nil {
+		return true // not JSON: the route answers invalid_json
+	}
+	var p quire.Problems
+	var paths []string
+	nulPaths(v, "", &paths)
+	slices.Sort(paths)
+	for _, path := range paths {
+		p.Add(path, quire.ReasonInvalidValue, "Text must not contain the NUL character (U+0000).")
+	}
+	if err := p.Err(); err != nil {
+		writeError(w, r, s.log, err)
+		return false
+	}
+	return true
+}
+
+// nulPaths appends the path of every string or object key under v that holds U+0000.
+func nulPaths(v any, path string, out *[]string) {
+	switch v := v.(type) {
+	case string:
+		if strings.ContainsRune(v, 0) {
+			*out = append(*out, path)
+		}
+	case []any:
+		for i, e := range v {
+			nulPaths(e, path+"["+strconv.Itoa(i)+"]", out)
+		}
+	case map[string]any:
+		for k, e := range v {
+			kp := k
+			if path != "" {
+				kp = path + "." + k
+			}
+			if strings.ContainsRune(k, 0) {
+				*out = append(*out, kp)
+				continue
+			}
+			nulPaths(e, kp, out)
+		}
+	}
+}
