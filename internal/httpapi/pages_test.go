@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 
@@ -499,7 +500,7 @@ func TestCreatePage_Title(t *testing.T) {
 			{"wrong type", map[string]any{"title": map[string]any{"type": "rich_text", "title": []any{}}}, "properties.title.type", quire.ReasonInvalidValue},
 			{"string", map[string]any{"title": "x"}, "properties.title", quire.ReasonInvalidType},
 			{"properties not an object", []any{}, "properties", quire.ReasonInvalidType},
-			{"too long", map[string]any{"title": []any{txt(string(make([]rune, 2001)))}}, "properties.title[0].text.content", quire.ReasonTooLong},
+			{"too long", map[string]any{"title": []any{txt(strings.Repeat("é", 2001))}}, "properties.title[0].text.content", quire.ReasonTooLong},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				r := e.do(http.MethodPost, "/v2/pages", e.full, map[string]any{"parent": wsParent, "properties": tc.props})
