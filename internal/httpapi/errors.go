@@ -40,6 +40,9 @@ func toError(ctx context.Context, logger *slog.Logger, err error) *Error {
 		if details == nil {
 			details = []quire.Detail{}
 		}
+		if qe.Cause != nil {
+			logger.LogAttrs(ctx, slog.LevelError, qe.Code, slog.String("request_id", rid), slog.String("error", qe.Cause.Error()))
+		}
 		return &Error{Object: "error", Status: qe.Status(), Code: qe.Code, Message: qe.Message, RequestID: rid, Details: details}
 	}
 	if errors.Is(err, context.Canceled) {

@@ -94,6 +94,7 @@ func (s *Server) registerSemanticSearch() {
 	}
 	register(s, huma.Operation{
 		OperationID: "search-semantic", Method: http.MethodPost, Path: "/v2/search/semantic", SkipValidateBody: true,
+		Errors:  []int{http.StatusServiceUnavailable}, // an outside embeddings service is down
 		Summary: "Search by meaning", Tags: []string{"Search"},
 		Description: "Pages and databases ranked by how close their title or content is in meaning to the query, " +
 			"with a small bonus for the query's words they contain. One page of results (no cursor). A write is " +

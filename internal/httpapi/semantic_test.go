@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -233,6 +234,25 @@ func TestSemanticSearch_BuiltinModel(t *testing.T) {
 			if got := e.semanticIDs(t, e.full, map[string]any{"query": q, "page_size": 1}); !slices.Equal(got, []string{want}) {
 				t.Errorf("%q: %v, want %s", q, got, want)
 			}
+		}
+	})
+}
+
+// TestSemanticSearch_EmbeddingsOutage: an outside embeddings service that refuses the query is
+// a passing outage, answered 503 service_unavailable in the error shape, never a 500.
+func TestSemanticSearch_EmbeddingsOutage(t *testing.T) {
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized) // not retried: the answer comes at once
+		_, _ = io.WriteString(w, `{"error":{"message":"Incorrect API key provided"}}`)
+	}))
+	t.Cleanup(upstream.Close)
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st, envOptions{embedder: embed.OpenAI(upstream.URL, "text-embedding-3-small", "wrong", nil)})
+		r := e.do(http.MethodPost, "/v2/search/semantic", e.full, map[string]any{"query": "volcano"})
+		r.wantError(t, http.StatusServiceUnavailable, quire.CodeUnavailable, "")
+		if strings.Contains(string(r.raw), "API key") {
+			t.Fatalf("the upstream's answer leaked to the client: %s", r.raw)
 		}
 	})
 }

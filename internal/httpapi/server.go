@@ -169,5 +169,9 @@ func errorStatuses(op huma.Operation, rt route) []int {
 	if !rt.public {
 		out = append(out, http.StatusTooManyRequests)
 	}
-	return append(out, http.StatusInternalServerError)
+	out = append(out, http.StatusInternalServerError)
+	if slices.Contains(op.Errors, http.StatusServiceUnavailable) {
+		out = append(out, http.StatusServiceUnavailable)
+	}
+	return out
 }

@@ -19,6 +19,7 @@ const (
 	CodePayloadTooLarge     = "payload_too_large"
 	CodeUnsupportedMedia    = "unsupported_media_type"
 	CodeRateLimited         = "rate_limited"
+	CodeUnavailable         = "service_unavailable"
 	CodeInternal            = "internal_error"
 )
 
@@ -50,7 +51,12 @@ type Error struct {
 	Code    string
 	Message string
 	Details []Detail
+	// Cause is what went wrong underneath, for the server's log only: it never reaches a client.
+	Cause error
 }
+
+// Unwrap gives errors.Is and errors.As the cause.
+func (e *Error) Unwrap() error { return e.Cause }
 
 func (e *Error) Error() string {
 	if len(e.Details) == 0 {
@@ -84,6 +90,8 @@ func (e *Error) Status() int {
 		return 415
 	case CodeRateLimited:
 		return 429
+	case CodeUnavailable:
+		return 503
 	}
 	return 500
 }

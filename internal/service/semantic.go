@@ -83,7 +83,13 @@ func (s *Service) SemanticSearch(ctx context.Context, p *quire.Principal, r Sema
 	}
 	qv, err := s.embedder.Embed(ctx, []string{r.Query})
 	if err != nil {
-		return nil, err
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		// An outside embeddings service that is down or refusing is a passing outage, not a
+		// fault of ours: the client may retry (503), and the log keeps the cause.
+		return nil, &quire.Error{Code: quire.CodeUnavailable, Cause: err,
+			Message: "The embedding model did not answer; try again shortly."}
 	}
 	vq := store.VectorQuery{Workspace: p.WorkspaceID(), Model: s.embedder.ID()}
 	if !p.Token.WorkspaceScoped {
