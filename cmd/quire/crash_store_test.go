@@ -127,9 +127,10 @@ func (h *harness) queued(db *sql.DB, query string, args ...any) map[string]bool 
 	return ids
 }
 
-// waitEmbedded waits until the restarted server's indexer has embedded every queued node
-// except those the killed server held leased (they wait for their lease to expire, minutes).
-func (h *harness) waitEmbedded() (waited time.Duration, stillLeased int) {
+// waitEmbedded waits until the restarted server's indexer has embedded every queued node,
+// except, unless all, those that killed servers held leased: they wait for their lease to
+// expire (two minutes) before an indexer takes them again.
+func (h *harness) waitEmbedded(all bool) (waited time.Duration, leasedLeft int) {
 	h.t.Helper()
 	db := h.openStore()
 	defer db.Close()
@@ -138,15 +139,15 @@ func (h *harness) waitEmbedded() (waited time.Duration, stillLeased int) {
 		left := h.queued(db, `SELECT node_id FROM embed_queue`)
 		var other []string
 		for id := range left {
-			if !h.leased[id] {
+			if all || !h.leased[id] {
 				other = append(other, id)
 			}
 		}
 		if len(other) == 0 {
 			return time.Since(start), len(left)
 		}
-		if time.Since(start) > 3*time.Minute {
-			h.t.Fatalf("%d nodes still queued for embedding 3 minutes after the restart (%d held by the killed server); e.g. %v",
+		if time.Since(start) > 4*time.Minute {
+			h.t.Fatalf("%d nodes still queued for embedding 4 minutes after the restart (%d were leased by killed servers); e.g. %v",
 				len(other), len(h.leased), other[:min(3, len(other))])
 		}
 		time.Sleep(200 * time.Millisecond)

@@ -130,7 +130,14 @@ func (h *harness) run(rounds int, seed uint64) {
 	// The last restart: everything ever acknowledged, the embedding queue, a clean stop.
 	p := startProcess(t, h.bin, h.storeArgs)
 	h.checkObjects(p.base, true)
-	waited, leased := h.waitEmbedded()
+	waited, leased := h.waitEmbedded(false)
+	t.Logf("embedding queue: drained %v after the restart but for %d jobs leased by killed servers", waited.Round(time.Millisecond), leased)
+	if rounds >= 10 {
+		// Long runs also see those leases expire and their jobs done.
+		waited, _ = h.waitEmbedded(true)
+		t.Logf("embedding queue: empty %v after the restart", waited.Round(time.Millisecond))
+		h.leased = nil
+	}
 	h.checkSemantic(p.base)
 	p.stop(t)
 	h.serverCPU += p.cmd.ProcessState.UserTime() + p.cmd.ProcessState.SystemTime()
@@ -140,7 +147,6 @@ func (h *harness) run(rounds int, seed uint64) {
 		objects += len(w.objs)
 	}
 	t.Logf("%s: %d rounds, %d writes acknowledged (%d cut off by kills), %d objects, %d object checks after restarts, "+
-		"%d search checks, lost %d; embedding queue drained in %v (%d jobs left leased by the killed server); server CPU %v",
-		h.engine, rounds, h.acked, h.cut, objects, h.checks, h.searches, h.lost, waited.Round(time.Millisecond), leased,
-		h.serverCPU.Round(time.Millisecond))
+		"%d search checks, lost %d; server CPU %v",
+		h.engine, rounds, h.acked, h.cut, objects, h.checks, h.searches, h.lost, h.serverCPU.Round(time.Millisecond))
 }
