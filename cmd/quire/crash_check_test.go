@@ -23,11 +23,13 @@ func (h *harness) checkObjects(base string, all bool) {
 			if !all && !o.dirty {
 				continue
 			}
-			if err := checkObject(c, o); err != nil {
+			cut, err := checkObject(c, o)
+			if err != nil {
 				h.t.Errorf("after restart: %v", err)
 				h.lost++
 				continue
 			}
+			h.cutFound[cut]++
 			o.dirty = false
 			checked = append(checked, o)
 		}
@@ -46,25 +48,26 @@ func (h *harness) checkObjects(base string, all bool) {
 	}
 }
 
-func checkObject(c *client, o *object) error {
+func checkObject(c *client, o *object) (inFlight, error) {
 	if o.kind == kindFile {
-		return checkFile(c, o)
+		return noWriteInFlight, checkFile(c, o)
 	}
 	r, err := c.call("GET", o.path(), nil, "")
 	if err != nil {
-		return err
+		return 0, err
 	}
-	if err := o.check(r); err != nil {
-		return err
-	}
-	if o.blocks == nil {
-		return nil
+	cut, err := o.check(r)
+	if err != nil || o.blocks == nil {
+		return cut, err
 	}
 	got, err := listChildren(c, o.id)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return o.blocks.check(o.id, got)
+	if cutBlocks, err := o.blocks.check(o.id, got); err != nil || cutBlocks != noWriteInFlight {
+		return cutBlocks, err
+	}
+	return cut, nil
 }
 
 // checkFile downloads an acknowledged upload: its bytes were synced and renamed into place

@@ -72,28 +72,37 @@ func withoutURL(obj map[string]any) map[string]any {
 	return c
 }
 
+// inFlight tells what became of a write whose answer the kill cut off.
+type inFlight int
+
+const (
+	noWriteInFlight inFlight = iota
+	cutApplied
+	cutNotApplied
+)
+
 // check compares what the restarted server answers with what was acknowledged, and then
 // takes the answer as the object's known representation.
-func (o *object) check(r *reply) error {
+func (o *object) check(r *reply) (inFlight, error) {
 	got := withoutURL(r.obj)
 	switch {
 	case o.exact && o.alt == nil:
 		if d := cmp.Diff(o.acked, got); d != "" {
-			return fmt.Errorf("%s differs from its acknowledged answer (-acked +read):\n%s", o.path(), d)
+			return 0, fmt.Errorf("%s differs from its acknowledged answer (-acked +read):\n%s", o.path(), d)
 		}
 		if o.etag != "" && r.etag != o.etag {
-			return fmt.Errorf("%s: ETag %s, acknowledged %s", o.path(), r.etag, o.etag)
+			return 0, fmt.Errorf("%s: ETag %s, acknowledged %s", o.path(), r.etag, o.etag)
 		}
 	default:
 		// Some other write changed the version (an append, a child): what no write changes
 		// must still read back as acknowledged, and the version never goes back.
 		for _, k := range []string{"object", "id", "created_time", "created_by", "parent"} {
 			if d := cmp.Diff(o.acked[k], got[k]); d != "" {
-				return fmt.Errorf("%s: %s differs from its acknowledged answer (-acked +read):\n%s", o.path(), k, d)
+				return 0, fmt.Errorf("%s: %s differs from its acknowledged answer (-acked +read):\n%s", o.path(), k, d)
 			}
 		}
 		if version(r.etag) < version(o.etag) {
-			return fmt.Errorf("%s: ETag %s is older than the acknowledged %s", o.path(), r.etag, o.etag)
+			return 0, fmt.Errorf("%s: ETag %s is older than the acknowledged %s", o.path(), r.etag, o.etag)
 		}
 		s, want := stateOf(o.kind, got), stateOf(o.kind, o.acked)
 		if s != want && (o.alt == nil || s != *o.alt) {
@@ -101,12 +110,19 @@ func (o *object) check(r *reply) error {
 			if o.alt != nil {
 				alt = fmt.Sprintf("in flight: %+v", *o.alt)
 			}
-			return fmt.Errorf("%s reads %+v; acknowledged %+v (%s)", o.path(), s, want, alt)
+			return 0, fmt.Errorf("%s reads %+v; acknowledged %+v (%s)", o.path(), s, want, alt)
+		}
+	}
+	cut := noWriteInFlight
+	if o.alt != nil {
+		cut = cutNotApplied
+		if stateOf(o.kind, got) == *o.alt {
+			cut = cutApplied
 		}
 	}
 	o.acked, o.etag, o.exact, o.alt = got, r.etag, true, nil
 	o.trashed = got["in_trash"] == true
-	return nil
+	return cut, nil
 }
 
 // version reads a weak ETag W/"n"; 0 when there is none.
@@ -222,30 +238,37 @@ type block struct {
 
 // check compares the page's listed children with the acknowledged ones, in order, and then
 // takes the listing as known.
-func (l *blockList) check(page string, got []map[string]any) error {
+func (l *blockList) check(page string, got []map[string]any) (inFlight, error) {
 	n := len(l.want)
 	if len(got) != n && (l.pending == nil || len(got) != n+len(l.pending)) {
-		return fmt.Errorf("page %s has %d blocks; acknowledged %d (plus %d in flight)", page, len(got), n, len(l.pending))
+		return 0, fmt.Errorf("page %s has %d blocks; acknowledged %d (plus %d in flight)", page, len(got), n, len(l.pending))
 	}
 	for i, g := range got {
 		if i >= n {
 			if txt := plain(dig(g, "paragraph", "rich_text")); txt != l.pending[i-n] {
-				return fmt.Errorf("page %s block %d reads %q; the append in flight sent %q", page, i, txt, l.pending[i-n])
+				return 0, fmt.Errorf("page %s block %d reads %q; the append in flight sent %q", page, i, txt, l.pending[i-n])
 			}
 			continue
 		}
 		w := l.want[i]
 		if w.full != nil {
 			if d := cmp.Diff(w.full, g); d != "" {
-				return fmt.Errorf("page %s block %d differs from its acknowledged answer (-acked +read):\n%s", page, i, d)
+				return 0, fmt.Errorf("page %s block %d differs from its acknowledged answer (-acked +read):\n%s", page, i, d)
 			}
 		} else if txt := plain(dig(g, "paragraph", "rich_text")); g["type"] != "paragraph" || txt != w.text {
-			return fmt.Errorf("page %s block %d is %v %q; acknowledged paragraph %q", page, i, g["type"], txt, w.text)
+			return 0, fmt.Errorf("page %s block %d is %v %q; acknowledged paragraph %q", page, i, g["type"], txt, w.text)
+		}
+	}
+	cut := noWriteInFlight
+	if l.pending != nil {
+		cut = cutNotApplied
+		if len(got) > n {
+			cut = cutApplied
 		}
 	}
 	l.want, l.pending = l.want[:0], nil
 	for _, g := range got {
 		l.want = append(l.want, block{full: g})
 	}
-	return nil
+	return cut, nil
 }

@@ -69,6 +69,7 @@ type harness struct {
 	leased                  map[string]bool // embedding jobs the last killed server held
 	acked, cut, checks      int
 	searches, lost          int
+	cutFound                [3]int // by inFlight: what became of the writes cut off on known objects
 	serverCPU               time.Duration
 }
 
@@ -146,7 +147,8 @@ func (h *harness) run(rounds int, seed uint64) {
 	for _, w := range h.writers {
 		objects += len(w.objs)
 	}
-	t.Logf("%s: %d rounds, %d writes acknowledged (%d cut off by kills), %d objects, %d object checks after restarts, "+
-		"%d search checks, lost %d; server CPU %v",
-		h.engine, rounds, h.acked, h.cut, objects, h.checks, h.searches, h.lost, h.serverCPU.Round(time.Millisecond))
+	t.Logf("%s: %d rounds, %d writes acknowledged, %d requests cut off by kills (to known objects: %d applied, %d not), "+
+		"%d objects, %d object checks after restarts, %d search checks, lost %d; server CPU %v",
+		h.engine, rounds, h.acked, h.cut, h.cutFound[cutApplied], h.cutFound[cutNotApplied], objects, h.checks,
+		h.searches, h.lost, h.serverCPU.Round(time.Millisecond))
 }
