@@ -18,14 +18,21 @@ import (
 	"github.com/quire-dev/quire/internal/testdb"
 )
 
-func TestMain(m *testing.M) { os.Exit(testdb.Main(m)) }
+func TestMain(m *testing.M) {
+	code := testdb.Main(m)
+	removeQuireBinary()
+	os.Exit(code)
+}
 
 // storeArgs are the store flags of one engine's test store.
 type storeArgs func(t *testing.T) []string
 
 var engines = map[string]storeArgs{
-	"sqlite":   func(t *testing.T) []string { return []string{"--data", t.TempDir()} },
-	"postgres": func(t *testing.T) []string { return []string{"--database-url", testdb.PostgresURL(t)} },
+	"sqlite": func(t *testing.T) []string { return []string{"--data", t.TempDir()} },
+	// --data too: uploads go to DATA/files on either engine, and not into the source tree.
+	"postgres": func(t *testing.T) []string {
+		return []string{"--database-url", testdb.PostgresURL(t), "--data", t.TempDir()}
+	},
 }
 
 // runJSON runs one command line in-process and decodes its single JSON object.

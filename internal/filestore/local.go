@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 )
@@ -69,10 +70,36 @@ func (l *Local) Put(ctx context.Context, key string, r io.Reader, size int64, _ 
 	if err = f.Close(); err != nil {
 		return err
 	}
-	if err = os.MkdirAll(filepath.Dir(l.path(key)), 0o700); err != nil {
+	dir := filepath.Dir(l.path(key))
+	_, statErr := os.Stat(dir)
+	if err = os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	return os.Rename(part, l.path(key))
+	if err = os.Rename(part, l.path(key)); err != nil {
+		return err
+	}
+	// A rename survives a power cut only once the folder holding the new name is synced, and a
+	// new folder only once its parent is: without that the store could list as uploaded a
+	// file that the disk lost.
+	if err = syncDir(dir); err == nil && statErr != nil {
+		err = syncDir(l.dir)
+	}
+	if err != nil {
+		os.Remove(l.path(key))
+	}
+	return err
+}
+
+func syncDir(dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil // a folder cannot be opened for syncing there
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	return errors.Join(err, d.Close())
 }
 
 // Remove deletes the file and its partial bytes.
