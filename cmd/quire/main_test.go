@@ -18,7 +18,13 @@ import (
 	"github.com/quire-dev/quire/internal/testdb"
 )
 
-func TestMain(m *testing.M) { os.Exit(testdb.Main(m)) }
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) != "" {
+		main() // this process is a server of a several-servers test (multi_test.go)
+		os.Exit(0)
+	}
+	os.Exit(testdb.Main(m))
+}
 
 // storeArgs are the store flags of one engine's test store.
 type storeArgs func(t *testing.T) []string
