@@ -3,7 +3,9 @@ package main
 import (
 	"database/sql"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/quire-dev/quire/internal/testdb"
@@ -73,4 +75,47 @@ func (c *cluster) newToken(t *testing.T, name string) (secret, id string) {
 	tok := runJSON(t, append([]string{"token", "create", "--workspace", c.ws, "--owner", c.user,
 		"--name", name, "--scopes", "all", "--workspace-scoped"}, c.args...)...)
 	return tok["token"].(string), tok["bot_id"].(string)
+}
+
+// TestSeveralServers_StartTogether starts three servers at once on an empty database, as a
+// deployment's first rollout does: the migrations' advisory lock lets one apply each migration
+// once, the signing secret is made once, and all three accept each other's cursors.
+func TestSeveralServers_StartTogether(t *testing.T) {
+	dbURL := testdb.PostgresURL(t)
+	db, err := sql.Open("pgx", dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`DROP SCHEMA public CASCADE; CREATE SCHEMA public`); err != nil {
+		t.Fatal(err)
+	}
+	servers := startServers(t, func(string) []string { return []string{"--database-url", dbURL, "--data", t.TempDir()} }, "A", "B", "C")
+
+	files, err := os.ReadDir("../../internal/store/migrations/postgres")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var applied, twice, secrets int
+	if err := db.QueryRow(`SELECT COUNT(DISTINCT version_id), COUNT(*) - COUNT(DISTINCT version_id) FROM goose_db_version
+		WHERE version_id > 0`).Scan(&applied, &twice); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRow(`SELECT COUNT(*) FROM settings WHERE key = 'secret'`).Scan(&secrets); err != nil {
+		t.Fatal(err)
+	}
+	if applied != len(files) || twice != 0 || secrets != 1 {
+		t.Fatalf("%d migrations applied (%d files), %d applied twice, %d secrets", applied, len(files), twice, secrets)
+	}
+
+	c := &cluster{args: []string{"--database-url", dbURL}}
+	c.seed(t)
+	for _, name := range []string{"Bea", "Cy"} {
+		runJSON(t, append([]string{"user", "create", "--workspace", c.ws, "--name", name, "--email", name + "@example.com"}, c.args...)...)
+	}
+	l := listing{"users", "GET", "/v2/users", nil}
+	whole := c.walk(t, l, 100, servers[0])
+	if got := c.walk(t, l, 1, servers...); len(whole) != 3 || !slices.Equal(got, whole) {
+		t.Fatalf("users one by one through A, B, C: %v; all at once: %v", got, whole)
+	}
 }
