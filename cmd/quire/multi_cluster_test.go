@@ -50,7 +50,7 @@ func TestSeveralServers(t *testing.T) {
 	t.Run("cursors", c.testCursors)
 	t.Run("semantic search", c.testSemantic)
 	t.Run("files", c.testFiles)
-	t.Run("rate limits", func(t *testing.T) { c.testRateLimits(t, es.URL) })
+	t.Run("servers C and D", func(t *testing.T) { c.testOtherPair(t, es.URL) })
 	t.Run("revoked token", c.testRevoke)
 }
 

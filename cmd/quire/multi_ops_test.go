@@ -50,27 +50,46 @@ func (c *cluster) testFiles(t *testing.T) {
 	fetch(t, a, u, two)
 }
 
-// testRateLimits starts two more servers with a limit of one request per 5 s (a burst of 1):
-// each keeps its own buckets, so a token refused by one is admitted by the other.
-func (c *cluster) testRateLimits(t *testing.T, embedURL string) {
+// testOtherPair starts two more servers, C and D, on the same database with their own file
+// folder and a limit of one request per 5 s (a burst of 1).
+func (c *cluster) testOtherPair(t *testing.T, embedURL string) {
 	if r := c.a.ok(t, "GET", "/v2/users/me", c.token, nil); r.header.Get("RateLimit-Limit") != "" {
 		t.Fatalf("A has no limit but sent RateLimit-Limit %q", r.header.Get("RateLimit-Limit"))
 	}
-	pair := startServers(t, c.serverArgs(embedURL, "--rate-limit", "0.2"), "C", "D")
-	tok, _ := c.newToken(t, "limited")
-	for _, s := range pair {
-		first := s.do(t, "GET", "/v2/users/me", tok, nil)
-		h := first.header
-		if first.status != 200 || h.Get("RateLimit-Limit") != "1" || h.Get("RateLimit-Remaining") != "0" {
-			t.Fatalf("first request to %s: %d, RateLimit-Limit %q, -Remaining %q", s.name, first.status,
-				h.Get("RateLimit-Limit"), h.Get("RateLimit-Remaining"))
+	args := []string{"--database-url", c.dbURL, "--data", t.TempDir(), "--rate-limit", "0.2",
+		"--embeddings-url", embedURL + "/v1", "--embeddings-model", "use-lite"}
+	pair := startServers(t, func(string) []string { return args }, "C", "D")
+
+	// Each server keeps its own buckets, so a token refused by one is admitted by the other.
+	t.Run("rate limits", func(t *testing.T) {
+		tok, _ := c.newToken(t, "limited")
+		for _, s := range pair {
+			first := s.do(t, "GET", "/v2/users/me", tok, nil)
+			h := first.header
+			if first.status != 200 || h.Get("RateLimit-Limit") != "1" || h.Get("RateLimit-Remaining") != "0" {
+				t.Fatalf("first request to %s: %d, RateLimit-Limit %q, -Remaining %q", s.name, first.status,
+					h.Get("RateLimit-Limit"), h.Get("RateLimit-Remaining"))
+			}
+			second := s.do(t, "GET", "/v2/users/me", tok, nil)
+			retry, _ := strconv.Atoi(second.header.Get("Retry-After"))
+			if second.status != 429 || str(second.body, "code") != "rate_limited" || retry < 1 || retry > 5 {
+				t.Fatalf("second request to %s: %d %s, Retry-After %q", s.name, second.status, second.raw, second.header.Get("Retry-After"))
+			}
 		}
-		second := s.do(t, "GET", "/v2/users/me", tok, nil)
-		retry, _ := strconv.Atoi(second.header.Get("Retry-After"))
-		if second.status != 429 || str(second.body, "code") != "rate_limited" || retry < 1 || retry > 5 {
-			t.Fatalf("second request to %s: %d %s, Retry-After %q", s.name, second.status, second.raw, second.header.Get("Retry-After"))
+	})
+
+	// Local files need one folder for all servers: C's own folder lacks what A stored.
+	t.Run("files in another folder", func(t *testing.T) {
+		content := []byte("kept in A's folder")
+		id, _ := c.upload(t, c.a, c.a, content)
+		u := str(c.a.ok(t, "GET", "/v2/files/download-url?file_id="+id, c.token, nil).body, "url")
+		fetch(t, c.b, u, content)
+		// The uploading token's only request to C: within its burst.
+		cu := str(pair[0].ok(t, "GET", "/v2/files/download-url?file_id="+id, c.token, nil).body, "url")
+		if r := pair[0].do(t, "GET", cu[strings.Index(cu, "/v2/"):], "", nil); r.status != 500 || str(r.body, "code") != "internal_error" {
+			t.Fatalf("GET of a file missing from C's folder: %d %s", r.status, r.raw)
 		}
-	}
+	})
 }
 
 // testRevoke revokes a token with the admin command while both servers trust it from their
