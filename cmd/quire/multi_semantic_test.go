@@ -97,13 +97,16 @@ func (c *cluster) testSemantic(t *testing.T) {
 	for _, s := range []*server{a, b} { // load both servers' caches, as of now
 		c.semantic(t, s, "anything at all")
 	}
+	// Each query shares a word with its page, whose keyword bonus keeps the expected first
+	// result clear of the model's small differences between CPUs; a page missing from a stale
+	// cache would still not be a candidate at all.
 	topics := []struct{ title, body, query string }{
 		{"Sourdough bread baking", "Feed the starter, knead the dough and bake it in a hot oven.", "how do I bake bread at home"},
-		{"Quarterly tax filing", "Collect invoices and receipts, then file the VAT return before the deadline.", "paying taxes to the government"},
+		{"Quarterly tax filing", "Collect invoices and receipts, then file the VAT return before the deadline.", "paying tax to the government"},
 		{"Marathon training plan", "Long runs on Sundays, intervals on Tuesdays, rest on Fridays.", "preparing to run a long race"},
 		{"Kubernetes cluster upgrade", "Drain the nodes one by one and upgrade the control plane first.", "upgrade the kubernetes nodes"},
-		{"Wedding guest list", "Invitations, seating plan and the menu for the reception.", "people invited to the marriage party"},
-		{"Tomato garden", "Plant the seedlings in spring, water them and stake the vines.", "growing vegetables in the backyard"},
+		{"Wedding guest list", "Invitations, seating plan and the menu for the reception.", "people invited to the wedding party"},
+		{"Tomato garden", "Plant the seedlings in spring, water them and stake the vines.", "growing vegetables in the garden"},
 	}
 	ids := make([]string, len(topics))
 	for i, tp := range topics {
