@@ -56,10 +56,10 @@ func TestSeveralServers(t *testing.T) {
 
 // serverArgs gives a server's flags: the shared store and file folder, and the embeddings
 // service under a path per server, so that it can tell who sent what.
-func (c *cluster) serverArgs(embedURL string, extra ...string) func(name string) []string {
+func (c *cluster) serverArgs(embedURL string) func(name string) []string {
 	return func(name string) []string {
-		return append(append(c.args[:len(c.args):len(c.args)], "--embeddings-url", embedURL+"/"+name+"/v1",
-			"--embeddings-model", "use-lite"), extra...)
+		return append(c.args[:len(c.args):len(c.args)], "--embeddings-url", embedURL+"/"+name+"/v1",
+			"--embeddings-model", "use-lite")
 	}
 }
 
