@@ -156,18 +156,6 @@ func stateOf(k kind, obj map[string]any) state {
 	return s
 }
 
-// dig follows keys through nested JSON objects; nil when one is missing.
-func dig(v any, keys ...string) any {
-	for _, k := range keys {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil
-		}
-		v = m[k]
-	}
-	return v
-}
-
 // plain joins the plain_text of a rich-text array.
 func plain(v any) string {
 	items, _ := v.([]any)

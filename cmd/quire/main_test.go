@@ -19,6 +19,10 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) != "" {
+		main() // this process is a server of a several-servers test (multi_test.go)
+		os.Exit(0)
+	}
 	code := testdb.Main(m)
 	removeQuireBinary()
 	os.Exit(code)

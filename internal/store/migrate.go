@@ -14,7 +14,9 @@ import (
 var migrations embed.FS
 
 // migrate applies the engine's pending migrations. On PostgreSQL a session advisory lock makes
-// several servers starting at once apply each migration exactly once.
+// several servers starting at once apply each migration exactly once; the others ask for the
+// lock every second (goose's default, 5 s, held every server of a rollout back that long), for up
+// to 5 minutes, and then find nothing left to apply.
 func (s *Store) migrate(ctx context.Context) error {
 	fsys, err := fs.Sub(migrations, "migrations/"+string(s.engine))
 	if err != nil {
@@ -24,7 +26,7 @@ func (s *Store) migrate(ctx context.Context) error {
 	var opts []goose.ProviderOption
 	if s.engine == Postgres {
 		dialect = goose.DialectPostgres
-		locker, err := lock.NewPostgresSessionLocker()
+		locker, err := lock.NewPostgresSessionLocker(lock.WithLockTimeout(1, 300))
 		if err != nil {
 			return err
 		}
