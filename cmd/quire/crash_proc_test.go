@@ -68,6 +68,15 @@ func startProcess(t *testing.T, bin string, storeArgs []string) *process {
 		t.Fatal(err)
 	}
 	go func() { p.err = p.cmd.Wait(); close(p.exited) }()
+	// A test that fails midway must not leave its server running.
+	t.Cleanup(func() {
+		select {
+		case <-p.exited:
+		default:
+			_ = p.cmd.Process.Kill()
+			<-p.exited
+		}
+	})
 	// A loaded 2-core machine can take many seconds to start a process: be generous.
 	deadline := time.Now().Add(90 * time.Second)
 	for p.base == "" {
