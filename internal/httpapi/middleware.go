@@ -60,6 +60,11 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 					writeError(sw, r, s.log, fmt.Errorf("panic: %v", p))
 				}
 			}
+			elapsed := time.Since(start)
+			if sw.status == 0 { // nothing written: net/http answers 200 with an empty body
+				sw.status = http.StatusOK
+			}
+			s.metrics.ObserveRequest(routeLabel(r.Pattern), sw.status, elapsed)
 			level := slog.LevelInfo
 			if sw.status >= 500 {
 				level = slog.LevelError
@@ -71,12 +76,21 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 				slog.String("route", r.Pattern),
 				slog.Int("status", sw.status),
 				slog.Int("bytes", sw.bytes),
-				slog.Float64("ms", float64(time.Since(start).Microseconds())/1000),
+				slog.Float64("ms", float64(elapsed.Microseconds())/1000),
 				slog.String("token_id", ri.tokenID),
 			)
 		}()
 		next.ServeHTTP(sw, r)
 	})
+}
+
+// routeLabel is the pattern that matched a request, or "" for the catch-all "/" (unknownRoute)
+// and for the ServeMux's own redirects, which match none.
+func routeLabel(pattern string) string {
+	if pattern == "/" {
+		return ""
+	}
+	return pattern
 }
 
 // unknownRoute answers every request no operation matched: 405 with Allow when the path exists

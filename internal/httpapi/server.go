@@ -14,6 +14,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 
+	"github.com/quire-dev/quire/internal/metrics"
 	"github.com/quire-dev/quire/internal/quire"
 	"github.com/quire-dev/quire/internal/service"
 )
@@ -30,6 +31,7 @@ type Config struct {
 	Logger    *slog.Logger
 	BaseURL   string  // absolute URL of the server, e.g. http://127.0.0.1:8080
 	RateLimit float64 // requests per second per token; 0 turns limiting off
+	Metrics   bool    // serve GET /metrics and count every request for it
 	// DocTime is the modification time reported as the document's generatedAt.
 	DocTime time.Time
 }
@@ -43,6 +45,7 @@ type Server struct {
 	api     huma.API
 	routes  map[string]route // "METHOD /path" → what the route requires
 	limiter *limiter
+	metrics *metrics.Metrics // nil: off
 	doc     *document
 	handler http.Handler
 }
@@ -64,6 +67,9 @@ func newServer(cfg Config, extra ...func(*Server)) *Server {
 	s := &Server{cfg: cfg, log: cfg.Logger, svc: cfg.Service, mux: http.NewServeMux(), routes: map[string]route{}}
 	if cfg.RateLimit > 0 {
 		s.limiter = newLimiter(cfg.RateLimit)
+	}
+	if cfg.Metrics {
+		s.metrics = metrics.New(cfg.Service, s.log)
 	}
 	installHumaErrors(s.log)
 
