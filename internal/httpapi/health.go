@@ -12,10 +12,10 @@ import (
 // so that a load balancer stops sending requests to a server that lost its database; GET
 // /metrics, when on, answers a Prometheus scrape.
 func (s *Server) registerHealth() {
-	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+	s.handle("GET /healthz", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeProbe(w, http.StatusOK, "ok")
-	})
-	s.mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+	}))
+	s.handle("GET /readyz", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 		defer cancel()
 		if err := s.svc.Ping(ctx); err != nil {
@@ -24,11 +24,11 @@ func (s *Server) registerHealth() {
 			return
 		}
 		writeProbe(w, http.StatusOK, "ok")
-	})
+	}))
 	// Like the probes, the scrape describes the process, needs no token (a Prometheus server
 	// has none) and is not in the document. Off, the path is unknown: 404.
 	if s.metrics != nil {
-		s.mux.Handle("GET /metrics", s.metrics.Handler())
+		s.handle("GET /metrics", s.metrics.Handler())
 	}
 }
 

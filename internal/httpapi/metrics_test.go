@@ -138,17 +138,30 @@ func TestMetrics_Requests(t *testing.T) {
 		}
 
 		// Every route label is a registered pattern or "unmatched": raw paths never are.
-		s := newServer(Config{Service: e.svc})
+		s := newServer(Config{Service: e.svc, Metrics: true})
 		for route := range after.routes() {
-			if _, known := s.routes[route]; !known && route != "unmatched" && route != "GET /metrics" && route != "GET /healthz" {
+			if !s.labels[route] && route != "unmatched" {
 				t.Errorf("route label %q is not a route pattern", route)
 			}
+		}
+		// An unclean path is redirected under the pattern it leads to.
+		noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		res, err := noFollow.Get(e.srv.URL + "/v2//users/./me")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusTemporaryRedirect {
+			t.Fatalf("GET /v2//users/./me: %d, want a redirect", res.StatusCode)
 		}
 		for i := range 20 {
 			e.do(http.MethodGet, fmt.Sprintf("/v3/other/%d?x=%d", i, i), "", nil)
 			e.do("PROPFIND", "/v2/pages/"+quire.NewID(), e.full, nil)
 		}
 		again := e.scrape(t)
+		if n, _ := again.requests("GET /v2/users/me", http.StatusTemporaryRedirect); n != 1 {
+			t.Errorf("the redirect counted %v times under GET /v2/users/me, want 1", n)
+		}
 		if got, want := again.routes(), after.routes(); len(got) != len(want) {
 			t.Errorf("40 requests to new paths changed the route labels from %v to %v", want, got)
 		}

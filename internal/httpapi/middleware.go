@@ -64,7 +64,7 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 			if sw.status == 0 { // nothing written: net/http answers 200 with an empty body
 				sw.status = http.StatusOK
 			}
-			s.metrics.ObserveRequest(routeLabel(r.Pattern), sw.status, elapsed)
+			s.metrics.ObserveRequest(s.routeLabel(r.Pattern), sw.status, elapsed)
 			level := slog.LevelInfo
 			if sw.status >= 500 {
 				level = slog.LevelError
@@ -84,13 +84,14 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 	})
 }
 
-// routeLabel is the pattern that matched a request, or "" for the catch-all "/" (unknownRoute)
-// and for the ServeMux's own redirects, which match none.
-func routeLabel(pattern string) string {
-	if pattern == "/" {
-		return ""
+// routeLabel is the registered pattern that matched a request, or "" for the catch-all "/"
+// (unknownRoute). The ServeMux reports the pattern a redirect of an unclean path leads to, and
+// for a CONNECT request may report the raw path it redirects to: only known patterns pass.
+func (s *Server) routeLabel(pattern string) string {
+	if s.labels[pattern] {
+		return pattern
 	}
-	return pattern
+	return ""
 }
 
 // unknownRoute answers every request no operation matched: 405 with Allow when the path exists
