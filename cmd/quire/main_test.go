@@ -77,6 +77,11 @@ func TestServeAndAdmin(t *testing.T) {
 			}
 			res.Body.Close()
 
+			// Metrics are on by default and count by route pattern.
+			if got := scrapeLine(t, base, `quire_http_requests_total{code="200",route="GET /v2/openapi/meta"}`); got != "1" {
+				t.Fatalf("metrics: the request to /v2/openapi/meta counted %q times, want 1", got)
+			}
+
 			// Admin commands work while the server runs on the same store.
 			ws := runJSON(t, append([]string{"workspace", "create", "--name", "Acme"}, sf...)...)
 			if ws["object"] != "workspace" || ws["name"] != "Acme" {
@@ -178,6 +183,7 @@ func TestCLI_UsageAndHelp(t *testing.T) {
 		want    string
 	}{
 		{[]string{"serve", "--help"}, false, "--rate-limit"},
+		{[]string{"serve", "--help"}, false, "--metrics=false turns it off (env QUIRE_METRICS)"},
 		{[]string{"workspace", "create", "--help"}, false, "--name"},
 		{[]string{"user", "create", "--help"}, false, "--email"},
 		{[]string{"token", "create", "--help"}, false, "--workspace-scoped"},

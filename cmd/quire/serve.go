@@ -23,7 +23,9 @@ const serveSynopsis = `serve [flags]
 Serves the API under /v2 until SIGINT or SIGTERM, then finishes the requests in flight and
 exits 0. Data lives in embedded SQLite under --data unless --database-url names a PostgreSQL
 database; several servers may share one PostgreSQL database. Uploaded files live under
-DATA/files unless --s3-endpoint and --s3-bucket name an S3-compatible bucket.`
+DATA/files unless --s3-endpoint and --s3-bucket name an S3-compatible bucket. Outside /v2 and
+without a token, GET /healthz and GET /readyz answer probes and GET /metrics (unless
+--metrics=false) answers Prometheus scrapes.`
 
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("serve", serveSynopsis, stderr)
@@ -34,6 +36,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	addr := fs.String("addr", env("QUIRE_ADDR", "127.0.0.1:8080"), "address to listen on (env QUIRE_ADDR)")
 	baseURL := fs.String("base-url", env("QUIRE_BASE_URL", ""), "absolute URL of this server in links and the document; default http://ADDR (env QUIRE_BASE_URL)")
 	rateLimit := fs.Float64("rate-limit", envFloat("QUIRE_RATE_LIMIT", 0), "requests per second per token, 0 = off (env QUIRE_RATE_LIMIT)")
+	metricsDef, metricsEnvErr := envBool("QUIRE_METRICS", true)
+	metricsOn := fs.Bool("metrics", metricsDef, "serve Prometheus metrics at GET /metrics, outside /v2 and without a token; --metrics=false turns it off (env QUIRE_METRICS)")
 	logLevel := fs.String("log-level", env("QUIRE_LOG_LEVEL", "info"), "debug, info, warn or error (env QUIRE_LOG_LEVEL)")
 	drain := fs.Duration("shutdown-timeout", 30*time.Second, "how long a shutdown waits for requests in flight")
 	demoFlag := fs.Bool("demo", false, "on an empty store, seed a demo workspace (pages, blocks, a database with views, a mind map, an image) and print a ready token")
@@ -41,6 +45,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	embModel := fs.String("embeddings-model", env("QUIRE_EMBEDDINGS_MODEL", ""), "model name sent to --embeddings-url (env QUIRE_EMBEDDINGS_MODEL)")
 	if help, err := parse(fs, args); help || err != nil {
 		return err
+	}
+	if metricsEnvErr != nil {
+		return metricsEnvErr
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
@@ -83,7 +90,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	svc := service.New(st, service.Options{BaseURL: *baseURL, Embedder: embedder, Files: files})
 	api := httpapi.New(httpapi.Config{Service: svc, Logger: logger, BaseURL: *baseURL,
-		RateLimit: *rateLimit, DocTime: buildTime()})
+		RateLimit: *rateLimit, Metrics: *metricsOn, DocTime: buildTime()})
 	if *demoFlag {
 		if err := seedDemo(ctx, svc, api, *baseURL, stdout); err != nil {
 			return fmt.Errorf("--demo: %w", err)
@@ -98,7 +105,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	logger.Info("quire serving", "addr", ln.Addr().String(), "base_url", *baseURL, "engine", string(st.Engine()),
-		"rate_limit", *rateLimit, "embeddings", embedder.ID(), "startup_ms", time.Since(start).Milliseconds())
+		"rate_limit", *rateLimit, "metrics", *metricsOn, "embeddings", embedder.ID(), "startup_ms", time.Since(start).Milliseconds())
 	fmt.Fprintf(stdout, "quire: serving %s/v2 (%s store); Ctrl-C to stop\n", strings.TrimSuffix(*baseURL, "/"), st.Engine())
 
 	go purgeIdempotency(ctx, svc, logger)
@@ -148,6 +155,20 @@ func buildTime() time.Time {
 		}
 	}
 	return time.Now()
+}
+
+// envBool reads a true/false environment variable; a value that is neither is an error rather
+// than the default, so that a misspelt "off" never leaves the endpoint on.
+func envBool(name string, def bool) (bool, error) {
+	v, ok := os.LookupEnv(name)
+	if !ok {
+		return def, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return def, fmt.Errorf("%s=%q: want true or false", name, v)
+	}
+	return b, nil
 }
 
 func envFloat(name string, def float64) float64 {

@@ -20,21 +20,21 @@ import (
 // workspace-scoped token holding every scope. It is newEnv for benchmarks: newEnv takes a
 // *testing.T and a 50 ms token cache; this one uses the service's default cache, as "quire
 // serve" does, and logs every request as JSON at level info (to io.Discard) so that the
-// request log's formatting is part of the cost.
+// request log's formatting is part of the cost, and counts it for /metrics unless metricsOff.
 type benchEnv struct {
 	srv    *Server
 	http   *httptest.Server
 	header string // "Bearer <secret>"
 }
 
-func newBenchEnv(tb testing.TB) *benchEnv {
+func newBenchEnv(tb testing.TB, metricsOff ...bool) *benchEnv {
 	tb.Helper()
 	st := testdb.SQLite(tb)
 	svc := service.New(st, service.Options{})
 	hs := httptest.NewUnstartedServer(nil)
 	logger := slog.New(slog.NewJSONHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	srv := newServer(Config{Service: svc, Logger: logger, BaseURL: "http://" + hs.Listener.Addr().String(),
-		DocTime: time.Unix(1700000000, 0)})
+		Metrics: len(metricsOff) == 0 || !metricsOff[0], DocTime: time.Unix(1700000000, 0)})
 	hs.Config.Handler = srv
 	hs.Start()
 	tb.Cleanup(hs.Close)
@@ -99,19 +99,23 @@ func getOK(client *http.Client, req *http.Request) error {
 
 // BenchmarkUsersMeHandler calls the server's ServeHTTP directly, without network or client:
 // the server's own CPU time and allocations per request (the recorder's few allocations
-// included).
+// included), with the request counted for /metrics and without.
 func BenchmarkUsersMeHandler(b *testing.B) {
-	e := newBenchEnv(b)
-	req := httptest.NewRequest(http.MethodGet, "/v2/users/me", nil)
-	req.Header.Set("Authorization", e.header)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		w := httptest.NewRecorder()
-		e.srv.ServeHTTP(w, req)
-		if w.Code != http.StatusOK {
-			b.Fatalf("status %d: %s", w.Code, w.Body)
-		}
+	for _, off := range []bool{false, true} {
+		b.Run(fmt.Sprintf("metricsOff=%v", off), func(b *testing.B) {
+			e := newBenchEnv(b, off)
+			req := httptest.NewRequest(http.MethodGet, "/v2/users/me", nil)
+			req.Header.Set("Authorization", e.header)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				w := httptest.NewRecorder()
+				e.srv.ServeHTTP(w, req)
+				if w.Code != http.StatusOK {
+					b.Fatalf("status %d: %s", w.Code, w.Body)
+				}
+			}
+		})
 	}
 }
 

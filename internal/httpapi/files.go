@@ -92,8 +92,8 @@ func (s *Server) registerFiles() {
 	}, route{scopes: []quire.Scope{quire.BlocksRead}}, s.downloadURL)
 	// The signed URLs: public (the signature is the credential), raw bodies, no size limit but
 	// the announced one, and left out of the document like an S3 presigned URL.
-	s.mux.HandleFunc("PUT /v2/files/{file_id}/upload", s.putFile)
-	s.mux.HandleFunc("GET /v2/files/{file_id}/content", s.getFileContent)
+	s.handle("PUT /v2/files/{file_id}/upload", http.HandlerFunc(s.putFile))
+	s.handle("GET /v2/files/{file_id}/content", http.HandlerFunc(s.getFileContent))
 }
 
 func (s *Server) fileUploadObject(ctx context.Context, f *quire.File) (fileUploadObject, error) {

@@ -27,6 +27,7 @@ func (s *Server) guard(rt route, next http.Handler) http.Handler {
 		}
 		setTokenID(r.Context(), p.Token.ID)
 		if s.limiter != nil && !s.limiter.admit(w, p.Token.ID) {
+			s.metrics.RateLimited()
 			writeError(w, r, s.log, &quire.Error{Code: quire.CodeRateLimited,
 				Message: "Too many requests for this token; retry after the number of seconds in Retry-After."})
 			return

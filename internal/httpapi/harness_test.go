@@ -34,10 +34,11 @@ type env struct {
 }
 
 type envOptions struct {
-	rateLimit float64
-	extra     []func(*Server)
-	embedder  service.Embedder  // default: wordHashEmbedder
-	files     filestore.Backend // a fresh local folder when nil
+	rateLimit  float64
+	metricsOff bool // GET /metrics is on by default, as in quire serve
+	extra      []func(*Server)
+	embedder   service.Embedder  // default: wordHashEmbedder
+	files      filestore.Backend // a fresh local folder when nil
 }
 
 // newEnv starts a server on st with one workspace, its owner and a full token.
@@ -63,7 +64,7 @@ func newEnv(t testing.TB, st *store.Store, opts ...envOptions) *env {
 	}
 	svc := service.New(st, service.Options{TokenCacheTTL: 50 * time.Millisecond, BaseURL: base, Embedder: o.embedder, Files: o.files})
 	e.svc = svc
-	h = newServer(Config{Service: svc, Logger: logger, BaseURL: base, RateLimit: o.rateLimit, DocTime: time.Unix(1700000000, 0)}, o.extra...)
+	h = newServer(Config{Service: svc, Logger: logger, BaseURL: base, RateLimit: o.rateLimit, Metrics: !o.metricsOff, DocTime: time.Unix(1700000000, 0)}, o.extra...)
 	e.srv.Config.Handler = h
 	e.srv.Start()
 	t.Cleanup(e.srv.Close)

@@ -6,15 +6,16 @@ import (
 	"time"
 )
 
-// registerHealth adds the operations probes outside /v2, left out of the API document: they
+// registerHealth adds the operations endpoints outside /v2, left out of the API document: they
 // describe the process, not the workspace content. GET /healthz answers 200 while the process
 // serves; GET /readyz answers 200 when the store answers a ping within two seconds, else 503,
-// so that a load balancer stops sending requests to a server that lost its database.
+// so that a load balancer stops sending requests to a server that lost its database; GET
+// /metrics, when on, answers a Prometheus scrape.
 func (s *Server) registerHealth() {
-	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+	s.handle("GET /healthz", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeProbe(w, http.StatusOK, "ok")
-	})
-	s.mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+	}))
+	s.handle("GET /readyz", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 		defer cancel()
 		if err := s.svc.Ping(ctx); err != nil {
@@ -23,7 +24,12 @@ func (s *Server) registerHealth() {
 			return
 		}
 		writeProbe(w, http.StatusOK, "ok")
-	})
+	}))
+	// Like the probes, the scrape describes the process, needs no token (a Prometheus server
+	// has none) and is not in the document. Off, the path is unknown: 404.
+	if s.metrics != nil {
+		s.handle("GET /metrics", s.metrics.Handler())
+	}
 }
 
 func writeProbe(w http.ResponseWriter, status int, msg string) {

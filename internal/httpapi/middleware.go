@@ -60,6 +60,11 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 					writeError(sw, r, s.log, fmt.Errorf("panic: %v", p))
 				}
 			}
+			elapsed := time.Since(start)
+			if sw.status == 0 { // nothing written: net/http answers 200 with an empty body
+				sw.status = http.StatusOK
+			}
+			s.metrics.ObserveRequest(s.routeLabel(r.Pattern), sw.status, elapsed)
 			level := slog.LevelInfo
 			if sw.status >= 500 {
 				level = slog.LevelError
@@ -71,12 +76,22 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 				slog.String("route", r.Pattern),
 				slog.Int("status", sw.status),
 				slog.Int("bytes", sw.bytes),
-				slog.Float64("ms", float64(time.Since(start).Microseconds())/1000),
+				slog.Float64("ms", float64(elapsed.Microseconds())/1000),
 				slog.String("token_id", ri.tokenID),
 			)
 		}()
 		next.ServeHTTP(sw, r)
 	})
+}
+
+// routeLabel is the registered pattern that matched a request, or "" for the catch-all "/"
+// (unknownRoute). The ServeMux reports the pattern a redirect of an unclean path leads to, and
+// for a CONNECT request may report the raw path it redirects to: only known patterns pass.
+func (s *Server) routeLabel(pattern string) string {
+	if s.labels[pattern] {
+		return pattern
+	}
+	return ""
 }
 
 // unknownRoute answers every request no operation matched: 405 with Allow when the path exists

@@ -14,6 +14,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 
+	"github.com/quire-dev/quire/internal/metrics"
 	"github.com/quire-dev/quire/internal/quire"
 	"github.com/quire-dev/quire/internal/service"
 )
@@ -30,6 +31,7 @@ type Config struct {
 	Logger    *slog.Logger
 	BaseURL   string  // absolute URL of the server, e.g. http://127.0.0.1:8080
 	RateLimit float64 // requests per second per token; 0 turns limiting off
+	Metrics   bool    // serve GET /metrics and count every request for it
 	// DocTime is the modification time reported as the document's generatedAt.
 	DocTime time.Time
 }
@@ -42,7 +44,9 @@ type Server struct {
 	mux     *http.ServeMux
 	api     huma.API
 	routes  map[string]route // "METHOD /path" → what the route requires
+	labels  map[string]bool  // every pattern on mux but the catch-all: the metrics' route labels
 	limiter *limiter
+	metrics *metrics.Metrics // nil: off
 	doc     *document
 	handler http.Handler
 }
@@ -61,9 +65,12 @@ func newServer(cfg Config, extra ...func(*Server)) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, svc: cfg.Service, mux: http.NewServeMux(), routes: map[string]route{}}
+	s := &Server{cfg: cfg, log: cfg.Logger, svc: cfg.Service, mux: http.NewServeMux(), routes: map[string]route{}, labels: map[string]bool{}}
 	if cfg.RateLimit > 0 {
 		s.limiter = newLimiter(cfg.RateLimit)
+	}
+	if cfg.Metrics {
+		s.metrics = metrics.New(cfg.Service, s.log)
 	}
 	installHumaErrors(s.log)
 
@@ -117,7 +124,15 @@ func (m *routeMux) HandleFunc(pattern string, h func(http.ResponseWriter, *http.
 	if !ok {
 		panic("httpapi: route registered without declaring its access: " + pattern)
 	}
-	m.s.mux.Handle(pattern, m.s.guard(rt, liftBodyDeadline(http.HandlerFunc(h))))
+	m.s.handle(pattern, m.s.guard(rt, liftBodyDeadline(http.HandlerFunc(h))))
+}
+
+// handle registers a handler on the mux and makes its pattern a route label of the metrics:
+// huma's operations come through routeMux, and the few routes that are not operations (file
+// bytes, probes, metrics) directly.
+func (s *Server) handle(pattern string, h http.Handler) {
+	s.labels[pattern] = true
+	s.mux.Handle(pattern, h)
 }
 
 func (m *routeMux) ServeHTTP(w http.ResponseWriter, r *http.Request) { m.s.mux.ServeHTTP(w, r) }

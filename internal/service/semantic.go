@@ -412,16 +412,20 @@ func (ix *Indexer) RunOnce(ctx context.Context) (int, error) {
 		} else if err == nil {
 			err = st.SaveEmbeddings(ctx, w.job, w.src.WorkspaceID, e.ID(), w.vecs)
 		}
-		if err != nil {
-			if ctx.Err() != nil {
-				return len(jobs), ctx.Err()
-			}
-			// Back off: 1 s, 2 s, 4 s … up to an hour; a later write retries at once.
-			backoff := time.Second << min(w.job.Attempts, 12)
-			ix.log.Warn("semantic index: embedding failed; will retry", "node", w.job.NodeID, "err", err, "retry_in", backoff)
-			if err := st.RetryEmbedJob(ctx, w.job, quire.NowMillis(), min(backoff, time.Hour).Milliseconds()); err != nil {
-				return len(jobs), err
-			}
+		if err == nil {
+			ix.svc.index.nodes.Add(1)
+			ix.svc.index.chunks.Add(int64(len(w.vecs)))
+			continue
+		}
+		if ctx.Err() != nil {
+			return len(jobs), ctx.Err()
+		}
+		ix.svc.index.failures.Add(1)
+		// Back off: 1 s, 2 s, 4 s … up to an hour; a later write retries at once.
+		backoff := time.Second << min(w.job.Attempts, 12)
+		ix.log.Warn("semantic index: embedding failed; will retry", "node", w.job.NodeID, "err", err, "retry_in", backoff)
+		if err := st.RetryEmbedJob(ctx, w.job, quire.NowMillis(), min(backoff, time.Hour).Milliseconds()); err != nil {
+			return len(jobs), err
 		}
 	}
 	return len(jobs), nil

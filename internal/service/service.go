@@ -41,6 +41,7 @@ type Service struct {
 	files    *files
 	trees    treeCache    // nodes of recent mind maps (mindmap_cache.go)
 	vectors  *vectorCache // nil: off
+	index    indexCounters
 }
 
 // New returns a service over st.

@@ -52,6 +52,18 @@ func (s *Store) EmbedQueueLength(ctx context.Context) (int64, error) {
 	return n, err
 }
 
+// EmbedQueueDepth counts the queued nodes that are due at nowMs and those waiting (claimed by
+// an indexer under its lease, or backing off after a failure), each count stopping at limit:
+// both walk a range of the embed_queue_ready index and read at most limit entries of it, so a
+// metrics scrape stays cheap however long the queue grows.
+func (s *Store) EmbedQueueDepth(ctx context.Context, nowMs int64, limit int) (due, waiting int64, err error) {
+	err = s.read.QueryRowContext(ctx, `SELECT
+		(SELECT COUNT(*) FROM (SELECT 1 FROM embed_queue WHERE not_before <= $1 ORDER BY not_before LIMIT $2) d),
+		(SELECT COUNT(*) FROM (SELECT 1 FROM embed_queue WHERE not_before > $1 ORDER BY not_before LIMIT $2) w)`,
+		nowMs, limit).Scan(&due, &waiting)
+	return due, waiting, err
+}
+
 // EmbedSource is the text of one node to embed: its title and its blocks' text.
 type EmbedSource struct {
 	WorkspaceID string

@@ -150,6 +150,20 @@ func (s *Store) Secret() []byte { return s.secret }
 // Ping checks that the store answers.
 func (s *Store) Ping(ctx context.Context) error { return s.read.PingContext(ctx) }
 
+// PoolStats is one connection pool's counters, as database/sql keeps them.
+type PoolStats struct {
+	Name string // "read" and "write" on SQLite, "main" on PostgreSQL (one pool for both)
+	sql.DBStats
+}
+
+// PoolStats reads the counters of the store's connection pools; it sends no query.
+func (s *Store) PoolStats() []PoolStats {
+	if s.write == s.read {
+		return []PoolStats{{Name: "main", DBStats: s.read.Stats()}}
+	}
+	return []PoolStats{{Name: "read", DBStats: s.read.Stats()}, {Name: "write", DBStats: s.write.Stats()}}
+}
+
 // Close releases every connection.
 func (s *Store) Close() error {
 	err := s.read.Close()
