@@ -52,6 +52,13 @@ func (s *Store) EmbedQueueLength(ctx context.Context) (int64, error) {
 	return n, err
 }
 
+// EmbeddingCount counts the stored vectors (chunks) of every model and workspace.
+func (s *Store) EmbeddingCount(ctx context.Context) (int64, error) {
+	var n int64
+	err := s.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM embeddings`).Scan(&n)
+	return n, err
+}
+
 // EmbedSource is the text of one node to embed: its title and its blocks' text.
 type EmbedSource struct {
 	WorkspaceID string
