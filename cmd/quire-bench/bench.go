@@ -34,10 +34,12 @@ func benchmark(ctx context.Context, cfg config, stdout, stderr io.Writer) error 
 		return err
 	}
 	defer os.RemoveAll(dir)
-	fmt.Fprintln(stderr, "building ./cmd/quire …")
-	bin, err := buildQuire(ctx, dir)
-	if err != nil {
-		return err
+	bin := cfg.quire
+	if bin == "" {
+		fmt.Fprintln(stderr, "building ./cmd/quire …")
+		if bin, err = buildQuire(ctx, dir); err != nil {
+			return err
+		}
 	}
 	bare, err := startBare()
 	if err != nil {

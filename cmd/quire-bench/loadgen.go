@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -94,7 +93,7 @@ func (g *goLoader) load(ctx context.Context, base string, e endpoint, conns int,
 		res.non2xx += t.bad
 	}
 	if len(all) == 0 {
-		return res, errors.New(e.label + ": no request finished")
+		return res, errNoneFinished
 	}
 	slices.Sort(all)
 	res.requests = int64(len(all))

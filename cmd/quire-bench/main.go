@@ -64,6 +64,7 @@ type config struct {
 	from        []string // render these saved results instead of measuring
 	plot        string   // draw latency against store size into this PNG
 	embedPages  int      // content pages left to the indexer; -1 = all
+	quire       string   // a quire binary to run instead of building ./cmd/quire
 }
 
 // errUsage marks a wrong invocation (exit status 2); the flag package has printed why.
@@ -112,6 +113,7 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, help bool, err err
 	fs.StringVar(&cfg.plot, "plot", "", "draw p50 and p99 latency against store size per endpoint into this PNG file")
 	fs.StringVar(&cfg.logLevel, "log-level", "info", "quire serve --log-level; info (the default) logs every request, as in production")
 	fs.StringVar(&cfg.wrk, "wrk", "wrk", "the wrk program")
+	fs.StringVar(&cfg.quire, "quire", "", "run this quire binary instead of building ./cmd/quire (it must match the source quire-bench seeds with)")
 	fs.BoolVar(&cfg.verbose, "verbose", false, "also print every wrk run's figures to stderr")
 	fs.Usage = func() { printUsage(stderr, fs) }
 	if err := fs.Parse(args); err != nil {

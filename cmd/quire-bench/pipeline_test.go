@@ -8,13 +8,43 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/quire-dev/quire/internal/testdb"
 )
 
-func TestMain(m *testing.M) { os.Exit(testdb.Main(m)) }
+func TestMain(m *testing.M) {
+	code := testdb.Main(m)
+	if quireBin != "" {
+		_ = os.RemoveAll(filepath.Dir(quireBin))
+	}
+	os.Exit(code)
+}
+
+var (
+	quireOnce sync.Once
+	quireBin  string
+	quireErr  error
+)
+
+// quireBinary builds ./cmd/quire once for every pipeline run of this test binary.
+func quireBinary(t *testing.T) string {
+	t.Helper()
+	quireOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "quire-bench-test-")
+		if err != nil {
+			quireErr = err
+			return
+		}
+		quireBin, quireErr = buildQuire(context.Background(), dir)
+	})
+	if quireErr != nil {
+		t.Fatal(quireErr)
+	}
+	return quireBin
+}
 
 // runPipeline runs the whole benchmark at 500 blocks (build, seed, serve, index, every
 // endpoint against the bare handler, report, JSON, plot) and checks what it produced. Every
@@ -24,7 +54,7 @@ func runPipeline(t *testing.T, engine string, extra ...string) {
 	dir := t.TempDir()
 	save, plot := filepath.Join(dir, "load.json"), filepath.Join(dir, "load.png")
 	args := append([]string{"--blocks", "500", "--engine", engine, "--rounds", "1", "--warmup", "0",
-		"--conns", "1", "--log-level", "warn", "--save", save, "--plot", plot}, extra...)
+		"--conns", "1", "--log-level", "warn", "--save", save, "--plot", plot, "--quire", quireBinary(t)}, extra...)
 	if engine == enginePostgres {
 		args = append(args, "--database-url", testdb.PostgresURL(t))
 	}
@@ -83,7 +113,7 @@ func runPipeline(t *testing.T, engine string, extra ...string) {
 	}
 }
 
-// TestPipeline runs the pipeline on both engines with the built-in load generator, a quarter
+// TestPipeline runs the pipeline on both engines with the built-in load generator, a tenth
 // of a second per run, so that it needs nothing but Go and PostgreSQL's binaries.
 func TestPipeline(t *testing.T) {
 	for _, engine := range []string{engineSQLite, enginePostgres} {

@@ -68,6 +68,9 @@ func writePlot(path string, res *results) error {
 				continue
 			}
 			sum := summarize(r)
+			if sum.rps == 0 {
+				continue
+			}
 			i := slices.IndexFunc(curves[s.Engine], func(c *curve) bool { return c.endpoint == r.Endpoint })
 			if i < 0 {
 				curves[s.Engine] = append(curves[s.Engine], &curve{endpoint: r.Endpoint})

@@ -70,12 +70,18 @@ func summarize(r row) summary {
 	var qRPS, bRPS, ratios, bytes []float64
 	var p50s, p99s []time.Duration
 	for i := range r.Quire {
+		if r.Quire[i].RPS == 0 || r.Bare[i].RPS == 0 {
+			continue // a run in which nothing finished (see errNoneFinished)
+		}
 		qRPS = append(qRPS, r.Quire[i].RPS)
 		bRPS = append(bRPS, r.Bare[i].RPS)
 		ratios = append(ratios, r.Quire[i].RPS/r.Bare[i].RPS)
 		bytes = append(bytes, r.Quire[i].Bytes)
 		p50s = append(p50s, r.Quire[i].P50)
 		p99s = append(p99s, r.Quire[i].P99)
+	}
+	if len(ratios) == 0 {
+		return summary{}
 	}
 	return summary{rps: median(qRPS), bareRPS: median(bRPS), ratio: median(ratios), minRatio: slices.Min(ratios),
 		maxRatio: slices.Max(ratios), bytes: median(bytes), p50: median(p50s), p99: median(p99s)}
@@ -84,6 +90,9 @@ func summarize(r row) summary {
 // tableRow summarises the rounds of one row: medians, and the range of the ratio.
 func tableRow(r row) string {
 	s := summarize(r)
+	if s.rps == 0 {
+		return fmt.Sprintf("| `%s` | %d | no request finished within a run | | | | | |", endpointLabels[r.Endpoint], r.Conns)
+	}
 	return fmt.Sprintf("| `%s` | %d | %s | %s | %s | %s | %s | **%.2f** (%.2f–%.2f) |",
 		endpointLabels[r.Endpoint], r.Conns, thousands(s.rps), ms(s.p50), ms(s.p99), size(s.bytes), thousands(s.bareRPS),
 		s.ratio, s.minRatio, s.maxRatio)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -57,7 +58,7 @@ func (r *runner) size(ctx context.Context, eng string, pg *postgresServer, block
 		if isClosed(q.exited) {
 			return q.diedError()
 		}
-		return err
+		return fmt.Errorf("%w\nquire serve's log ends with:\n%s", err, q.stderr)
 	}
 	if err := waitReady(ctx, q.url+mePath, sd.Token, q.exited); err != nil {
 		return nil, died(fmt.Errorf("quire: %w", err))
@@ -139,6 +140,11 @@ type measurer struct {
 func (m *measurer) measure(ctx context.Context, eps []endpoint) ([]row, error) {
 	run := func(e endpoint, i, conns int, d time.Duration) (wrkResult, error) {
 		res, err := m.loader.load(ctx, m.urls[i], e, conns, d)
+		if errors.Is(err, errNoneFinished) {
+			// Recorded as nothing served (0 req/s), not a failure of the whole run.
+			fmt.Fprintf(m.stderr, "  warning: %s c=%d on %s: %v\n", e.name, conns, m.urls[i], err)
+			err = nil
+		}
 		if err != nil {
 			return res, err
 		}
