@@ -109,7 +109,7 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, help bool, err err
 	fs.StringVar(&cfg.loadgen, "loadgen", "wrk", "load generator: wrk, or go (built in; allows runs shorter than a second)")
 	fs.StringVar(&cfg.save, "save", "", "write the measured figures as JSON to this file (after each store size)")
 	from := fs.String("from", "", "comma-separated JSON files written by --save: print their report (and --plot) without measuring")
-	fs.IntVar(&cfg.embedPages, "embed-pages", 250, "content pages (of 1,000 blocks) the indexer embeds for semantic search; the rest are taken off its queue; -1 = all")
+	fs.IntVar(&cfg.embedPages, "embed-pages", 10, "content pages (of 1,000 blocks) the indexer embeds for semantic search; the rest are taken off its queue; -1 = all")
 	fs.StringVar(&cfg.plot, "plot", "", "draw p50 and p99 latency against store size per endpoint into this PNG file")
 	fs.StringVar(&cfg.logLevel, "log-level", "info", "quire serve --log-level; info (the default) logs every request, as in production")
 	fs.StringVar(&cfg.wrk, "wrk", "wrk", "the wrk program")

@@ -93,8 +93,8 @@ func seedStore(ctx context.Context, cfg store.Config, blocks, embedPages int, st
 }
 
 // unqueue takes the content pages past the first keep off the embedding queue: the built-in
-// model embeds about 40 full chunks a second on two free cores, and a page of 1,000 blocks gives
-// 32, so a million blocks would take hours to index. Those pages stay out of semantic search
+// model embeds about 40 full chunks a second on two free cores (a few on a busy shared one), and
+// a page of 1,000 blocks gives 32, so a million blocks would take hours to index. Those pages stay out of semantic search
 // (as if not yet indexed); keyword search and everything else sees them.
 func unqueue(ctx context.Context, st *store.Store, sd *seeded, keep int) error {
 	if keep < 0 || keep >= len(sd.Pages) {
