@@ -49,11 +49,16 @@ var theBareAnswer = bareAnswer{
 	Type: "integration", IntegrationID: "b2f3cf97-54cb-4805-826c-ebb2d937b9c3", WorkspaceWide: true,
 }
 
-// bareHandler is the least a Go JSON API does per request: encode a value and write it.
+// bareHandler is the least a Go JSON API does per request: decode the JSON body when there is
+// one, encode a value and write it. It answers every path and method, so that each measured
+// endpoint's requests (bodies included) can be sent to it unchanged.
 func bareHandler(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet {
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
-		return
+	if r.ContentLength != 0 {
+		var body any
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+			http.Error(w, "bad JSON", http.StatusBadRequest)
+			return
+		}
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(&theBareAnswer)

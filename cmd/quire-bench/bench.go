@@ -5,53 +5,41 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"runtime"
-	"slices"
 	"strings"
 	"time"
 )
 
-// mePath is the measured route.
+// mePath is the route of the users/me endpoint, also the readiness probe.
 const mePath = "/v2/users/me"
 
-// target is one server under test.
-type target struct {
-	name string
-	url  string // base URL
-}
-
-// benchmark runs the whole benchmark: set up, measure, report, clean up.
+// benchmark runs the whole benchmark: per engine and store size, seed, serve, measure; then
+// the report (and the plot). With --from it only renders saved results.
 func benchmark(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
-	if _, err := exec.LookPath(cfg.wrk); err != nil {
-		return fmt.Errorf("%s not found; install it (apt-get install -y wrk) or pass --wrk: %w", cfg.wrk, err)
+	if len(cfg.from) > 0 {
+		res, err := loadResults(cfg.from)
+		if err != nil {
+			return err
+		}
+		return finish(cfg, res, stdout)
+	}
+	ld, err := newLoader(ctx, cfg)
+	if err != nil {
+		return err
 	}
 	dir, err := os.MkdirTemp("", "quire-bench-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-
-	fmt.Fprintln(stderr, "building ./cmd/quire …")
-	bin, err := buildQuire(ctx, dir)
-	if err != nil {
-		return err
-	}
-	store := storeArgs(cfg, dir)
-	token, err := seed(ctx, bin, store)
-	if err != nil {
-		return err
-	}
-	auth := "Authorization: Bearer " + token
-
-	q, err := startQuire(ctx, bin, store, cfg.logLevel)
-	if q != nil {
-		defer q.stop()
-	}
-	if err != nil {
-		return err
+	bin := cfg.quire
+	if bin == "" {
+		fmt.Fprintln(stderr, "building ./cmd/quire …")
+		if bin, err = buildQuire(ctx, dir); err != nil {
+			return err
+		}
 	}
 	bare, err := startBare()
 	if err != nil {
@@ -59,134 +47,65 @@ func benchmark(ctx context.Context, cfg config, stdout, stderr io.Writer) error 
 	}
 	defer bare.stop()
 
-	info := runInfo{engine: engineName(cfg), wrk: wrkVersion(ctx, cfg.wrk), cpus: runtime.NumCPU(),
-		goVersion: runtime.Version(), load: loadAverage()}
-	if info.quireBytes, err = waitReady(ctx, q.url+mePath, token, q.exited); err != nil {
-		if isClosed(q.exited) {
-			return q.diedError()
-		}
-		return fmt.Errorf("quire: %w", err)
-	}
-	if info.bareBytes, err = waitReady(ctx, bare.url+mePath, token, nil); err != nil {
-		return fmt.Errorf("bare handler: %w", err)
-	}
-
-	targets := [2]target{{"quire", q.url + mePath}, {"bare", bare.url + mePath}}
-	fmt.Fprintf(stderr, "quire at %s, bare handler at %s; about %s of measuring …\n",
-		q.url, bare.url, estimate(cfg).Round(time.Second))
-	byConns, err := measure(ctx, cfg, targets, auth, stderr)
-	if err != nil {
-		if ctx.Err() != nil {
-			return errors.New("interrupted; nothing measured is reported")
-		}
-		if isClosed(q.exited) {
-			return q.diedError()
-		}
-		return err
-	}
-	printReport(stdout, cfg, info, byConns)
-	return nil
-}
-
-// measure warms both servers up, then runs the interleaved rounds. In each round, at each
-// concurrency, quire and the bare handler run back to back; which goes first alternates from
-// round to round, so that a drift of the machine's speed does not favour either.
-func measure(ctx context.Context, cfg config, targets [2]target, auth string, stderr io.Writer) (map[int][]sample, error) {
-	wrk := func(url string, conns int, d time.Duration) (wrkResult, error) {
-		return wrkRun{prog: cfg.wrk, url: url, header: auth, conns: conns, duration: d}.run(ctx)
-	}
-	if cfg.warmup > 0 {
-		for _, t := range targets {
-			if _, err := wrk(t.url, slices.Max(cfg.conns), cfg.warmup); err != nil {
-				return nil, err
+	res := &results{Runs: []runInfo{{Start: time.Now(), Rounds: cfg.rounds, Duration: cfg.duration, Warmup: cfg.warmup,
+		LogLevel: cfg.logLevel, Loader: ld.name(), CPUs: runtime.NumCPU(), GoVersion: runtime.Version()}}}
+	r := &runner{cfg: cfg, bin: bin, dir: dir, bare: bare.url, loader: ld, stderr: stderr}
+	for _, eng := range cfg.engines {
+		var pg *postgresServer
+		if eng == enginePostgres {
+			if pg, err = startPostgres(cfg.databaseURL, stderr); err != nil {
+				return err
 			}
 		}
-	}
-	byConns := map[int][]sample{}
-	for round := 1; round <= cfg.rounds; round++ {
-		fmt.Fprintf(stderr, "round %d/%d\n", round, cfg.rounds)
-		for _, c := range cfg.conns {
-			order := []int{0, 1}
-			if round%2 == 0 {
-				order = []int{1, 0}
+		for _, blocks := range cfg.blocks {
+			set, err := r.size(ctx, eng, pg, blocks)
+			if err != nil {
+				if pg != nil {
+					pg.stop()
+				}
+				if ctx.Err() != nil {
+					return errors.New("interrupted; what was measured before is in --save's file, if given")
+				}
+				return fmt.Errorf("%s, %d blocks: %w", eng, blocks, err)
 			}
-			var res [2]wrkResult
-			for _, i := range order {
-				r, err := wrk(targets[i].url, c, cfg.duration)
-				if err != nil {
-					return nil, err
+			res.Sets = append(res.Sets, *set)
+			if cfg.save != "" {
+				if err := res.save(cfg.save); err != nil {
+					return err
 				}
-				if r.sockErrs != "" {
-					fmt.Fprintf(stderr, "  warning: %s c=%d: %s\n", targets[i].name, c, r.sockErrs)
-				}
-				if cfg.verbose {
-					logRun(stderr, round, c, targets[i].name, r)
-				}
-				res[i] = r
 			}
-			byConns[c] = append(byConns[c], sample{quire: res[0], bare: res[1]})
+		}
+		if pg != nil {
+			pg.stop()
 		}
 	}
-	return byConns, nil
+	return finish(cfg, res, stdout)
 }
 
-// waitReady polls url until it answers 200 (at most 20 seconds, or until died is closed) and
-// returns the size of the answer.
-func waitReady(ctx context.Context, url, token string, died <-chan struct{}) (int, error) {
-	client := &http.Client{Timeout: 2 * time.Second}
-	deadline := time.Now().Add(20 * time.Second)
-	var last error
-	for time.Now().Before(deadline) {
-		n, err := fetch(ctx, client, url, token)
-		if err == nil {
-			return n, nil
-		}
-		last = err
-		select {
-		case <-ctx.Done():
-			return 0, ctx.Err()
-		case <-died:
-			return 0, last
-		case <-time.After(50 * time.Millisecond):
-		}
+// finish prints the report and draws the plot, if asked for.
+func finish(cfg config, res *results, stdout io.Writer) error {
+	printReport(stdout, res)
+	if cfg.plot == "" {
+		return nil
 	}
-	return 0, fmt.Errorf("no 200 from %s within 20 s: %w", url, last)
+	return writePlot(cfg.plot, res)
 }
 
-// fetch makes one authenticated GET and returns the size of a 200 answer.
-func fetch(ctx context.Context, client *http.Client, url, token string) (int, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return 0, err
+// newLoader is wrk, or the built-in generator with --loadgen go.
+func newLoader(ctx context.Context, cfg config) (loader, error) {
+	if cfg.loadgen == "go" {
+		return &goLoader{}, nil
 	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	res, err := client.Do(req)
-	if err != nil {
-		return 0, err
+	if _, err := exec.LookPath(cfg.wrk); err != nil {
+		return nil, fmt.Errorf("%s not found; install it (apt-get install -y wrk), pass --wrk, or use --loadgen go: %w", cfg.wrk, err)
 	}
-	defer res.Body.Close()
-	body, err := io.ReadAll(res.Body)
-	if err != nil {
-		return 0, err
-	}
-	if res.StatusCode != http.StatusOK {
-		return 0, fmt.Errorf("status %d: %s", res.StatusCode, body)
-	}
-	return len(body), nil
+	return &wrkLoader{prog: cfg.wrk, version: wrkVersion(ctx, cfg.wrk)}, nil
 }
 
-// estimate is how long the measuring takes, without set-up.
-func estimate(cfg config) time.Duration {
-	runs := cfg.rounds * len(cfg.conns) * 2
-	return time.Duration(runs)*cfg.duration + 2*cfg.warmup
-}
-
-// engineName names the store quire runs on.
-func engineName(cfg config) string {
-	if cfg.databaseURL != "" {
-		return "PostgreSQL"
-	}
-	return "SQLite"
+// estimate is how long the measuring of one store size takes, without set-up and indexing.
+func estimate(cfg config, endpoints int) time.Duration {
+	runs := cfg.rounds * len(cfg.conns) * 2 * endpoints
+	return time.Duration(runs)*cfg.duration + time.Duration(2*endpoints)*cfg.warmup
 }
 
 // isClosed reports whether ch is closed, without waiting.

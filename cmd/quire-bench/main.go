@@ -1,14 +1,16 @@
-// Command quire-bench measures GET /v2/users/me of a real quire server against a bare
-// net/http JSON handler on the same machine, in the same run, with wrk.
+// Command quire-bench measures the real quire server against a bare net/http JSON handler on
+// the same machine, in the same run, with wrk (or a built-in Go load generator).
 //
-// It builds ./cmd/quire, seeds a fresh store (one workspace, one user, one workspace-scoped
-// token with every scope) through quire's admin commands, starts "quire serve" as a child
-// process on a free loopback port and a bare handler in process on another, then runs wrk
-// against each in interleaved rounds. Absolute figures on a shared machine drift from run to
-// run; the ratio quire/bare within a round is what is worth comparing. Run it from the
-// repository root:
+// For each engine and store size asked for, it seeds a fresh store in process through the API
+// handler (a workspace of --blocks blocks in pages of 1,000, a database of records, mind maps),
+// starts "quire serve" (built from ./cmd/quire) as a child process on a free loopback port,
+// waits until the background indexer has embedded everything, and then measures each endpoint
+// and, with the same requests, a bare handler in this process, in interleaved rounds. Absolute
+// figures on a shared machine drift from run to run; the ratio quire/bare within a round is
+// what is worth comparing. Run it from the repository root:
 //
-//	go run ./cmd/quire-bench [--rounds 5] [--duration 3s] [--conns 1,16]
+//	go run ./cmd/quire-bench                                   # GET /v2/users/me only, as before
+//	go run ./cmd/quire-bench --blocks 10000,100000 --engine sqlite,postgres --plot docs/load-latency.png
 package main
 
 import (
@@ -25,17 +27,21 @@ import (
 	"time"
 )
 
-const usage = `quire-bench: load benchmark of GET /v2/users/me against a bare net/http JSON handler.
+const usage = `quire-bench: load benchmark of quire's endpoints against a bare net/http JSON handler.
 
 Usage (from the repository root):
   go run ./cmd/quire-bench [flags]
 
-Builds ./cmd/quire, seeds a temporary store with quire's admin commands, starts "quire serve"
-and an in-process bare handler on loopback, and runs wrk (with --latency) against each in
-interleaved rounds: every round measures quire and the bare handler back to back at each
-concurrency, alternating which goes first. Prints a Markdown table to stdout (medians over the
-rounds; the ratio is the median of per-round quire/bare ratios, with their range) and progress
-to stderr. Stops the server and removes the temporary folder when done, on error, or on Ctrl-C.
+Builds ./cmd/quire. For each --engine and each --blocks size: seeds a fresh store through the
+API handler in process (--blocks 0: only a workspace and a token), starts "quire serve" on
+loopback, waits until its indexer has embedded everything, and runs wrk (with --latency and a
+Lua script per endpoint) against quire and an in-process bare handler in interleaved rounds:
+every round measures both back to back for each endpoint and concurrency, alternating which
+goes first. PostgreSQL runs on a throwaway cluster started with the machine's initdb and pg_ctl
+unless --database-url names a server (its role needs CREATEDB: each size gets its own database,
+dropped afterwards). Prints Markdown tables to stdout (medians over the rounds; the ratio is the
+median of per-round quire/bare ratios, with their range) and progress to stderr. Stops the
+servers and removes every temporary store when done, on error, or on Ctrl-C.
 
 Flags:
 `
@@ -50,6 +56,15 @@ type config struct {
 	logLevel    string
 	wrk         string
 	verbose     bool
+	blocks      []int    // store sizes
+	engines     []string // engineSQLite, enginePostgres
+	endpoints   []string // endpoint names, in measuring order
+	loadgen     string   // "wrk" or "go"
+	save        string   // write the results as JSON here
+	from        []string // render these saved results instead of measuring
+	plot        string   // draw latency against store size into this PNG
+	embedPages  int      // content pages left to the indexer; -1 = all
+	quire       string   // a quire binary to run instead of building ./cmd/quire
 }
 
 // errUsage marks a wrong invocation (exit status 2); the flag package has printed why.
@@ -87,9 +102,18 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, help bool, err err
 	fs.DurationVar(&cfg.duration, "duration", 3*time.Second, "length of one wrk run, whole seconds")
 	fs.DurationVar(&cfg.warmup, "warmup", time.Second, "unrecorded wrk run against each server before the rounds, whole seconds; 0 = none")
 	conns := fs.String("conns", "1,16", "comma-separated wrk connection counts (wrk threads = min(conns, 2))")
-	fs.StringVar(&cfg.databaseURL, "database-url", "", "run quire on this PostgreSQL database (postgres://…) instead of a temporary SQLite folder")
+	fs.StringVar(&cfg.databaseURL, "database-url", "", "PostgreSQL server (postgres://…) for --engine postgres, instead of a throwaway cluster; its role needs CREATEDB. Alone, it implies --engine postgres")
+	blocks := fs.String("blocks", "0", "comma-separated store sizes in blocks, e.g. 10000,100000,1000000; 0 = an empty workspace (users/me only)")
+	engines := fs.String("engine", "", "comma-separated engines: sqlite, postgres (default sqlite, or postgres with --database-url)")
+	endpoints := fs.String("endpoints", "all", "comma-separated endpoints to measure: "+strings.Join(endpointNames, ", ")+"; or all")
+	fs.StringVar(&cfg.loadgen, "loadgen", "wrk", "load generator: wrk, or go (built in; allows runs shorter than a second)")
+	fs.StringVar(&cfg.save, "save", "", "write the measured figures as JSON to this file (after each store size)")
+	from := fs.String("from", "", "comma-separated JSON files written by --save: print their report (and --plot) without measuring")
+	fs.IntVar(&cfg.embedPages, "embed-pages", 10, "content pages (of 1,000 blocks) the indexer embeds for semantic search; the rest are taken off its queue; -1 = all")
+	fs.StringVar(&cfg.plot, "plot", "", "draw p50 and p99 latency against store size per endpoint into this PNG file")
 	fs.StringVar(&cfg.logLevel, "log-level", "info", "quire serve --log-level; info (the default) logs every request, as in production")
 	fs.StringVar(&cfg.wrk, "wrk", "wrk", "the wrk program")
+	fs.StringVar(&cfg.quire, "quire", "", "run this quire binary instead of building ./cmd/quire (it must match the source quire-bench seeds with)")
 	fs.BoolVar(&cfg.verbose, "verbose", false, "also print every wrk run's figures to stderr")
 	fs.Usage = func() { printUsage(stderr, fs) }
 	if err := fs.Parse(args); err != nil {
@@ -103,6 +127,18 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, help bool, err err
 		return cfg, false, errUsage
 	}
 	cfg.conns, err = parseConns(*conns)
+	if err == nil {
+		cfg.blocks, err = parseSizes(*blocks)
+	}
+	if err == nil {
+		cfg.engines, err = parseEngines(*engines, cfg.databaseURL)
+	}
+	if err == nil {
+		cfg.endpoints, err = parseEndpoints(*endpoints)
+	}
+	if *from != "" {
+		cfg.from = strings.Split(*from, ",")
+	}
 	if err == nil {
 		err = cfg.check()
 	}
@@ -135,13 +171,54 @@ func (c config) check() error {
 	if c.rounds < 1 {
 		return errors.New("--rounds must be at least 1")
 	}
+	if c.loadgen != "wrk" && c.loadgen != "go" {
+		return errors.New("--loadgen must be wrk or go")
+	}
+	if c.loadgen == "go" {
+		if c.duration <= 0 || c.warmup < 0 {
+			return errors.New("--duration must be positive and --warmup not negative")
+		}
+		return nil
+	}
 	if c.duration < time.Second || c.duration%time.Second != 0 {
-		return errors.New("--duration must be a whole number of seconds, at least 1s (wrk takes whole seconds)")
+		return errors.New("--duration must be a whole number of seconds, at least 1s (wrk takes whole seconds; --loadgen go does not)")
 	}
 	if c.warmup < 0 || c.warmup%time.Second != 0 {
 		return errors.New("--warmup must be 0 or a whole number of seconds")
 	}
 	return nil
+}
+
+// parseSizes reads --blocks, e.g. "10000,100000".
+func parseSizes(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("--blocks: %q is not a number of blocks", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// parseEngines reads --engine; left out, it is sqlite, or postgres when a database URL is given.
+func parseEngines(s, databaseURL string) ([]string, error) {
+	if s == "" {
+		if databaseURL != "" {
+			return []string{enginePostgres}, nil
+		}
+		return []string{engineSQLite}, nil
+	}
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f != engineSQLite && f != enginePostgres {
+			return nil, fmt.Errorf("--engine: %q is not sqlite or postgres", f)
+		}
+		out = append(out, f)
+	}
+	return out, nil
 }
 
 // parseConns reads a list such as "1,16".

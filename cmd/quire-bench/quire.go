@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -55,12 +53,6 @@ func moduleRoot(ctx context.Context) (string, error) {
 	return filepath.Dir(gomod), nil
 }
 
-// storeArgs are the flags that point a quire command at the benchmark's store. Both are always
-// given so that QUIRE_DATA or QUIRE_DATABASE_URL in the environment cannot redirect the run.
-func storeArgs(cfg config, dir string) []string {
-	return []string{"--data", filepath.Join(dir, "data"), "--database-url", cfg.databaseURL}
-}
-
 // childEnv is this process's environment without QUIRE_* variables: the run is defined by the
 // flags quire-bench passes, not by whatever the shell has set.
 func childEnv() []string {
@@ -71,55 +63,6 @@ func childEnv() []string {
 		}
 	}
 	return env
-}
-
-// seed creates a workspace, its owner and a workspace-scoped token with every scope, and
-// returns the token's secret.
-func seed(ctx context.Context, bin string, store []string) (string, error) {
-	ws, err := admin(ctx, bin, store, "workspace", "create", "--name", "Bench")
-	if err != nil {
-		return "", err
-	}
-	user, err := admin(ctx, bin, store, "user", "create", "--workspace", ws["id"],
-		"--name", "Bench Owner", "--email", "owner@bench.example")
-	if err != nil {
-		return "", err
-	}
-	tok, err := admin(ctx, bin, store, "token", "create", "--workspace", ws["id"], "--owner", user["id"],
-		"--name", "bench bot", "--scopes", "all", "--workspace-scoped")
-	if err != nil {
-		return "", err
-	}
-	if tok["token"] == "" {
-		return "", errors.New("quire token create printed no token")
-	}
-	return tok["token"], nil
-}
-
-// admin runs one admin command and returns the string fields of the JSON object it prints.
-func admin(ctx context.Context, bin string, store []string, args ...string) (map[string]string, error) {
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, append(args, store...)...)
-	cmd.Env = childEnv()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	name := "quire " + strings.Join(args[:2], " ")
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v: %s", name, err, strings.TrimSpace(stderr.String()))
-	}
-	var obj map[string]any
-	if err := json.Unmarshal(out, &obj); err != nil {
-		return nil, fmt.Errorf("%s printed no JSON object: %v: %s", name, err, out)
-	}
-	fields := map[string]string{}
-	for k, v := range obj {
-		if s, ok := v.(string); ok {
-			fields[k] = s
-		}
-	}
-	return fields, nil
 }
 
 // startQuire starts "quire serve" on a loopback port of the kernel's choice (--addr

@@ -8,53 +8,102 @@ import (
 	"time"
 )
 
-// sample is one round at one concurrency: quire and the bare handler, back to back.
-type sample struct {
-	quire, bare wrkResult
-}
+// engineTitles name the engines in the report.
+var engineTitles = map[string]string{engineSQLite: "SQLite", enginePostgres: "PostgreSQL"}
 
-// ratio is quire's throughput as a share of the bare handler's in the same round.
-func (s sample) ratio() float64 { return s.quire.rps / s.bare.rps }
-
-// runInfo is what the report's header says about the run.
-type runInfo struct {
-	engine                string
-	quireBytes, bareBytes int
-	wrk                   string
-	cpus                  int
-	goVersion             string
-	load                  string // 1-minute load average before measuring, "" when unknown
-}
-
-// printReport writes the run's header and a Markdown table with one row per concurrency.
-func printReport(w io.Writer, cfg config, info runInfo, byConns map[int][]sample) {
-	fmt.Fprintf(w, "quire-bench %s: %d rounds × %s per server and concurrency, warm-up %s\n",
-		time.Now().UTC().Format("2006-01-02 15:04 MST"), cfg.rounds, cfg.duration, cfg.warmup)
-	fmt.Fprintf(w, "%s store, quire serve --log-level %s; answers: quire %d bytes, bare %d bytes\n",
-		info.engine, cfg.logLevel, info.quireBytes, info.bareBytes)
-	fmt.Fprintf(w, "%d CPUs, load average %s before measuring; %s; %s\n\n",
-		info.cpus, cmp.Or(info.load, "unknown"), info.goVersion, info.wrk)
-	fmt.Fprintln(w, "| endpoint | c | quire req/s | p50 | p99 | bare req/s | quire/bare (range) |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
-	for _, c := range cfg.conns {
-		fmt.Fprintln(w, tableRow(c, byConns[c]))
+// printReport writes a header per run and, per engine, a Markdown table with a row per store
+// size, endpoint and concurrency, followed by how each size was seeded.
+func printReport(w io.Writer, res *results) {
+	for _, ri := range res.Runs {
+		fmt.Fprintf(w, "quire-bench %s: %d rounds × %s per server, endpoint and concurrency, warm-up %s\n",
+			ri.Start.UTC().Format("2006-01-02 15:04 MST"), ri.Rounds, ri.Duration, ri.Warmup)
+		fmt.Fprintf(w, "quire serve --log-level %s; %d CPUs; %s; %s\n", ri.LogLevel, ri.CPUs, ri.GoVersion, ri.Loader)
+	}
+	withBlocks := slices.ContainsFunc(res.Sets, func(s sizeSet) bool { return s.Blocks > 0 })
+	for _, eng := range []string{engineSQLite, enginePostgres} {
+		sets := slices.DeleteFunc(slices.Clone(res.Sets), func(s sizeSet) bool { return s.Engine != eng })
+		if len(sets) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s store\n\n", engineTitles[eng])
+		if withBlocks {
+			fmt.Fprint(w, "| blocks ")
+		}
+		fmt.Fprintln(w, "| endpoint | c | quire req/s | p50 | p99 | answer | bare req/s | quire/bare (range) |")
+		if withBlocks {
+			fmt.Fprint(w, "|---")
+		}
+		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
+		for _, set := range sets {
+			for _, r := range set.Rows {
+				if withBlocks {
+					fmt.Fprintf(w, "| %s ", thousands(float64(set.Blocks)))
+				}
+				fmt.Fprintln(w, tableRow(r))
+			}
+		}
+		fmt.Fprintln(w)
+		for _, set := range sets {
+			fmt.Fprintln(w, seedLine(set))
+		}
 	}
 }
 
-// tableRow summarises the rounds at one concurrency: medians, and the range of the ratio.
-func tableRow(conns int, samples []sample) string {
-	var qRPS, bRPS, ratios []float64
+// seedLine says what one size's store held and how busy the machine was.
+func seedLine(s sizeSet) string {
+	head := fmt.Sprintf("- %s blocks", thousands(float64(s.Blocks)))
+	if s.Blocks > 0 {
+		head += fmt.Sprintf(": %s content pages, %s records, %d mind maps (seeded in %.0f s); %s chunks embedded (%s of the content pages, every other page, record and mind map), queue empty %.0f s after start",
+			thousands(float64(s.Seed.NPages)), thousands(float64(s.Seed.Records)), s.Seed.MindMaps, s.Seed.SeedSecs,
+			thousands(float64(s.Chunks)), thousands(float64(s.Seed.Embedded)), s.DrainSecs)
+	}
+	return head + fmt.Sprintf("; load average %s before measuring, %s after", cmp.Or(s.Load, "unknown"), cmp.Or(s.LoadAfter, "unknown"))
+}
+
+// summary is the medians over the rounds of one row.
+type summary struct {
+	rps, bareRPS, ratio, minRatio, maxRatio, bytes float64
+	p50, p99                                       time.Duration
+}
+
+func summarize(r row) summary {
+	var qRPS, bRPS, ratios, bytes []float64
 	var p50s, p99s []time.Duration
-	for _, s := range samples {
-		qRPS = append(qRPS, s.quire.rps)
-		bRPS = append(bRPS, s.bare.rps)
-		ratios = append(ratios, s.ratio())
-		p50s = append(p50s, s.quire.p50)
-		p99s = append(p99s, s.quire.p99)
+	for i := range r.Quire {
+		if r.Quire[i].RPS == 0 || r.Bare[i].RPS == 0 {
+			continue // a run in which nothing finished (see errNoneFinished)
+		}
+		qRPS = append(qRPS, r.Quire[i].RPS)
+		bRPS = append(bRPS, r.Bare[i].RPS)
+		ratios = append(ratios, r.Quire[i].RPS/r.Bare[i].RPS)
+		bytes = append(bytes, r.Quire[i].Bytes)
+		p50s = append(p50s, r.Quire[i].P50)
+		p99s = append(p99s, r.Quire[i].P99)
 	}
-	return fmt.Sprintf("| `GET /v2/users/me` | %d | %s | %s | %s | %s | **%.2f** (%.2f–%.2f) |",
-		conns, thousands(median(qRPS)), ms(median(p50s)), ms(median(p99s)), thousands(median(bRPS)),
-		median(ratios), slices.Min(ratios), slices.Max(ratios))
+	if len(ratios) == 0 {
+		return summary{}
+	}
+	return summary{rps: median(qRPS), bareRPS: median(bRPS), ratio: median(ratios), minRatio: slices.Min(ratios),
+		maxRatio: slices.Max(ratios), bytes: median(bytes), p50: median(p50s), p99: median(p99s)}
+}
+
+// tableRow summarises the rounds of one row: medians, and the range of the ratio.
+func tableRow(r row) string {
+	s := summarize(r)
+	if s.rps == 0 {
+		return fmt.Sprintf("| `%s` | %d | no request finished within a run | | | | | |", endpointLabels[r.Endpoint], r.Conns)
+	}
+	return fmt.Sprintf("| `%s` | %d | %s | %s | %s | %s | %s | **%.2f** (%.2f–%.2f) |",
+		endpointLabels[r.Endpoint], r.Conns, thousands(s.rps), ms(s.p50), ms(s.p99), size(s.bytes), thousands(s.bareRPS),
+		s.ratio, s.minRatio, s.maxRatio)
+}
+
+// size formats a mean answer size, headers included.
+func size(b float64) string {
+	if b >= 10<<10 {
+		return fmt.Sprintf("%.0f KB", b/1024)
+	}
+	return fmt.Sprintf("%.0f B", b)
 }
 
 // median is the middle value (the mean of the two middle ones for an even count).
@@ -80,7 +129,7 @@ func thousands(v float64) string {
 	return s
 }
 
-// logRun prints one wrk run's figures (for --verbose).
-func logRun(w io.Writer, round, conns int, name string, r wrkResult) {
-	fmt.Fprintf(w, "  round %d c=%-3d %-5s %10s req/s  p50 %s  p99 %s\n", round, conns, name, thousands(r.rps), ms(r.p50), ms(r.p99))
+// logRun prints one load run's figures (for --verbose).
+func logRun(w io.Writer, round int, e string, conns int, name string, r wrkResult) {
+	fmt.Fprintf(w, "  round %d %-8s c=%-3d %-5s %10s req/s  p50 %s  p99 %s\n", round, e, conns, name, thousands(r.rps), ms(r.p50), ms(r.p99))
 }

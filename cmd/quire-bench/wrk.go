@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os/exec"
@@ -11,29 +12,45 @@ import (
 	"time"
 )
 
-// wrkResult is what one wrk run reports.
+// wrkResult is what one load run reports (wrk's or the built-in generator's).
 type wrkResult struct {
 	rps      float64       // Requests/sec
 	p50, p99 time.Duration // from the latency distribution
 	non2xx   int64         // "Non-2xx or 3xx responses"
 	sockErrs string        // the "Socket errors" line, if any
+	requests int64         // answered requests
+	bytes    float64       // bytes read, headers included
 }
 
-// wrkRun is one wrk invocation.
+// meanBytes is the mean size of one answer, headers included.
+func (r wrkResult) meanBytes() float64 {
+	if r.requests == 0 {
+		return 0
+	}
+	return r.bytes / float64(r.requests)
+}
+
+// wrkRun is one wrk invocation: a Lua script (see luaScript) chooses the requests.
 type wrkRun struct {
 	prog     string
-	url      string
-	header   string // one -H value
+	url      string // base URL; the script gives the paths
+	script   string
 	conns    int
 	duration time.Duration
 }
 
-// args is wrk's command line: threads = min(conns, 2), latency distribution on.
+// args is wrk's command line: threads = min(conns, 2), latency distribution on. The timeout
+// is long: wrk leaves a request slower than its timeout (2 s by default) out of the latency
+// distribution, which on a busy machine would hide the slowest answers from p99.
 func (w wrkRun) args() []string {
 	secs := int(w.duration / time.Second)
 	return []string{"-t", strconv.Itoa(min(w.conns, 2)), "-c", strconv.Itoa(w.conns),
-		"-d", strconv.Itoa(secs) + "s", "--latency", "-H", w.header, w.url}
+		"-d", strconv.Itoa(secs) + "s", "--timeout", "60s", "--latency", "-s", w.script, w.url}
 }
+
+// errNoneFinished is a load run in which no request finished: on a machine this busy, every
+// request took longer than the run.
+var errNoneFinished = errors.New("no request finished within the run")
 
 // run executes wrk and parses its report. Any non-2xx answer is an error: the figures would
 // then measure the error path.
@@ -45,6 +62,9 @@ func (w wrkRun) run(ctx context.Context) (wrkResult, error) {
 		return wrkResult{}, fmt.Errorf("wrk %s: %v\n%s", w.url, err, out)
 	}
 	res, err := parseWrk(string(out))
+	if err != nil && res.requests == 0 && strings.Contains(string(out), " 0 requests in ") {
+		return res, errNoneFinished
+	}
 	if err != nil {
 		return res, fmt.Errorf("wrk %s: %v\n%s", w.url, err, out)
 	}
@@ -73,6 +93,10 @@ func parseWrk(out string) (wrkResult, error) {
 			r.non2xx, err = strconv.ParseInt(f[4], 10, 64)
 		case strings.HasPrefix(line, "Socket errors:"):
 			r.sockErrs = line
+		case len(f) == 6 && f[1] == "requests" && f[2] == "in" && f[5] == "read":
+			if r.requests, err = strconv.ParseInt(f[0], 10, 64); err == nil {
+				r.bytes, err = parseWrkBytes(f[4])
+			}
 		}
 	}
 	if err != nil {
@@ -102,6 +126,23 @@ func parseWrkTime(s string) (time.Duration, error) {
 		}
 	}
 	return 0, fmt.Errorf("latency %q has no unit", s)
+}
+
+// parseWrkBytes reads a size as wrk prints it: "37.24MB", "512.00B" (binary units).
+func parseWrkBytes(s string) (float64, error) {
+	for _, u := range []struct {
+		suffix string
+		mult   float64
+	}{{"KB", 1 << 10}, {"MB", 1 << 20}, {"GB", 1 << 30}, {"TB", 1 << 40}, {"B", 1}} {
+		if num, ok := strings.CutSuffix(s, u.suffix); ok {
+			v, err := strconv.ParseFloat(num, 64)
+			if err != nil {
+				return 0, fmt.Errorf("size %q: %v", s, err)
+			}
+			return v * u.mult, nil
+		}
+	}
+	return 0, fmt.Errorf("size %q has no unit", s)
 }
 
 // wrkVersion is the first line of "wrk -v" without its copyright, for the report's header.

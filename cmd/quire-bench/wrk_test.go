@@ -26,7 +26,8 @@ func TestParseWrk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := wrkResult{rps: 20593.14, p50: 243 * time.Microsecond, p99: 4900 * time.Microsecond, non2xx: 12}
+	want := wrkResult{rps: 20593.14, p50: 243 * time.Microsecond, p99: 4900 * time.Microsecond, non2xx: 12,
+		requests: 61782, bytes: 37.24 * (1 << 20)}
 	if r != want {
 		t.Fatalf("parseWrk = %+v, want %+v", r, want)
 	}
@@ -62,5 +63,16 @@ func TestMedian(t *testing.T) {
 	}
 	if got := thousands(21984.4); got != "21,984" {
 		t.Errorf("thousands = %q", got)
+	}
+}
+
+func TestLuaString(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"q":"a\\b"}`: `"{\"q\":\"a\\\\b\"}"`,
+		"é\n":          `"\195\169\010"`,
+	} {
+		if got := luaString(in); got != want {
+			t.Errorf("luaString(%q) = %s, want %s", in, got, want)
+		}
 	}
 }

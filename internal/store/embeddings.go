@@ -64,6 +64,13 @@ func (s *Store) EmbedQueueDepth(ctx context.Context, nowMs int64, limit int) (du
 	return due, waiting, err
 }
 
+// EmbeddingCount counts the stored vectors (chunks) of every model and workspace.
+func (s *Store) EmbeddingCount(ctx context.Context) (int64, error) {
+	var n int64
+	err := s.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM embeddings`).Scan(&n)
+	return n, err
+}
+
 // EmbedSource is the text of one node to embed: its title and its blocks' text.
 type EmbedSource struct {
 	WorkspaceID string

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quire-dev/quire/internal/pgcluster"
 	"github.com/quire-dev/quire/internal/store"
 )
 
@@ -23,7 +24,7 @@ var (
 	pgOnce     sync.Once
 	pgAdminURL string // connection to the maintenance database of the cluster
 	pgErr      error
-	pgCluster  *cluster
+	pgCluster  *pgcluster.Cluster
 	cloneMu    sync.Mutex // CREATE DATABASE … TEMPLATE wants the template left alone
 	dbSeq      atomic.Int64
 )
@@ -36,7 +37,7 @@ var templateDB string
 func Main(m *testing.M) int {
 	code := m.Run()
 	if pgCluster != nil {
-		pgCluster.stop()
+		pgCluster.Stop()
 	} else if templateDB != "" {
 		// A server we did not start keeps running: leave it as we found it.
 		if admin, err := sql.Open("pgx", pgAdminURL); err == nil {
@@ -126,11 +127,11 @@ func setupPostgres() {
 	if u := os.Getenv("QUIRE_TEST_DATABASE_URL"); u != "" {
 		pgAdminURL = u
 	} else {
-		pgCluster, pgErr = startCluster()
+		pgCluster, pgErr = pgcluster.Start(pgcluster.Options{})
 		if pgErr != nil {
 			return
 		}
-		pgAdminURL = pgCluster.url
+		pgAdminURL = pgCluster.URL()
 	}
 	pgErr = buildTemplate()
 }

@@ -1,4 +1,7 @@
-package testdb
+// Package pgcluster starts a throwaway PostgreSQL server in a temp folder with the machine's
+// initdb and pg_ctl, listening on loopback only. The tests (internal/testdb) and the load
+// benchmark (cmd/quire-bench) use it so that PostgreSQL needs no set-up by hand.
+package pgcluster
 
 import (
 	"errors"
@@ -12,16 +15,25 @@ import (
 	"strings"
 )
 
-// cluster is a throwaway PostgreSQL server in a temp folder, listening on loopback only.
-type cluster struct {
+// Cluster is a running throwaway server; Stop removes it with its data.
+type Cluster struct {
 	dir    string
 	pgCtl  string
 	asUser string // "postgres" when we are root: initdb refuses to run as root
 	url    string
 }
 
-// pgBin finds a PostgreSQL server program on PATH or in Debian's versioned folders.
-func pgBin(name string) (string, error) {
+// Options choose how the server trades safety for speed.
+type Options struct {
+	// Durable keeps PostgreSQL's defaults (fsync, synchronous_commit, full_page_writes on), as a
+	// production server runs. Off, every flush is skipped: tests need no crash safety.
+	Durable bool
+	// Settings are extra "-c name=value" server settings.
+	Settings []string
+}
+
+// Bin finds a PostgreSQL server program on PATH or in Debian's versioned folders.
+func Bin(name string) (string, error) {
 	if p, err := exec.LookPath(name); err == nil {
 		return p, nil
 	}
@@ -29,15 +41,16 @@ func pgBin(name string) (string, error) {
 	if len(matches) > 0 {
 		return matches[len(matches)-1], nil
 	}
-	return "", fmt.Errorf("%s not found (install PostgreSQL server binaries or set QUIRE_TEST_DATABASE_URL)", name)
+	return "", fmt.Errorf("%s not found (install PostgreSQL server binaries or give a database URL)", name)
 }
 
-func startCluster() (*cluster, error) {
-	initdb, err := pgBin("initdb")
+// Start initialises and starts a cluster whose superuser "postgres" connects without password.
+func Start(opt Options) (*Cluster, error) {
+	initdb, err := Bin("initdb")
 	if err != nil {
 		return nil, err
 	}
-	pgCtl, err := pgBin("pg_ctl")
+	pgCtl, err := Bin("pg_ctl")
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +58,7 @@ func startCluster() (*cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &cluster{dir: dir, pgCtl: pgCtl}
+	c := &Cluster{dir: dir, pgCtl: pgCtl}
 	if os.Geteuid() == 0 {
 		u, err := user.Lookup("postgres")
 		if err != nil {
@@ -66,7 +79,13 @@ func startCluster() (*cluster, error) {
 	if out, err := c.run(initdb, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync", "-D", data); err != nil {
 		return nil, fmt.Errorf("initdb: %v: %s", err, out)
 	}
-	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=400", port, dir)
+	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c max_connections=400", port, dir)
+	if !opt.Durable {
+		opts += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+	}
+	for _, s := range opt.Settings {
+		opts += " -c " + s
+	}
 	if out, err := c.run(pgCtl, "-D", data, "-l", filepath.Join(dir, "log"), "-o", opts, "-w", "-t", "60", "start"); err != nil {
 		return nil, fmt.Errorf("pg_ctl start: %v: %s", err, out)
 	}
@@ -74,8 +93,11 @@ func startCluster() (*cluster, error) {
 	return c, nil
 }
 
+// URL connects to the maintenance database "postgres" as the superuser.
+func (c *Cluster) URL() string { return c.url }
+
 // run runs a server program, as the postgres user when we are root.
-func (c *cluster) run(prog string, args ...string) (string, error) {
+func (c *Cluster) run(prog string, args ...string) (string, error) {
 	var cmd *exec.Cmd
 	if c.asUser != "" {
 		quoted := make([]string, len(args))
@@ -90,7 +112,8 @@ func (c *cluster) run(prog string, args ...string) (string, error) {
 	return string(out), err
 }
 
-func (c *cluster) stop() {
+// Stop ends the server at once and deletes its folder.
+func (c *Cluster) Stop() {
 	_, _ = c.run(c.pgCtl, "-D", filepath.Join(c.dir, "data"), "-m", "immediate", "-w", "stop")
 	_ = os.RemoveAll(c.dir)
 }
