@@ -1,7 +1,9 @@
 package httpapi
 
 import (
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -81,6 +83,32 @@ func TestErrorBodies(t *testing.T) {
 					t.Fatalf("a rejected request wrote: %d users before, %d after", before, after)
 				}
 			})
+		}
+	})
+}
+
+// TestEmptyBody: a write sent with no body at all answers invalid_json (it answered a
+// validation_error naming no path), or succeeds where the body is optional; found by
+// TestServerProperty.
+func TestEmptyBody(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		page := e.mkPage(t, e.full, wsParent, "P")
+		routes := e.srv.Config.Handler.(*Server).routes
+		for _, key := range slices.Sorted(maps.Keys(routes)) {
+			method, pattern, _ := strings.Cut(key, " ")
+			if method != http.MethodPost && method != http.MethodPatch && method != http.MethodPut {
+				continue
+			}
+			for _, ct := range []string{"application/json", ""} {
+				r := e.do(method, fillPath(pattern, page, e.owner.ID), e.full, nil, "Content-Type", ct)
+				if r.status == 200 || r.status == 404 {
+					continue // an optional body (database query), past parsing to the id
+				}
+				if r.status != 400 || r.body["code"] != quire.CodeInvalidJSON {
+					t.Errorf("%s with no body (Content-Type %q): %d %s, want 400 invalid_json", key, ct, r.status, r.raw)
+				}
+			}
 		}
 	})
 }
