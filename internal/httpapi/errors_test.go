@@ -113,6 +113,33 @@ func TestEmptyBody(t *testing.T) {
 	})
 }
 
+// TestNullBody: a write whose body is JSON but no object answers invalid_json on every route
+// (contract §3). null was taken as {} by the routes that decode into a map: POST /v2/pages
+// created a page; found by TestServerProperty.
+func TestNullBody(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		page := e.mkPage(t, e.full, wsParent, "P")
+		routes := e.srv.Config.Handler.(*Server).routes
+		before := e.do(http.MethodGet, "/v2/workspace", e.full, nil).body["page_count"]
+		for _, key := range slices.Sorted(maps.Keys(routes)) {
+			method, pattern, _ := strings.Cut(key, " ")
+			if method != http.MethodPost && method != http.MethodPatch && method != http.MethodPut {
+				continue
+			}
+			for _, body := range []string{"null", " null\n", "[]", "1", `"x"`, "true"} {
+				r := e.do(method, fillPath(pattern, page, e.owner.ID), e.full, body)
+				if r.status != 400 || r.body["code"] != quire.CodeInvalidJSON {
+					t.Errorf("%s with body %q: %d %s, want 400 invalid_json", key, body, r.status, r.raw)
+				}
+			}
+		}
+		if after := e.do(http.MethodGet, "/v2/workspace", e.full, nil).body["page_count"]; after != before {
+			t.Fatalf("page_count %v → %v after refused writes", before, after)
+		}
+	})
+}
+
 func TestBodyWithoutContentTypeIsJSON(t *testing.T) {
 	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
 		e := newEnv(t, st, envOptions{extra: []func(*Server){withProbes}})
@@ -181,6 +208,13 @@ func TestNULRefused(t *testing.T) {
 		}
 		if n := len(e.kids(t, page)); n != 0 {
 			t.Fatalf("page has %d children after refused writes", n)
+		}
+		// A body that is no object answers invalid_json, NUL or not (it answered a detail at "").
+		for _, body := range []string{`"a\u0000b"`, `["\u0000"]`} {
+			r := e.do(http.MethodPatch, "/v2/pages/"+page, e.full, body)
+			if r.status != 400 || r.body["code"] != quire.CodeInvalidJSON {
+				t.Errorf("body %s: %d %s, want 400 invalid_json", body, r.status, r.raw)
+			}
 		}
 		// An escaped backslash before "u0000" is ordinary text.
 		wantOK(t, e.do(http.MethodPost, "/v2/pages", e.full, `{"properties":{"title":[{"text":{"content":"\\u0000"}}]}}`), 200)
