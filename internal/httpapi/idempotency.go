@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/quire-dev/quire/internal/quire"
 	"github.com/quire-dev/quire/internal/store"
@@ -25,6 +26,11 @@ var replayedHeaders = []string{"Content-Type", "ETag", "Location"}
 func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, p *quire.Principal, key string, next http.Handler) {
 	if len(key) > 255 {
 		writeError(w, r, s.log, quire.Invalid("Idempotency-Key", quire.ReasonTooLong, "An Idempotency-Key has at most 255 characters."))
+		return
+	}
+	// Header values may carry any byte; PostgreSQL's text refuses what is not UTF-8.
+	if !utf8.ValidString(key) {
+		writeError(w, r, s.log, quire.Invalid("Idempotency-Key", quire.ReasonInvalidValue, "An Idempotency-Key must be UTF-8 text."))
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
