@@ -1,11 +1,18 @@
 package httpapi
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"maps"
+	"net"
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/quire-dev/quire/internal/quire"
@@ -157,6 +164,47 @@ func TestBodyOfOneMiB(t *testing.T) {
 					r.wantError(t, 413, quire.CodePayloadTooLarge, "")
 				}
 			}
+		}
+	})
+}
+
+// TestShortBody: a body that ends before its Content-Length answers 400 invalid_json and logs
+// no error (it answered 500 internal_error, logged as the server's fault), with and without
+// Idempotency-Key, and writes nothing.
+func TestShortBody(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		var logs bytes.Buffer
+		var mu sync.Mutex
+		logger := slog.New(slog.NewTextHandler(&lockedWriter{w: &logs, mu: &mu}, &slog.HandlerOptions{Level: slog.LevelError}))
+		e := newEnv(t, st, envOptions{logger: logger})
+		before := e.do(http.MethodGet, "/v2/workspace", e.full, nil).body["page_count"]
+		for _, extra := range []string{"", "Idempotency-Key: short\r\n"} {
+			conn, err := net.Dial("tcp", e.srv.Listener.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(conn, "POST /v2/pages HTTP/1.1\r\nHost: quire.test\r\nAuthorization: Bearer %s\r\n"+
+				"Content-Type: application/json\r\n%sContent-Length: 100\r\n\r\n{\"parent\":", e.full, extra)
+			_ = conn.(*net.TCPConn).CloseWrite()
+			res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := &response{status: res.StatusCode, header: res.Header}
+			r.raw, _ = io.ReadAll(res.Body)
+			conn.Close()
+			if err := json.Unmarshal(r.raw, &r.body); err != nil {
+				t.Fatalf("%q: %d %s", extra, r.status, r.raw)
+			}
+			r.wantError(t, 400, quire.CodeInvalidJSON, "")
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if logs.Len() > 0 {
+			t.Fatalf("a short body was logged as an error:\n%s", logs.String())
+		}
+		if after := e.do(http.MethodGet, "/v2/workspace", e.full, nil).body["page_count"]; after != before {
+			t.Fatalf("page_count %v → %v", before, after)
 		}
 	})
 }

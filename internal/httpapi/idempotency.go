@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"io"
 	"net/http"
 	"strconv"
@@ -33,13 +32,8 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, p *quire.Pri
 		writeError(w, r, s.log, quire.Invalid("Idempotency-Key", quire.ReasonInvalidValue, "An Idempotency-Key must be UTF-8 text."))
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	body, err := readBody(w, r)
 	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			writeError(w, r, s.log, &quire.Error{Code: quire.CodePayloadTooLarge, Message: "The request body is larger than 1 MiB."})
-			return
-		}
 		writeError(w, r, s.log, err)
 		return
 	}

@@ -26,14 +26,9 @@ func (s *Server) refuseBody(w http.ResponseWriter, r *http.Request) bool {
 	if r.Body == nil || r.Body == http.NoBody {
 		return true
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	body, err := readBody(w, r)
 	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			writeError(w, r, s.log, &quire.Error{Code: quire.CodePayloadTooLarge, Message: "The request body is larger than 1 MiB."})
-		} else {
-			writeError(w, r, s.log, err)
-		}
+		writeError(w, r, s.log, err)
 		return false
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
@@ -60,6 +55,21 @@ func (s *Server) refuseBody(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	return true
+}
+
+// readBody reads a write's whole body, at most 1 MiB. A body that ends before its
+// Content-Length, arrives too slowly or is cut off is the client's failure: 400 (read by nobody
+// when the client has gone), not a 500 logged as ours.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	var tooBig *http.MaxBytesError
+	switch {
+	case err == nil:
+		return body, nil
+	case errors.As(err, &tooBig):
+		return nil, &quire.Error{Code: quire.CodePayloadTooLarge, Message: "The request body is larger than 1 MiB."}
+	}
+	return nil, &quire.Error{Code: quire.CodeInvalidJSON, Message: "The request body could not be read in full."}
 }
 
 // nulPaths appends the path of every string or object key under v that holds U+0000.
