@@ -15,7 +15,8 @@ import (
 )
 
 // replayedHeaders are the response headers stored with an idempotent response and replayed.
-var replayedHeaders = []string{"Content-Type", "ETag", "Location"}
+// X-Request-Id is the first answer's, so that a replayed error's request_id still equals it.
+var replayedHeaders = []string{"Content-Type", "ETag", "Location", "X-Request-Id"}
 
 // idempotent runs a write that carries an Idempotency-Key (contract §4): the first request with
 // a key runs and its answer is stored; a repeat with the same method, path and body gets that

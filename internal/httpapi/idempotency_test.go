@@ -47,6 +47,12 @@ func TestIdempotency(t *testing.T) {
 		if b2.status != 400 || b2.header.Get("Idempotent-Replayed") != "true" {
 			t.Fatalf("rejected repeat: %d replayed=%q", b2.status, b2.header.Get("Idempotent-Replayed"))
 		}
+		// The replayed error is the first one, X-Request-Id included (it differed from the
+		// body's request_id; found by FuzzServer).
+		checkErrorShape(t, b2)
+		if !bytes.Equal(b2.raw, b1.raw) || b2.header.Get("X-Request-Id") != b1.header.Get("X-Request-Id") {
+			t.Fatalf("replayed error %s (X-Request-Id %s), first %s", b2.raw, b2.header.Get("X-Request-Id"), b1.raw)
+		}
 		if n := e.userCount(); n != 3 {
 			t.Fatalf("users = %d, want 3", n)
 		}
