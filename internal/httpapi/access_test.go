@@ -93,7 +93,7 @@ func TestRevokedToken(t *testing.T) {
 
 // seedNode writes a bare top-level page, as the page service of a later issue would, and
 // returns its id (tokens can only be granted existing content).
-func seedNode(t *testing.T, e *env) string {
+func seedNode(t testing.TB, e *env) string {
 	t.Helper()
 	id := quire.NewID()
 	err := e.store.InTx(context.Background(), func(tx *store.Tx) error {

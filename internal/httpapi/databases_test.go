@@ -180,7 +180,7 @@ func TestDatabaseErrors(t *testing.T) {
 }
 
 // databaseCases are the conformance cases of the database routes (openapi_test.go).
-func databaseCases(t *testing.T, e *env, unknown string) []conformanceCase {
+func databaseCases(t testing.TB, e *env, unknown string) []conformanceCase {
 	t.Helper()
 	pid, db := e.newDatabase(t, taskSchema())
 	id := db["id"].(string)

@@ -120,6 +120,11 @@ func fromHuma(ctx context.Context, logger *slog.Logger, status int, msg string, 
 		}
 		e.Details = append(e.Details, quire.Detail{Path: path, Reason: reason})
 	}
+	if len(e.Details) == 0 && msg == "request body is required" {
+		// No body at all is no JSON object either.
+		e.Code, e.Message = quire.CodeInvalidJSON, "The request body is empty; send a JSON object."
+		return e
+	}
 	if e.Message == "" {
 		e.Message = "The request is not valid."
 	}

@@ -1,8 +1,18 @@
 package httpapi
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"net"
 	"net/http"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/quire-dev/quire/internal/quire"
@@ -85,6 +95,120 @@ func TestErrorBodies(t *testing.T) {
 	})
 }
 
+// TestEmptyBody: a write sent with no body at all answers invalid_json (it answered a
+// validation_error naming no path), or succeeds where the body is optional; found by
+// TestServerProperty.
+func TestEmptyBody(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		page := e.mkPage(t, e.full, wsParent, "P")
+		routes := e.srv.Config.Handler.(*Server).routes
+		for _, key := range slices.Sorted(maps.Keys(routes)) {
+			method, pattern, _ := strings.Cut(key, " ")
+			if method != http.MethodPost && method != http.MethodPatch && method != http.MethodPut {
+				continue
+			}
+			for _, ct := range []string{"application/json", ""} {
+				r := e.do(method, fillPath(pattern, page, e.owner.ID), e.full, nil, "Content-Type", ct)
+				if r.status == 200 || r.status == 404 {
+					continue // an optional body (database query), past parsing to the id
+				}
+				if r.status != 400 || r.body["code"] != quire.CodeInvalidJSON {
+					t.Errorf("%s with no body (Content-Type %q): %d %s, want 400 invalid_json", key, ct, r.status, r.raw)
+				}
+			}
+		}
+	})
+}
+
+// TestNullBody: a write whose body is JSON but no object answers invalid_json on every route
+// (contract §3). null was taken as {} by the routes that decode into a map: POST /v2/pages
+// created a page; found by TestServerProperty.
+func TestNullBody(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		page := e.mkPage(t, e.full, wsParent, "P")
+		routes := e.srv.Config.Handler.(*Server).routes
+		before := e.do(http.MethodGet, "/v2/workspace", e.full, nil).body["page_count"]
+		for _, key := range slices.Sorted(maps.Keys(routes)) {
+			method, pattern, _ := strings.Cut(key, " ")
+			if method != http.MethodPost && method != http.MethodPatch && method != http.MethodPut {
+				continue
+			}
+			for _, body := range []string{"null", " null\n", "[]", "1", `"x"`, "true"} {
+				r := e.do(method, fillPath(pattern, page, e.owner.ID), e.full, body)
+				if r.status != 400 || r.body["code"] != quire.CodeInvalidJSON {
+					t.Errorf("%s with body %q: %d %s, want 400 invalid_json", key, body, r.status, r.raw)
+				}
+			}
+		}
+		if after := e.do(http.MethodGet, "/v2/workspace", e.full, nil).body["page_count"]; after != before {
+			t.Fatalf("page_count %v → %v after refused writes", before, after)
+		}
+	})
+}
+
+// TestBodyOfOneMiB: a body of exactly 1 MiB is taken, one byte more is refused with 413,
+// with and without Idempotency-Key (exactly 1 MiB answered 413: huma refuses a body that
+// reaches its limit; found while writing the HTTP fuzzing's size checks).
+func TestBodyOfOneMiB(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		for i, n := range []int{maxBody, maxBody + 1} {
+			body := `{"x":"` + strings.Repeat("x", n-8) + `"}`
+			for _, key := range []string{"", fmt.Sprintf("k%d", i)} {
+				r := e.do(http.MethodPost, "/v2/pages", e.full, body, "Idempotency-Key", key)
+				if n <= maxBody {
+					r.wantError(t, 400, quire.CodeValidation, "x") // read whole: the field is unknown
+				} else {
+					r.wantError(t, 413, quire.CodePayloadTooLarge, "")
+				}
+			}
+		}
+	})
+}
+
+// TestShortBody: a body that ends before its Content-Length answers 400 invalid_json and logs
+// no error (it answered 500 internal_error, logged as the server's fault), with and without
+// Idempotency-Key, and writes nothing.
+func TestShortBody(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		var logs bytes.Buffer
+		var mu sync.Mutex
+		logger := slog.New(slog.NewTextHandler(&lockedWriter{w: &logs, mu: &mu}, &slog.HandlerOptions{Level: slog.LevelError}))
+		e := newEnv(t, st, envOptions{logger: logger})
+		before := e.do(http.MethodGet, "/v2/workspace", e.full, nil).body["page_count"]
+		for _, extra := range []string{"", "Idempotency-Key: short\r\n"} {
+			conn, err := net.Dial("tcp", e.srv.Listener.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(conn, "POST /v2/pages HTTP/1.1\r\nHost: quire.test\r\nAuthorization: Bearer %s\r\n"+
+				"Content-Type: application/json\r\n%sContent-Length: 100\r\n\r\n{\"parent\":", e.full, extra)
+			_ = conn.(*net.TCPConn).CloseWrite()
+			res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := &response{status: res.StatusCode, header: res.Header}
+			r.raw, _ = io.ReadAll(res.Body)
+			conn.Close()
+			if err := json.Unmarshal(r.raw, &r.body); err != nil {
+				t.Fatalf("%q: %d %s", extra, r.status, r.raw)
+			}
+			r.wantError(t, 400, quire.CodeInvalidJSON, "")
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if logs.Len() > 0 {
+			t.Fatalf("a short body was logged as an error:\n%s", logs.String())
+		}
+		if after := e.do(http.MethodGet, "/v2/workspace", e.full, nil).body["page_count"]; after != before {
+			t.Fatalf("page_count %v → %v", before, after)
+		}
+	})
+}
+
 func TestBodyWithoutContentTypeIsJSON(t *testing.T) {
 	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
 		e := newEnv(t, st, envOptions{extra: []func(*Server){withProbes}})
@@ -153,6 +277,13 @@ func TestNULRefused(t *testing.T) {
 		}
 		if n := len(e.kids(t, page)); n != 0 {
 			t.Fatalf("page has %d children after refused writes", n)
+		}
+		// A body that is no object answers invalid_json, NUL or not (it answered a detail at "").
+		for _, body := range []string{`"a\u0000b"`, `["\u0000"]`} {
+			r := e.do(http.MethodPatch, "/v2/pages/"+page, e.full, body)
+			if r.status != 400 || r.body["code"] != quire.CodeInvalidJSON {
+				t.Errorf("body %s: %d %s, want 400 invalid_json", body, r.status, r.raw)
+			}
 		}
 		// An escaped backslash before "u0000" is ordinary text.
 		wantOK(t, e.do(http.MethodPost, "/v2/pages", e.full, `{"properties":{"title":[{"text":{"content":"\\u0000"}}]}}`), 200)

@@ -164,7 +164,7 @@ func TestFiles_DownloadAccess(t *testing.T) {
 }
 
 // fileCases are the conformance cases of the file operations.
-func fileCases(t *testing.T, e *env, pagesOnly, unknown string) []conformanceCase {
+func fileCases(t testing.TB, e *env, pagesOnly, unknown string) []conformanceCase {
 	t.Helper()
 	page := e.newPage("Files")
 	id := e.uploaded(e.full, "report.pdf", "application/pdf", []byte("%PDF-1.7"), page)

@@ -46,7 +46,7 @@ func (s *Server) guard(rt route, next http.Handler) http.Handler {
 		}
 		r = r.WithContext(context.WithValue(r.Context(), keyPrincipal, p))
 		write := r.Method == http.MethodPost || r.Method == http.MethodPatch || r.Method == http.MethodPut
-		if write && !s.refuseNUL(w, r) {
+		if write && !s.refuseBody(w, r) {
 			return
 		}
 		if key := r.Header.Get("Idempotency-Key"); key != "" && write {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -39,6 +40,7 @@ type envOptions struct {
 	extra      []func(*Server)
 	embedder   service.Embedder  // default: wordHashEmbedder
 	files      filestore.Backend // a fresh local folder when nil
+	logger     *slog.Logger      // the server's log; discarded (or stderr under -v) when nil
 }
 
 // newEnv starts a server on st with one workspace, its owner and a full token.
@@ -52,6 +54,9 @@ func newEnv(t testing.TB, st *store.Store, opts ...envOptions) *env {
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if testing.Verbose() {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	if o.logger != nil {
+		logger = o.logger
 	}
 	if o.files == nil {
 		o.files = localFiles(t)
@@ -172,32 +177,40 @@ func (r *response) wantError(t testing.TB, status int, code, path string) {
 // checkErrorShape asserts the exact key set and types of the error body.
 func checkErrorShape(t testing.TB, r *response) {
 	t.Helper()
+	if err := errorShape(r); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// errorShape reports how r's body differs from the specification's error body.
+func errorShape(r *response) error {
 	b := r.body
 	if len(b) != 6 || b["object"] != "error" || b["status"] != float64(r.status) {
-		t.Fatalf("error body has the wrong shape: %s", r.raw)
+		return fmt.Errorf("error body has the wrong shape: %s", r.raw)
 	}
 	if _, ok := b["code"].(string); !ok {
-		t.Fatalf("code is not a string: %s", r.raw)
+		return fmt.Errorf("code is not a string: %s", r.raw)
 	}
 	if _, ok := b["message"].(string); !ok {
-		t.Fatalf("message is not a string: %s", r.raw)
+		return fmt.Errorf("message is not a string: %s", r.raw)
 	}
 	if rid, _ := b["request_id"].(string); rid == "" || rid != r.header.Get("X-Request-Id") {
-		t.Fatalf("request_id %v differs from X-Request-Id %q", b["request_id"], r.header.Get("X-Request-Id"))
+		return fmt.Errorf("request_id %v differs from X-Request-Id %q", b["request_id"], r.header.Get("X-Request-Id"))
 	}
 	details, ok := b["details"].([]any)
 	if !ok {
-		t.Fatalf("details is not an array: %s", r.raw)
+		return fmt.Errorf("details is not an array: %s", r.raw)
 	}
 	for _, d := range details {
 		m, ok := d.(map[string]any)
 		if !ok || len(m) != 2 || m["path"] == nil || m["reason"] == nil {
-			t.Fatalf("detail has the wrong shape: %s", r.raw)
+			return fmt.Errorf("detail has the wrong shape: %s", r.raw)
 		}
 	}
 	if ct := r.header.Get("Content-Type"); ct != "application/json" {
-		t.Fatalf("error Content-Type = %q", ct)
+		return fmt.Errorf("error Content-Type = %q", ct)
 	}
+	return nil
 }
 
 // tokenSpec describes a token of the env's workspace.

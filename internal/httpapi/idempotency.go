@@ -5,17 +5,18 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"io"
 	"net/http"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/quire-dev/quire/internal/quire"
 	"github.com/quire-dev/quire/internal/store"
 )
 
 // replayedHeaders are the response headers stored with an idempotent response and replayed.
-var replayedHeaders = []string{"Content-Type", "ETag", "Location"}
+// X-Request-Id is the first answer's, so that a replayed error's request_id still equals it.
+var replayedHeaders = []string{"Content-Type", "ETag", "Location", "X-Request-Id"}
 
 // idempotent runs a write that carries an Idempotency-Key (contract §4): the first request with
 // a key runs and its answer is stored; a repeat with the same method, path and body gets that
@@ -27,13 +28,13 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, p *quire.Pri
 		writeError(w, r, s.log, quire.Invalid("Idempotency-Key", quire.ReasonTooLong, "An Idempotency-Key has at most 255 characters."))
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	// Header values may carry any byte; PostgreSQL's text refuses what is not UTF-8.
+	if !utf8.ValidString(key) {
+		writeError(w, r, s.log, quire.Invalid("Idempotency-Key", quire.ReasonInvalidValue, "An Idempotency-Key must be UTF-8 text."))
+		return
+	}
+	body, err := readBody(w, r)
 	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			writeError(w, r, s.log, &quire.Error{Code: quire.CodePayloadTooLarge, Message: "The request body is larger than 1 MiB."})
-			return
-		}
 		writeError(w, r, s.log, err)
 		return
 	}

@@ -47,12 +47,29 @@ func TestIdempotency(t *testing.T) {
 		if b2.status != 400 || b2.header.Get("Idempotent-Replayed") != "true" {
 			t.Fatalf("rejected repeat: %d replayed=%q", b2.status, b2.header.Get("Idempotent-Replayed"))
 		}
+		// The replayed error is the first one, X-Request-Id included (it differed from the
+		// body's request_id; found by FuzzServer).
+		checkErrorShape(t, b2)
+		if !bytes.Equal(b2.raw, b1.raw) || b2.header.Get("X-Request-Id") != b1.header.Get("X-Request-Id") {
+			t.Fatalf("replayed error %s (X-Request-Id %s), first %s", b2.raw, b2.header.Get("X-Request-Id"), b1.raw)
+		}
 		if n := e.userCount(); n != 3 {
 			t.Fatalf("users = %d, want 3", n)
 		}
 		// A key longer than 255 characters is refused.
 		e.do("POST", "/v2/probe/users", e.full, body, "Idempotency-Key", string(bytes.Repeat([]byte("k"), 256))).
 			wantError(t, 400, quire.CodeValidation, "Idempotency-Key")
+		// So is one that is not UTF-8 (PostgreSQL answered 500; found by TestServerProperty),
+		// and nothing is written.
+		e.do("POST", "/v2/probe/users", e.full, map[string]any{"name": "Fe", "email": "fe@example.com"}, "Idempotency-Key", "k\xff\xfe").
+			wantError(t, 400, quire.CodeValidation, "Idempotency-Key")
+		if n := e.userCount(); n != 3 {
+			t.Fatalf("users = %d, want 3", n)
+		}
+		// A key in another script is UTF-8 and taken.
+		if r := e.do("POST", "/v2/probe/users", e.full, map[string]any{"name": "Gi", "email": "gi@example.com"}, "Idempotency-Key", "ключ"); r.status != 201 {
+			t.Fatalf("UTF-8 key: %d %s", r.status, r.raw)
+		}
 	})
 }
 

@@ -7,7 +7,7 @@ import (
 
 // mindMapCases are the conformance cases of the mind-map routes, over a map made here through
 // the API. They run in order: later cases see earlier changes.
-func mindMapCases(t *testing.T, e *env, pagesOnly, unknown string) []conformanceCase {
+func mindMapCases(t testing.TB, e *env, pagesOnly, unknown string) []conformanceCase {
 	t.Helper()
 	r := e.do(http.MethodPost, "/v2/mind-maps", e.full, map[string]any{"parent": wsParent, "title": "Conformance",
 		"root": mmNode("R", mmNode("A"), mmNode("B"))})

@@ -381,7 +381,7 @@ func checkDocumentMeta(t *testing.T, e *env, doc *openapi3.T, docRes *response) 
 
 // contentCases are the conformance cases of pages, blocks, Markdown and workspace listings,
 // over pages made here through the API. They run in order: later cases see earlier changes.
-func contentCases(t *testing.T, e *env, grantsOnly, pagesOnly, unknown string) []conformanceCase {
+func contentCases(t testing.TB, e *env, grantsOnly, pagesOnly, unknown string) []conformanceCase {
 	t.Helper()
 	mk := func(body string) string {
 		r := e.do(http.MethodPost, "/v2/pages", e.full, body)

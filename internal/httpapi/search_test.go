@@ -256,7 +256,7 @@ func TestSearch_BadRequests(t *testing.T) {
 }
 
 // searchCases are the conformance cases of POST /v2/search.
-func searchCases(t *testing.T, e *env) []conformanceCase {
+func searchCases(t testing.TB, e *env) []conformanceCase {
 	t.Helper()
 	e.mkPage(t, e.full, wsParent, "Searchable page")
 	return []conformanceCase{

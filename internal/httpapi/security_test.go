@@ -149,7 +149,7 @@ func fillPath(pattern, id, user string) string {
 }
 
 // revokeToken revokes the token whose secret is given.
-func revokeToken(t *testing.T, e *env, secret string) {
+func revokeToken(t testing.TB, e *env, secret string) {
 	t.Helper()
 	r := e.do(http.MethodGet, "/v2/users/me", secret, nil)
 	if r.status != 200 {

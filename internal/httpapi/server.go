@@ -140,7 +140,8 @@ func (m *routeMux) ServeHTTP(w http.ResponseWriter, r *http.Request) { m.s.mux.S
 // register adds one operation: its access requirements, its documentation, its handler.
 func register[I, O any](s *Server, op huma.Operation, rt route, h func(ctx context.Context, in *I) (*O, error)) {
 	if op.MaxBodyBytes == 0 {
-		op.MaxBodyBytes = maxBody
+		// huma refuses a body that reaches its limit; the contract refuses one over 1 MiB.
+		op.MaxBodyBytes = maxBody + 1
 	}
 	if !rt.public {
 		op.Security = []map[string][]string{{"bearer": {}}}

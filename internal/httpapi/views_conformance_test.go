@@ -13,7 +13,7 @@ import (
 // They run in order: later cases see earlier changes. The database lives in a workspace of its
 // own, so that the page listings' cases do not meet it before databases have their own shape
 // in those listings.
-func viewCases(t *testing.T, main *env, pagesOnly, unknown string) []conformanceCase {
+func viewCases(t testing.TB, main *env, pagesOnly, unknown string) []conformanceCase {
 	t.Helper()
 	ctx := context.Background()
 	e := *main
