@@ -117,7 +117,7 @@ func (m *routeMux) HandleFunc(pattern string, h func(http.ResponseWriter, *http.
 	if !ok {
 		panic("httpapi: route registered without declaring its access: " + pattern)
 	}
-	m.s.mux.Handle(pattern, m.s.guard(rt, http.HandlerFunc(h)))
+	m.s.mux.Handle(pattern, m.s.guard(rt, releaseBodyDeadline(http.HandlerFunc(h))))
 }
 
 func (m *routeMux) ServeHTTP(w http.ResponseWriter, r *http.Request) { m.s.mux.ServeHTTP(w, r) }
