@@ -24,7 +24,7 @@ type idemWrite struct {
 // raced by two different bodies, one body wins and every request with the other answers 409
 // idempotency_conflict.
 func TestRace_IdempotencyKey(t *testing.T) {
-	rounds := raceRounds(2, 30)
+	rounds := raceRounds(1, 30)
 	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
 		e := newEnv(t, st)
 		rc := e.racer()

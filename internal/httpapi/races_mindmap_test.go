@@ -18,7 +18,7 @@ import (
 // answers 400 cycle; afterwards the map is one tree holding every node once, every
 // acknowledged node included, and its version counts every applied edit.
 func TestRace_MindMapEdits(t *testing.T) {
-	rounds := raceRounds(2, 30)
+	rounds := raceRounds(1, 30)
 	const nodes = 8
 	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
 		e := newEnv(t, st)

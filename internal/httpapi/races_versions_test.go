@@ -70,7 +70,7 @@ func versionedResources(t *testing.T, e *env) []versioned {
 // one wins; every other one answers 409 conflict with the specification's error body and
 // changes nothing; the version moves on once.
 func TestRace_IfMatch(t *testing.T) {
-	rounds := raceRounds(3, 40)
+	rounds := raceRounds(2, 40)
 	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
 		e := newEnv(t, st)
 		rc := e.racer()
