@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/quire-dev/quire/internal/quire"
 	"github.com/quire-dev/quire/internal/store"
 	"github.com/quire-dev/quire/internal/testdb"
@@ -109,7 +110,8 @@ func moveRefusal(r *response, self bool) bool {
 
 // checkPageForest walks the workspace from its top level down through child_page blocks (every
 // listing read in small pages) and checks that pages are exactly what it reaches, each once,
-// with the parent each page reports. It returns every page's parent ("" for the workspace).
+// with the parent each page reports, and that GET /v2/pages lists them all. It returns every
+// page's parent ("" for the workspace).
 func (e *env) checkPageForest(t *testing.T, pages []string) map[string]string {
 	t.Helper()
 	parentOf := map[string]string{}
@@ -150,6 +152,10 @@ func (e *env) checkPageForest(t *testing.T, pages []string) map[string]string {
 		if got != want || (want == "") != (p["type"] == "workspace") {
 			t.Fatalf("page %s says its parent is %v; it is listed under %q", id, p, want)
 		}
+	}
+	// Moves never hide a page: /v2/pages lists each one.
+	if diff := cmp.Diff(sorted(pages), sorted(e.pageIDs(t, "/v2/pages", e.full))); diff != "" {
+		t.Fatalf("GET /v2/pages (-pages +listed):\n%s", diff)
 	}
 	return parentOf
 }
