@@ -89,8 +89,20 @@ func (s *Store) EmbedSource(ctx context.Context, id string, maxEntries int) (src
 	if err != nil {
 		return src, false, err
 	}
-	rows, err := s.read.QueryContext(ctx, `SELECT text FROM search_docs WHERE node_id = $1 AND field = 'body'
-		ORDER BY ref LIMIT $2`, id, maxEntries)
+	// The first entries in document order: each block's key is its ancestors' positions and its
+	// own, joined by '/', which sorts below every position digit, so the keys sort depth first.
+	// Entries that are not blocks (mind-map nodes, record values) follow, by ref.
+	collate := ""
+	if s.engine == Postgres {
+		collate = ` COLLATE "C"`
+	}
+	rows, err := s.read.QueryContext(ctx, `WITH RECURSIVE tree (id, k) AS (
+			SELECT id, position`+collate+` FROM blocks WHERE parent_id = $1
+			UNION ALL
+			SELECT b.id, (tree.k || '/' || b.position)`+collate+` FROM blocks b JOIN tree ON b.parent_id = tree.id)
+		SELECT d.text FROM search_docs d LEFT JOIN tree ON tree.id = d.ref
+		WHERE d.node_id = $1 AND d.field = 'body'
+		ORDER BY tree.k IS NULL, tree.k, d.ref LIMIT $2`, id, maxEntries)
 	if err != nil {
 		return src, false, err
 	}

@@ -1,10 +1,13 @@
 package store_test
 
 import (
+	"fmt"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/quire-dev/quire/internal/order"
 	"github.com/quire-dev/quire/internal/quire"
 	"github.com/quire-dev/quire/internal/store"
 	"github.com/quire-dev/quire/internal/testdb"
@@ -83,6 +86,51 @@ func TestStore_EmbedQueueDepthLong(t *testing.T) {
 			t.Logf("%s: %s: due %d, waiting %d in %s", s.Engine(), c.name, due, waiting, best)
 			if c.limit == limit && (due != limit || waiting != limit || best > 250*time.Millisecond) {
 				t.Errorf("limit %d: due %d, waiting %d in %s", limit, due, waiting, best)
+			}
+		}
+	})
+}
+
+// TestStore_EmbedSourceDocumentOrder: a page's text reaches the model in document order (a
+// block, then its children, then its next sibling), so "its first N text blocks" are the first
+// N a reader sees, whatever the blocks' random ids.
+func TestStore_EmbedSourceDocumentOrder(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, s *store.Store) {
+		w, _ := seed(t, s)
+		page := newNode(w.ID, "")
+		keys, _ := order.NBetween("", "", 30)
+		para := func(parent, pos, text string) *quire.Block {
+			return &quire.Block{ID: quire.NewID(), WorkspaceID: w.ID, PageID: page.ID, ParentID: parent, Position: pos,
+				Type: "paragraph", Content: []byte(`{"rich_text":[{"plain_text":"` + text + `"}]}`), Version: 1,
+				CreatedMs: 1, CreatedBy: "u", EditedMs: 1, EditedBy: "u"}
+		}
+		var blocks []*quire.Block
+		var want []string
+		for i, k := range keys {
+			b := para(page.ID, k, fmt.Sprintf("top %02d", i))
+			blocks = append(blocks, b)
+			want = append(want, fmt.Sprintf("top %02d", i))
+			if i%10 == 3 { // two children, the second with a child of its own
+				c1, c2 := para(b.ID, order.First, fmt.Sprintf("child %02d.1", i)), para(b.ID, "a1", fmt.Sprintf("child %02d.2", i))
+				g := para(c2.ID, order.First, fmt.Sprintf("grandchild %02d", i))
+				blocks = append(blocks, c1, c2, g)
+				want = append(want, fmt.Sprintf("child %02d.1", i), fmt.Sprintf("child %02d.2", i), fmt.Sprintf("grandchild %02d", i))
+			}
+		}
+		mustTx(t, s, func(tx *store.Tx) error {
+			if err := tx.InsertNode(ctx, page); err != nil {
+				return err
+			}
+			return tx.InsertBlocks(ctx, blocks)
+		})
+		for _, limit := range []int{7, 25, 100} {
+			src, ok, err := s.EmbedSource(ctx, page.ID, limit)
+			if err != nil || !ok {
+				t.Fatalf("EmbedSource: %v %v", ok, err)
+			}
+			w := want[:min(limit, len(want))]
+			if !slices.Equal(src.Body, w) {
+				t.Fatalf("limit %d: body = %q, want %q", limit, src.Body, w)
 			}
 		}
 	})
