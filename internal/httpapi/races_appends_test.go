@@ -9,7 +9,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/quire-dev/quire/internal/store"
-	"github.com/quire-dev/quire/internal/testdb"
 )
 
 // How a racing client places its appends.
@@ -19,78 +18,76 @@ const (
 	appendAtStart        // position start
 )
 
-// TestRace_Appends: many clients append to one page at once, at the end, after their own last
+// raceAppends: many clients append to one page at once, at the end, after their own last
 // block, or at the start. Every acknowledged block is there once and nothing else; each
 // request's blocks stay together and in order; a client's appends at the end keep its order,
 // its chain after its own blocks stays unbroken, its appends at the start come in reverse; the
 // blocks there before stay together; the listing is the same read in one page or walked with a
 // cursor, and a cursor walk during the appends returns every earlier block once and in order
 // (contract §4); the page's version counts each append once.
-func TestRace_Appends(t *testing.T) {
-	rounds := raceRounds(1, 30)
+func raceAppends(t *testing.T, st *store.Store) {
+	rounds := raceRounds(2, 30)
 	const requests, perRequest = 4, 2
-	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
-		e := newEnv(t, st)
-		rc := e.racer()
-		for round := range rounds {
-			page := e.mkPage(t, e.full, wsParent, fmt.Sprint("Appends ", round))
-			var earlier []any
-			for i := range 20 {
-				earlier = append(earlier, para(fmt.Sprint("earlier ", i)))
+	e := newEnv(t, st)
+	rc := e.racer()
+	for round := range rounds {
+		page := e.mkPage(t, e.full, wsParent, fmt.Sprint("Appends ", round))
+		var earlier []any
+		for i := range 20 {
+			earlier = append(earlier, para(fmt.Sprint("earlier ", i)))
+		}
+		seeds := idsOf(e.appendKids(t, page, earlier...))
+		before := version(t, e.getPage(t, page).header.Get("ETag"))
+		acked := make([][][]string, raceClients) // client → request → block ids
+		var f faults
+		var appending atomic.Int32
+		appending.Store(int32(raceClients))
+		walks := 0
+		race(raceClients+1, func(c int) {
+			if c == raceClients {
+				walks = walkDuringAppends(rc, &f, page, seeds, &appending)
+				return
 			}
-			seeds := idsOf(e.appendKids(t, page, earlier...))
-			before := version(t, e.getPage(t, page).header.Get("ETag"))
-			acked := make([][][]string, raceClients) // client → request → block ids
-			var f faults
-			var appending atomic.Int32
-			appending.Store(int32(raceClients))
-			walks := 0
-			race(raceClients+1, func(c int) {
-				if c == raceClients {
-					walks = walkDuringAppends(rc, &f, page, seeds, &appending)
+			defer appending.Add(-1)
+			var last string
+			for k := range requests {
+				kids := make([]any, perRequest)
+				for j := range kids {
+					kids[j] = para(fmt.Sprintf("c%d-%d-%d", c, k, j))
+				}
+				body := map[string]any{"children": kids}
+				switch {
+				case c%3 == appendAtStart:
+					body["position"] = map[string]any{"type": "start"}
+				case c%3 == appendChained && k > 0 && c%2 == 0:
+					body["after"] = last
+				case c%3 == appendChained && k > 0:
+					body["position"] = map[string]any{"type": "after_block", "after_block": map[string]any{"id": last}}
+				}
+				r, err := rc.send(http.MethodPatch, "/v2/blocks/"+page+"/children", body)
+				if !f.answered("append", r, err, 200) {
 					return
 				}
-				defer appending.Add(-1)
-				var last string
-				for k := range requests {
-					kids := make([]any, perRequest)
-					for j := range kids {
-						kids[j] = para(fmt.Sprintf("c%d-%d-%d", c, k, j))
-					}
-					body := map[string]any{"children": kids}
-					switch {
-					case c%3 == appendAtStart:
-						body["position"] = map[string]any{"type": "start"}
-					case c%3 == appendChained && k > 0 && c%2 == 0:
-						body["after"] = last
-					case c%3 == appendChained && k > 0:
-						body["position"] = map[string]any{"type": "after_block", "after_block": map[string]any{"id": last}}
-					}
-					r, err := rc.send(http.MethodPatch, "/v2/blocks/"+page+"/children", body)
-					if !f.answered("append", r, err, 200) {
-						return
-					}
-					ids := idsOf(objects(r.body["results"]))
-					if len(ids) != perRequest {
-						f.add("append answered %d blocks: %s", len(ids), r.raw)
-						return
-					}
-					acked[c] = append(acked[c], ids)
-					last = ids[perRequest-1]
+				ids := idsOf(objects(r.body["results"]))
+				if len(ids) != perRequest {
+					f.add("append answered %d blocks: %s", len(ids), r.raw)
+					return
 				}
-			})
-			f.check(t)
-			listed := idsOf(e.kids(t, page))
-			if diff := cmp.Diff(listed, idsOf(e.walk(t, "/v2/blocks/"+page+"/children", e.full, 7))); diff != "" {
-				t.Fatalf("round %d: the cursor walk differs from one page (-one +walk):\n%s", round, diff)
+				acked[c] = append(acked[c], ids)
+				last = ids[perRequest-1]
 			}
-			checkAppendOrder(t, listed, seeds, acked)
-			t.Logf("round %d: %d blocks, %d cursor walks during the appends", round, len(listed), walks)
-			if got := version(t, e.getPage(t, page).header.Get("ETag")); got != before+int64(raceClients*requests) {
-				t.Fatalf("round %d: page version %d after %d appends from %d", round, got, raceClients*requests, before)
-			}
+		})
+		f.check(t)
+		listed := idsOf(e.kids(t, page))
+		if diff := cmp.Diff(listed, idsOf(e.walk(t, "/v2/blocks/"+page+"/children", e.full, 7))); diff != "" {
+			t.Fatalf("round %d: the cursor walk differs from one page (-one +walk):\n%s", round, diff)
 		}
-	})
+		checkAppendOrder(t, listed, seeds, acked)
+		t.Logf("round %d: %d blocks, %d cursor walks during the appends", round, len(listed), walks)
+		if got := version(t, e.getPage(t, page).header.Get("ETag")); got != before+int64(raceClients*requests) {
+			t.Fatalf("round %d: page version %d after %d appends from %d", round, got, raceClients*requests, before)
+		}
+	}
 }
 
 // walkDuringAppends walks the page's children with a cursor, five at a time, again and again

@@ -12,11 +12,38 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/quire-dev/quire/internal/store"
+	"github.com/quire-dev/quire/internal/testdb"
 )
 
 // The race tests (races_*_test.go) send many requests at once from many clients over real HTTP
 // and then check what the store holds. Their short variant runs in CI; QUIRE_LONG=1 runs many
 // more rounds (docs/reliability.md, "Races").
+
+// TestRaces runs every race on each engine. The races share one store per engine, each in a
+// workspace of its own: a fresh PostgreSQL database per race cost more CPU than the races (a
+// new database's first connections, one per racing client, each build their catalog caches and
+// prepare their statements).
+func TestRaces(t *testing.T) {
+	races := []struct {
+		name string
+		run  func(t *testing.T, st *store.Store)
+	}{
+		{"IfMatch", raceIfMatch},
+		{"IdempotencyKey", raceIdempotencyKey},
+		{"Moves", raceMoves},
+		{"Appends", raceAppends},
+		{"RecordsAndSchema", raceRecordsAndSchema},
+		{"MindMapEdits", raceMindMapEdits},
+		{"MixedTreeWrites", raceMixedTreeWrites},
+	}
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		for _, r := range races {
+			t.Run(r.name, func(t *testing.T) { r.run(t, st) })
+		}
+	})
+}
 
 // raceClients is how many clients race in each round: 16 in the short variant, which CI runs,
 // and 32 in the long one.

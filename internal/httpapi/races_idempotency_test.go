@@ -8,7 +8,6 @@ import (
 
 	"github.com/quire-dev/quire/internal/quire"
 	"github.com/quire-dev/quire/internal/store"
-	"github.com/quire-dev/quire/internal/testdb"
 )
 
 // idemWrite is a write repeated under one Idempotency-Key: its path and method, and the body
@@ -18,68 +17,66 @@ type idemWrite struct {
 	body               func(s string) any
 }
 
-// TestRace_IdempotencyKey: many clients send the same write under one Idempotency-Key at once.
+// raceIdempotencyKey: many clients send the same write under one Idempotency-Key at once.
 // Exactly one runs; every answer is that one's bytes, replayed (docs/api.md allows 409
 // idempotency_conflict for a repeat that waited 10 s, which these must not need). Under a key
 // raced by two different bodies, one body wins and every request with the other answers 409
 // idempotency_conflict.
-func TestRace_IdempotencyKey(t *testing.T) {
-	rounds := raceRounds(1, 30)
-	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
-		e := newEnv(t, st)
-		rc := e.racer()
-		parent := e.mkPage(t, e.full, wsParent, "Idempotent")
-		writes := []idemWrite{
-			{"create page", http.MethodPost, "/v2/pages", func(s string) any {
-				return map[string]any{"parent": pageParent(parent), "properties": titleOf(s)}
-			}},
-			{"append block", http.MethodPatch, "/v2/blocks/" + parent + "/children", func(s string) any {
-				return map[string]any{"children": []any{para(s)}}
-			}},
-		}
-		want := map[string]int{} // texts of the parent's children, each once
-		for round := range rounds {
-			for _, w := range writes {
-				for _, mixed := range []bool{false, true} {
-					key := fmt.Sprintf("%s-%d-%t", w.name, round, mixed)
-					value := func(i int) string {
-						if mixed && i%2 == 1 {
-							return key + "-B"
-						}
-						return key + "-A"
+func raceIdempotencyKey(t *testing.T, st *store.Store) {
+	rounds := raceRounds(2, 30)
+	e := newEnv(t, st)
+	rc := e.racer()
+	parent := e.mkPage(t, e.full, wsParent, "Idempotent")
+	writes := []idemWrite{
+		{"create page", http.MethodPost, "/v2/pages", func(s string) any {
+			return map[string]any{"parent": pageParent(parent), "properties": titleOf(s)}
+		}},
+		{"append block", http.MethodPatch, "/v2/blocks/" + parent + "/children", func(s string) any {
+			return map[string]any{"children": []any{para(s)}}
+		}},
+	}
+	want := map[string]int{} // texts of the parent's children, each once
+	for round := range rounds {
+		for _, w := range writes {
+			for _, mixed := range []bool{false, true} {
+				key := fmt.Sprintf("%s-%d-%t", w.name, round, mixed)
+				value := func(i int) string {
+					if mixed && i%2 == 1 {
+						return key + "-B"
 					}
-					answers := make([]*response, raceClients)
-					var f faults
-					race(raceClients, func(i int) {
-						r, err := rc.send(w.method, w.path, w.body(value(i)), "Idempotency-Key", key)
-						if f.answered(key, r, err, 200, 409) {
-							answers[i] = r
-						}
-					})
-					f.check(t)
-					won := checkIdempotentAnswers(t, key, answers, value)
-					want[won]++
+					return key + "-A"
 				}
+				answers := make([]*response, raceClients)
+				var f faults
+				race(raceClients, func(i int) {
+					r, err := rc.send(w.method, w.path, w.body(value(i)), "Idempotency-Key", key)
+					if f.answered(key, r, err, 200, 409) {
+						answers[i] = r
+					}
+				})
+				f.check(t)
+				won := checkIdempotentAnswers(t, key, answers, value)
+				want[won]++
 			}
 		}
-		got := map[string]int{}
-		for _, b := range e.kids(t, parent) {
-			switch b["type"] {
-			case "child_page":
-				got[dig(b, "child_page", "title").(string)]++
-			case "paragraph":
-				got[plainText(dig(b, "paragraph", "rich_text"))]++
-			}
+	}
+	got := map[string]int{}
+	for _, b := range e.kids(t, parent) {
+		switch b["type"] {
+		case "child_page":
+			got[dig(b, "child_page", "title").(string)]++
+		case "paragraph":
+			got[plainText(dig(b, "paragraph", "rich_text"))]++
 		}
-		if len(got) != len(want) {
-			t.Fatalf("%d distinct children, want %d", len(got), len(want))
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d distinct children, want %d", len(got), len(want))
+	}
+	for s, n := range got {
+		if n != 1 || want[s] != 1 {
+			t.Fatalf("child %q is there %d times, want once", s, n)
 		}
-		for s, n := range got {
-			if n != 1 || want[s] != 1 {
-				t.Fatalf("child %q is there %d times, want once", s, n)
-			}
-		}
-	})
+	}
 }
 
 // checkIdempotentAnswers checks the answers of one raced key and returns the winning value:

@@ -11,83 +11,80 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/quire-dev/quire/internal/quire"
 	"github.com/quire-dev/quire/internal/store"
-	"github.com/quire-dev/quire/internal/testdb"
 )
 
-// TestRace_Moves: many clients move the pages of one tree under each other at random, pairs of
+// raceMoves: many clients move the pages of one tree under each other at random, pairs of
 // them A under B while B under A. A move either applies or answers 400 cycle (or 400 at after
 // when its sibling left meanwhile); afterwards the pages still form one tree.
-func TestRace_Moves(t *testing.T) {
+func raceMoves(t *testing.T, st *store.Store) {
 	rounds := raceRounds(2, 40)
 	const pageCount, movesPerClient = 16, 6
-	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
-		e := newEnv(t, st)
-		rc := e.racer()
-		pages := make([]string, pageCount)
-		for i := range pages {
-			parent := wsParent
-			if i > 0 {
-				parent = pageParent(pages[(i-1)/2])
+	e := newEnv(t, st)
+	rc := e.racer()
+	pages := make([]string, pageCount)
+	for i := range pages {
+		parent := wsParent
+		if i > 0 {
+			parent = pageParent(pages[(i-1)/2])
+		}
+		pages[i] = e.mkPage(t, e.full, parent, fmt.Sprint("P", i))
+		if i%3 == 0 { // content beside the child_page blocks
+			e.appendKids(t, pages[i], para(fmt.Sprint("text of P", i)))
+		}
+	}
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	applied := map[string]map[string]bool{} // page → parents it was moved to ("" = workspace)
+	var mu sync.Mutex
+	moves, cycles := 0, 0
+	for round := range rounds {
+		var f faults
+		race(raceClients, func(c int) {
+			rnd := rand.New(rand.NewPCG(seed, uint64(round*raceClients+c)))
+			for m := range movesPerClient {
+				x, y := rnd.IntN(pageCount), rnd.IntN(pageCount)
+				if m == 0 { // clients 2k and 2k+1 cross: A under B while B under A
+					x, y = (c/2)%pageCount, (c/2+1+round)%pageCount
+					if c%2 == 1 {
+						x, y = y, x
+					}
+				}
+				body := map[string]any{"parent": pageParent(pages[y])}
+				to := pages[y]
+				if rnd.IntN(8) == 0 {
+					body["parent"], to = wsParent, ""
+				}
+				if rnd.IntN(4) == 0 { // after a sibling that may have moved away meanwhile
+					body["after"] = pages[rnd.IntN(pageCount)]
+				}
+				r, err := rc.send(http.MethodPatch, "/v2/pages/"+pages[x]+"/move", body)
+				if !f.answered("move", r, err, 200, 400) {
+					continue
+				}
+				mu.Lock()
+				if r.status == 200 {
+					moves++
+					if applied[pages[x]] == nil {
+						applied[pages[x]] = map[string]bool{}
+					}
+					applied[pages[x]][to] = true
+				} else if !moveRefusal(r, to == pages[x]) {
+					f.add("move %d under %d: %s", x, y, r.raw)
+				} else {
+					cycles++
+				}
+				mu.Unlock()
 			}
-			pages[i] = e.mkPage(t, e.full, parent, fmt.Sprint("P", i))
-			if i%3 == 0 { // content beside the child_page blocks
-				e.appendKids(t, pages[i], para(fmt.Sprint("text of P", i)))
+		})
+		f.check(t)
+		parents := e.checkPageForest(t, pages)
+		for id, p := range parents {
+			if applied[id] != nil && !applied[id][p] {
+				t.Fatalf("page %s is under %q, where no move put it", id, p)
 			}
 		}
-		seed := uint64(time.Now().UnixNano())
-		t.Logf("seed %d", seed)
-		applied := map[string]map[string]bool{} // page → parents it was moved to ("" = workspace)
-		var mu sync.Mutex
-		moves, cycles := 0, 0
-		for round := range rounds {
-			var f faults
-			race(raceClients, func(c int) {
-				rnd := rand.New(rand.NewPCG(seed, uint64(round*raceClients+c)))
-				for m := range movesPerClient {
-					x, y := rnd.IntN(pageCount), rnd.IntN(pageCount)
-					if m == 0 { // clients 2k and 2k+1 cross: A under B while B under A
-						x, y = (c/2)%pageCount, (c/2+1+round)%pageCount
-						if c%2 == 1 {
-							x, y = y, x
-						}
-					}
-					body := map[string]any{"parent": pageParent(pages[y])}
-					to := pages[y]
-					if rnd.IntN(8) == 0 {
-						body["parent"], to = wsParent, ""
-					}
-					if rnd.IntN(4) == 0 { // after a sibling that may have moved away meanwhile
-						body["after"] = pages[rnd.IntN(pageCount)]
-					}
-					r, err := rc.send(http.MethodPatch, "/v2/pages/"+pages[x]+"/move", body)
-					if !f.answered("move", r, err, 200, 400) {
-						continue
-					}
-					mu.Lock()
-					if r.status == 200 {
-						moves++
-						if applied[pages[x]] == nil {
-							applied[pages[x]] = map[string]bool{}
-						}
-						applied[pages[x]][to] = true
-					} else if !moveRefusal(r, to == pages[x]) {
-						f.add("move %d under %d: %s", x, y, r.raw)
-					} else {
-						cycles++
-					}
-					mu.Unlock()
-				}
-			})
-			f.check(t)
-			parents := e.checkPageForest(t, pages)
-			for id, p := range parents {
-				if applied[id] != nil && !applied[id][p] {
-					t.Fatalf("page %s is under %q, where no move put it", id, p)
-				}
-			}
-		}
-		t.Logf("%d moves applied, %d refused", moves, cycles)
-	})
+	}
+	t.Logf("%d moves applied, %d refused", moves, cycles)
 }
 
 // moveRefusal tells whether a 400 is one a racing move may get: a cycle, or an after that is

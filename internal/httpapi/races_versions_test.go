@@ -9,7 +9,6 @@ import (
 
 	"github.com/quire-dev/quire/internal/quire"
 	"github.com/quire-dev/quire/internal/store"
-	"github.com/quire-dev/quire/internal/testdb"
 )
 
 // versioned is a resource that carries a version: PATCH path with If-Match, a body writing
@@ -66,69 +65,67 @@ func versionedResources(t *testing.T, e *env) []versioned {
 	}
 }
 
-// TestRace_IfMatch: many clients PATCH one resource with the same If-Match at once. Exactly
+// raceIfMatch: many clients PATCH one resource with the same If-Match at once. Exactly
 // one wins; every other one answers 409 conflict with the specification's error body and
 // changes nothing; the version moves on once.
-func TestRace_IfMatch(t *testing.T) {
+func raceIfMatch(t *testing.T, st *store.Store) {
 	rounds := raceRounds(2, 40)
-	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
-		e := newEnv(t, st)
-		rc := e.racer()
-		for _, res := range versionedResources(t, e) {
-			t.Run(res.name, func(t *testing.T) {
-				var history []string
-				for round := range rounds {
-					before := e.do(http.MethodGet, res.path, e.full, nil)
-					wantOK(t, before, 200)
-					etag := before.header.Get("ETag")
-					answers := make([]*response, raceClients)
-					var f faults
-					race(raceClients, func(i int) {
-						tag := etag
-						if i%2 == 1 { // the strong form of the same version is accepted too
-							tag = strings.TrimPrefix(etag, "W/")
-						}
-						r, err := rc.send(http.MethodPatch, res.path, res.body(fmt.Sprintf("r%d-c%d", round, i)), "If-Match", tag)
-						if f.answered(res.name, r, err, 200, 409) {
-							answers[i] = r
-						}
-					})
-					f.check(t)
-					winner := -1
-					for i, a := range answers {
-						if a.status == 200 {
-							if winner >= 0 {
-								t.Fatalf("round %d: clients %d and %d both won against %s", round, winner, i, etag)
-							}
-							winner = i
-							continue
-						}
-						a.wantError(t, 409, quire.CodeConflict, "")
-						if d := a.body["details"].([]any); len(d) != 0 {
-							t.Fatalf("a conflict has details: %s", a.raw)
-						}
+	e := newEnv(t, st)
+	rc := e.racer()
+	for _, res := range versionedResources(t, e) {
+		t.Run(res.name, func(t *testing.T) {
+			var history []string
+			for round := range rounds {
+				before := e.do(http.MethodGet, res.path, e.full, nil)
+				wantOK(t, before, 200)
+				etag := before.header.Get("ETag")
+				answers := make([]*response, raceClients)
+				var f faults
+				race(raceClients, func(i int) {
+					tag := etag
+					if i%2 == 1 { // the strong form of the same version is accepted too
+						tag = strings.TrimPrefix(etag, "W/")
 					}
-					if winner < 0 {
-						t.Fatalf("round %d: nobody won against %s", round, etag)
+					r, err := rc.send(http.MethodPatch, res.path, res.body(fmt.Sprintf("r%d-c%d", round, i)), "If-Match", tag)
+					if f.answered(res.name, r, err, 200, 409) {
+						answers[i] = r
 					}
-					after := e.do(http.MethodGet, res.path, e.full, nil)
-					wantOK(t, after, 200)
-					want := fmt.Sprintf("r%d-c%d", round, winner)
-					if res.adds {
-						history = append(history, want)
-						want = strings.Join(history, ",")
+				})
+				f.check(t)
+				winner := -1
+				for i, a := range answers {
+					if a.status == 200 {
+						if winner >= 0 {
+							t.Fatalf("round %d: clients %d and %d both won against %s", round, winner, i, etag)
+						}
+						winner = i
+						continue
 					}
-					if got := res.read(after.body); got != want {
-						t.Fatalf("round %d: value %q, want the winner's %q", round, got, want)
-					}
-					tag := after.header.Get("ETag")
-					if tag != answers[winner].header.Get("ETag") || version(t, tag) <= version(t, etag) {
-						t.Fatalf("round %d: ETag %s before, %s after, winner answered %s", round, etag, tag, answers[winner].header.Get("ETag"))
+					a.wantError(t, 409, quire.CodeConflict, "")
+					if d := a.body["details"].([]any); len(d) != 0 {
+						t.Fatalf("a conflict has details: %s", a.raw)
 					}
 				}
-			})
-		}
-	})
+				if winner < 0 {
+					t.Fatalf("round %d: nobody won against %s", round, etag)
+				}
+				after := e.do(http.MethodGet, res.path, e.full, nil)
+				wantOK(t, after, 200)
+				want := fmt.Sprintf("r%d-c%d", round, winner)
+				if res.adds {
+					history = append(history, want)
+					want = strings.Join(history, ",")
+				}
+				if got := res.read(after.body); got != want {
+					t.Fatalf("round %d: value %q, want the winner's %q", round, got, want)
+				}
+				tag := after.header.Get("ETag")
+				if tag != answers[winner].header.Get("ETag") || version(t, tag) <= version(t, etag) {
+					t.Fatalf("round %d: ETag %s before, %s after, winner answered %s", round, etag, tag, answers[winner].header.Get("ETag"))
+				}
+			}
+		})
+	}
 }
 
 // version is the counter of a weak ETag W/"n".
