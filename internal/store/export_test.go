@@ -67,3 +67,16 @@ func (s *Store) MigrateForTest(ctx context.Context, version int64) error {
 	}
 	return err
 }
+
+// KeptStmtsForTest is how many statements the SQLite writer keeps prepared between transactions.
+func (s *Store) KeptStmtsForTest() int {
+	if s.kept == nil {
+		return 0
+	}
+	s.kept.mu.Lock()
+	defer s.kept.mu.Unlock()
+	return len(s.kept.kept)
+}
+
+// MaxKeptStmts is maxKeptStmts, for tests.
+const MaxKeptStmts = maxKeptStmts

@@ -41,7 +41,8 @@ type Store struct {
 	engine Engine
 	read   *sql.DB
 	write  *sql.DB
-	secret []byte // signs cursors and file URLs; shared by every server on the store
+	kept   *stmtCache // statements kept prepared on the SQLite writer; nil on PostgreSQL
+	secret []byte     // signs cursors and file URLs; shared by every server on the store
 }
 
 // Open connects to the store, applies pending migrations and loads the signing secret.
@@ -115,7 +116,7 @@ func openSQLite(dir string) (*Store, error) {
 		read.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	return &Store{engine: SQLite, read: read, write: write}, nil
+	return &Store{engine: SQLite, read: read, write: write, kept: newStmtCache(write)}, nil
 }
 
 func openPostgres(dsn string) (*Store, error) {
@@ -158,6 +159,9 @@ func (s *Store) Ping(ctx context.Context) error { return s.read.PingContext(ctx)
 
 // Close releases every connection.
 func (s *Store) Close() error {
+	if s.kept != nil {
+		s.kept.close()
+	}
 	err := s.read.Close()
 	if s.write != s.read {
 		err = errors.Join(err, s.write.Close())
