@@ -80,3 +80,6 @@ func (s *Store) KeptStmtsForTest() int {
 
 // MaxKeptStmts is maxKeptStmts, for tests.
 const MaxKeptStmts = maxKeptStmts
+
+// BlockSearchText is blockSearchText, for tests.
+func BlockSearchText(content []byte) (string, bool) { return blockSearchText(content) }

@@ -113,9 +113,12 @@ CREATE TRIGGER nodes_search_ad AFTER DELETE ON nodes BEGIN
     DELETE FROM search_docs WHERE node_id = old.id AND field = 'title' AND ref = old.id;
 END;
 -- +goose StatementEnd
+-- A new block's entry may be there already: the store writes the entries of the blocks it
+-- inserts itself, in one statement, from the text it reads in Go (store/search_text.go).
 -- +goose StatementBegin
 CREATE TRIGGER blocks_search_ai AFTER INSERT ON blocks
-WHEN new.in_trash = FALSE AND new.type NOT IN ('child_page', 'child_database') BEGIN
+WHEN new.in_trash = FALSE AND new.type NOT IN ('child_page', 'child_database')
+    AND NOT EXISTS (SELECT 1 FROM search_docs WHERE node_id = new.page_id AND field = 'body' AND ref = new.id) BEGIN
     INSERT INTO search_docs (ref, node_id, field, text)
     SELECT new.id, new.page_id, 'body', t FROM (
         SELECT group_concat(value, ' ') AS t FROM json_tree(new.content)
