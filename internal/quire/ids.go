@@ -6,11 +6,21 @@ import (
 	"time"
 )
 
-// NewID returns a random (version 4) UUID in its canonical text form.
+// NewID returns a version 7 UUID (RFC 9562) in its canonical text form: the Unix time in
+// milliseconds, then 74 random bits. Ids made one after another sort in the order they were made,
+// so a batch of new rows lands at the end of each index keyed by id instead of on as many random
+// index pages as it has rows: with random (version 4) ids a 100-block append to a 6,000-block
+// page wrote 130 pages to the WAL against 69, and the gap grows with the database. The time an id
+// carries is its object's creation, which created_time shows anyway; nothing relies on ids being
+// hard to guess (every request's access is checked).
 func NewID() string {
 	var b [16]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
-	b[6] = (b[6] & 0x0f) | 0x40
+	_, _ = rand.Read(b[6:]) // crypto/rand.Read never fails (Go 1.24+)
+	ms := uint64(time.Now().UnixMilli())
+	for i := range 6 {
+		b[i] = byte(ms >> (40 - 8*i))
+	}
+	b[6] = (b[6] & 0x0f) | 0x70
 	b[8] = (b[8] & 0x3f) | 0x80
 	var out [36]byte
 	hex.Encode(out[0:8], b[0:4])

@@ -107,11 +107,18 @@ func (tx *Tx) NextPosition(ctx context.Context, parent, pos string) (string, err
 	return next, err
 }
 
-// InsertBlocks stores new blocks with one multi-row statement per 100 blocks.
+// InsertBlocks stores new blocks with one multi-row statement per 100 blocks (on SQLite, after
+// their search entries: indexNewBlocks). After an error the transaction must be rolled back:
+// entries may have been written for blocks that were not.
 func (tx *Tx) InsertBlocks(ctx context.Context, blocks []*quire.Block) error {
 	const cols = 13
 	for start := 0; start < len(blocks); start += 100 {
 		batch := blocks[start:min(start+100, len(blocks))]
+		if tx.engine == SQLite {
+			if err := tx.indexNewBlocks(ctx, batch); err != nil {
+				return err
+			}
+		}
 		var sb strings.Builder
 		sb.WriteString(`INSERT INTO blocks (id, workspace_id, page_id, parent_id, position, type, content, in_trash,
 			version, created_ms, created_by, edited_ms, edited_by) VALUES `)

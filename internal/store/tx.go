@@ -27,6 +27,9 @@ type querier interface {
 // idempotency claim (WithIdempotencyClaim), the claim is marked committed in the same
 // transaction, so a retry can never apply the effect a second time.
 func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) (err error) {
+	if s.kept != nil && s.kept.pending() {
+		s.kept.prepare(ctx)
+	}
 	sqlTx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
@@ -40,7 +43,7 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) (err error) {
 			_ = sqlTx.Rollback()
 		}
 	}()
-	tx := &Tx{tx: newTxConn(sqlTx, s.engine), engine: s.engine}
+	tx := &Tx{tx: newTxConn(sqlTx, s.kept), engine: s.engine}
 	if err = fn(tx); err != nil {
 		return err
 	}
