@@ -387,12 +387,33 @@ func (s *Service) renderRecords(ctx context.Context, nodes []*quire.Node, nums m
 			}
 			schemas[n.ParentID] = schema
 		}
-		vals, err := properties.UnmarshalValues(n.Properties)
-		if err != nil {
+		if err := renderRecord(n, schema, nums[n.ID]); err != nil {
 			return err
 		}
-		n.Properties = properties.AppendValues(nil, schema, vals, computed(n, nums[n.ID]))
 	}
+	return nil
+}
+
+// renderIn replaces the stored values of records of one database with their read shape under
+// schema, when the caller has the schema and the numbers already (a query, a mutation batch).
+func renderIn(nodes []*quire.Node, schema quire.Schema, nums map[string]int64) error {
+	for _, n := range nodes {
+		if n.ParentType != quire.ParentDatabase || n.Object != quire.ObjectPage {
+			continue
+		}
+		if err := renderRecord(n, schema, nums[n.ID]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func renderRecord(n *quire.Node, schema quire.Schema, number int64) error {
+	vals, err := properties.UnmarshalValues(n.Properties)
+	if err != nil {
+		return err
+	}
+	n.Properties = properties.AppendValues(nil, schema, vals, computed(n, number))
 	return nil
 }
 
