@@ -3,6 +3,8 @@ package blocks
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/quire-dev/quire/internal/jsonread"
 )
 
 // Reading back canonical JSON trusts it (it was validated when written), so it goes through
@@ -51,6 +53,16 @@ func UnmarshalContent(typ string, raw []byte) (*Block, error) {
 
 // UnmarshalRichText reads a rich-text array written by AppendRichText.
 func UnmarshalRichText(raw []byte) (RichText, error) {
+	r := jsonread.New(raw)
+	if rt := ReadRichText(&r); r.End() {
+		return rt, nil
+	}
+	return unmarshalRichTextJSON(raw)
+}
+
+// unmarshalRichTextJSON is UnmarshalRichText through encoding/json: the reference for the
+// shapes ReadRichText leaves to it.
+func unmarshalRichTextJSON(raw []byte) (RichText, error) {
 	var w wireRich
 	if err := json.Unmarshal(raw, &w); err != nil {
 		return nil, fmt.Errorf("blocks: stored rich text: %w", err)

@@ -19,9 +19,16 @@ type Query struct {
 	Limit      int       // rows to select, page_size+1 to learn whether more follow
 	Now        time.Time // the moment past_week and the other relative dates count from
 	// Within, when not nil, restricts the query to these record ids, which the statement reads
-	// by id and sorts instead of walking an index. Page sets it when a probe finds a selective
-	// condition (see Probes).
+	// by id and sorts instead of walking an index.
 	Within []string
+	// Narrow, when set (and Within is nil), is one of the filter's top-level conditions that
+	// Probes makes a probe of: the statement reads the records matching it from its property's
+	// index, and sorts them, instead of walking an index. Page sets it when a probe finds the
+	// condition selective.
+	Narrow *Cond
+	// Records is about how many records the database holds, at least (0: unknown): Page weighs
+	// reading a selective condition's records by id against walking the order with it.
+	Records int
 }
 
 // Position is a record's place in a query's order: its sort keys (its created time when the
@@ -89,7 +96,7 @@ func Compile(d Dialect, q Query) (Stmt, error) {
 	}
 	c := compiler{b: b, now: now, rid: "n.id"}
 	switch {
-	case q.Within != nil || len(q.Sorts) > 1:
+	case q.Within != nil || q.Narrow != nil || len(q.Sorts) > 1:
 		return c.sorted(q)
 	case len(q.Sorts) == 1 && !onNode(q.Sorts[0]):
 		return c.bySortProperty(q)
@@ -193,7 +200,17 @@ func (c *compiler) sorted(q Query) (Stmt, error) {
 	keys := sortKeys(q.Sorts)
 	idDesc := keys[len(keys)-1].desc
 	cols := make([]string, len(keys))
-	if len(q.Within) > 0 {
+	narrowed := q.Narrow != nil && q.Within == nil
+	if narrowed {
+		if !probeable(*q.Narrow) {
+			return Stmt{}, errors.New("dbquery: Narrow is not a condition Probes reads")
+		}
+		// As with Within, the matching ids drive the statement; the condition matches at most one
+		// row of a record (see Probe).
+		b.w("WITH w (id) AS (SELECT v.record_id ")
+		c.matching(*q.Narrow)
+		b.w(")\n")
+	} else if len(q.Within) > 0 {
 		// The ids drive the statement: CROSS JOIN makes SQLite read them first, where an IN list
 		// would let it walk the whole database checking each record against the list. The first
 		// value is cast so that PostgreSQL types the column (and the other parameters) as text.
@@ -217,7 +234,7 @@ func (c *compiler) sorted(q Query) (Stmt, error) {
 		b.w(", ", k.expr)
 		cols[i] = k.column
 	}
-	if len(q.Within) > 0 {
+	if len(q.Within) > 0 || narrowed {
 		b.w("\nFROM w CROSS JOIN nodes n")
 	} else {
 		b.w("\nFROM nodes n")
@@ -233,6 +250,8 @@ func (c *compiler) sorted(q Query) (Stmt, error) {
 	}
 	b.w("\nWHERE ")
 	switch {
+	case narrowed:
+		b.w("n.id = w.id AND ")
 	case q.Within == nil:
 	case len(q.Within) == 0:
 		b.w("FALSE AND ")

@@ -660,7 +660,7 @@ func TestProbes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, d := range []dbquery.Dialect{dbquery.SQLite, dbquery.Postgres} {
-		ps, err := dbquery.Probes(d, dbquery.Query{DatabaseID: "db1", Filter: f})
+		ps, err := dbquery.Probes(d, dbquery.Query{DatabaseID: "db1", Filter: f}, 1000)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -673,9 +673,9 @@ func TestProbes(t *testing.T) {
 			Args []any
 		}
 		want := []probe{
-			{"SELECT v.record_id FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_num > $3 LIMIT $4", []any{"db1", "sc", 1.0, int64(1001)}},
-			{"SELECT v.record_id FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_text = $3 LIMIT $4", []any{"db1", "rl", p1, int64(1001)}},
-			{"SELECT v.record_id FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_text " + like + ` $3 ESCAPE '\' LIMIT $4`, []any{"db1", "nt", "%x%", int64(1001)}},
+			{"SELECT count(*) FROM (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_num > $3 LIMIT $4) p", []any{"db1", "sc", 1.0, int64(1001)}},
+			{"SELECT count(*) FROM (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_text = $3 LIMIT $4) p", []any{"db1", "rl", p1, int64(1001)}},
+			{"SELECT count(*) FROM (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_text " + like + ` $3 ESCAPE '\' LIMIT $4) p`, []any{"db1", "nt", "%x%", int64(1001)}},
 		}
 		got := make([]probe, len(ps))
 		for i, p := range ps {

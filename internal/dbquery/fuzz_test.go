@@ -19,7 +19,8 @@ var placeholder = regexp.MustCompile(`\$[0-9]+`)
 
 // FuzzDecodeFilter: decoding never panics; every error is a validation_error whose details name
 // a path under filter with a contract reason; every filter that decodes compiles on both
-// dialects into statements whose placeholders match their arguments. Seeds: the filters of the
+// dialects into statements whose placeholders match their arguments (the probes, and the
+// statement narrowed by each probe's condition, too). Seeds: the filters of the
 // run tests and testdata/fuzz/FuzzDecodeFilter.
 func FuzzDecodeFilter(f *testing.F) {
 	for _, tc := range filterCases {
@@ -49,12 +50,20 @@ func FuzzDecodeFilter(f *testing.F) {
 				}
 				checkPlaceholders(t, st.SQL, st.Args)
 			}
-			ps, err := dbquery.Probes(d, q)
+			ps, err := dbquery.Probes(d, q, 1000)
 			if err != nil {
 				t.Fatalf("Probes: %v", err)
 			}
 			for _, p := range ps {
 				checkPlaceholders(t, p.SQL, p.Args)
+				// The statement reading the condition's records first, as Page runs it.
+				nq := q
+				nq.Narrow = &p.Cond
+				st, err := dbquery.Compile(d, nq)
+				if err != nil {
+					t.Fatalf("Compile with Narrow: %v", err)
+				}
+				checkPlaceholders(t, st.SQL, st.Args)
 			}
 		}
 	})

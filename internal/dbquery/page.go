@@ -15,23 +15,23 @@ type Queryer interface {
 // query's order, with the position to continue from when more follow (nil at the end).
 //
 // It first runs the query's probes (see Probes) until one finds a selective condition: then one
-// statement reads and sorts those records. Otherwise one statement walks an index in the
-// query's order, or two on the page where a sort property's values run out. Pass a read
-// transaction as db for one snapshot across these statements.
+// statement reads and sorts the records that match it (Query.Narrow). Otherwise one statement
+// walks an index in the query's order, or two on the page where a sort property's values run
+// out. Pass a read transaction as db for one snapshot across these statements.
 func Page(ctx context.Context, db Queryer, d Dialect, q Query, pageSize int) ([]string, *Position, error) {
 	if pageSize < 1 {
 		return nil, nil, errors.New("dbquery: pageSize must be at least 1")
 	}
-	if q.Within == nil && q.Filter != nil {
-		ids, ok, err := narrow(ctx, db, d, q)
+	if q.Within == nil && q.Narrow == nil && q.Filter != nil {
+		c, n, ok, err := narrow(ctx, db, d, q, pageSize)
 		if err != nil {
 			return nil, nil, err
 		}
-		if ok && len(ids) == 0 {
+		if ok && n == 0 {
 			return []string{}, nil, nil
 		}
 		if ok {
-			q.Within = ids
+			q.Narrow = c
 		}
 	}
 	want := pageSize + 1

@@ -153,11 +153,22 @@ func explain(t testing.TB, db *sql.DB, st dbquery.Stmt) string {
 
 func compileBench(t testing.TB, filter, sorts string, after *dbquery.Position, within []string) dbquery.Stmt {
 	t.Helper()
+	return compileNarrow(t, filter, sorts, after, within, false)
+}
+
+// compileNarrow is compileBench, narrowed (when narrow) by the filter as Page narrows by a
+// selective condition.
+func compileNarrow(t testing.TB, filter, sorts string, after *dbquery.Position, within []string, narrow bool) dbquery.Stmt {
+	t.Helper()
 	f, ss, err := dbquery.Decode(benchSchema, []byte(filter), []byte(sorts))
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := dbquery.Compile(dbquery.SQLite, dbquery.Query{DatabaseID: benchDB, Filter: f, Sorts: ss, After: after, Limit: 101, Now: now, Within: within})
+	q := dbquery.Query{DatabaseID: benchDB, Filter: f, Sorts: ss, After: after, Limit: 101, Now: now, Within: within}
+	if c, ok := f.(dbquery.Cond); ok && narrow {
+		q.Narrow = &c
+	}
+	st, err := dbquery.Compile(dbquery.SQLite, q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,8 +254,19 @@ func TestPlans(t *testing.T) {
 					"SEARCH s1 USING INDEX sqlite_autoindex_record_values_1 (record_id=? AND property_id=? AND ord=?)")
 				mustNot(t, plan, "AUTOMATIC")
 			}
+			// A selective condition read from its index drives the statement in the same way.
+			for _, filter := range []string{`{"property":"sel","select":{"equals":"opt7"}}`, `{"property":"num","number":{"greater_than":999000}}`} {
+				plan := explain(t, db, compileNarrow(t, filter, `[{"property":"num","direction":"ascending"}]`, nil, nil, true))
+				mustContain(t, plan, "SEARCH v USING COVERING INDEX record_values_", "SEARCH n USING INDEX sqlite_autoindex_nodes_1 (id=?)",
+					"SEARCH s1 USING INDEX sqlite_autoindex_record_values_1 (record_id=? AND property_id=? AND ord=?)")
+				mustNot(t, plan, "AUTOMATIC", "SCAN n", "SCAN v")
+				if v, n := strings.Index(plan, "SEARCH v USING COVERING"), strings.Index(plan, "SEARCH n "); v < 0 || v > n {
+					t.Errorf("the condition's rows do not drive the statement:\n%s", plan)
+				}
+			}
 		})
 	}
+	t.Run("narrow or walk", func(t *testing.T) { pageChoosesPlan(t, db) })
 	t.Run("proposed nodes index", func(t *testing.T) {
 		if _, err := db.Exec(proposedIndex); err != nil {
 			t.Fatal(err)
@@ -255,6 +277,61 @@ func TestPlans(t *testing.T) {
 			mustNot(t, plan, "TEMP B-TREE")
 		}
 	})
+}
+
+// recorder is a Queryer that keeps the statements it runs.
+type recorder struct {
+	db    *sql.DB
+	stmts []string
+}
+
+func (r *recorder) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	r.stmts = append(r.stmts, query)
+	return r.db.QueryContext(ctx, query, args...)
+}
+
+// pageChoosesPlan: on the 20,000 records of TestPlans, Page reads a condition's matches by id
+// when they are few for the database's size and the page (Query.Records), and walks the order
+// otherwise; both give the same records.
+func pageChoosesPlan(t *testing.T, db *sql.DB) {
+	for _, tc := range []struct {
+		filter        string
+		records, size int
+		narrowed      bool
+	}{
+		{`{"property":"sel","select":{"equals":"opt7"}}`, 0, 100, true},       // 1,000 matches, size unknown: up to ProbeLimit
+		{`{"property":"sel","select":{"equals":"opt7"}}`, 20_000, 100, false}, // limit sqrt(101 × 20,000 / 5) = 635
+		{`{"property":"sel","select":{"equals":"opt7"}}`, 200_000, 100, true}, // limit 2,009
+		{`{"property":"title","title":{"equals":"Record 500"}}`, 20_000, 1, true},
+		{`{"property":"num","number":{"greater_than":999000}}`, 20_000, 1, true}, // 20 matches; limit 89
+		{`{"property":"num","number":{"greater_than":990000}}`, 20_000, 1, false},
+	} {
+		f, ss, err := dbquery.Decode(benchSchema, []byte(tc.filter), []byte(`[{"property":"num","direction":"ascending"}]`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got [2][]string
+		for i, records := range []int{tc.records, -1} {
+			rec := &recorder{db: db}
+			q := dbquery.Query{DatabaseID: benchDB, Filter: f, Sorts: ss, Now: now, Records: records}
+			if records < 0 {
+				c := f.(dbquery.Cond)
+				q.Narrow = &c // the other plan for reference: always narrowed
+			}
+			ids, _, err := dbquery.Page(context.Background(), rec, dbquery.SQLite, q, tc.size)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got[i] = ids
+			last := rec.stmts[len(rec.stmts)-1]
+			if narrowed := strings.HasPrefix(last, "WITH w"); i == 0 && narrowed != tc.narrowed {
+				t.Errorf("%s, %d records, page_size %d: narrowed %v, want %v", tc.filter, tc.records, tc.size, narrowed, tc.narrowed)
+			}
+		}
+		if len(got[0]) == 0 || !slices.Equal(got[0], got[1]) {
+			t.Errorf("%s, %d records: %v, narrowed %v", tc.filter, tc.records, got[0], got[1])
+		}
+	}
 }
 
 // The 100,000-record data set of BenchmarkQuery100k, made once per test binary.

@@ -245,3 +245,56 @@ func TestMutations(t *testing.T) {
 		e.do("POST", path, noPages, map[string]any{"mutations": []any{map[string]any{"op": "trash", "page_id": a}}}).wantError(t, 403, "forbidden", "")
 	})
 }
+
+// TestMutationsIndexValues: the rows a batch writes for its records, gathered and written at its
+// end, are what filters and sorts read afterwards, the same as single writes leave: a record
+// changed twice keeps its last values, a cleared value leaves no row, new records get the next
+// numbers in the batch's order.
+func TestMutationsIndexValues(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		_, db := e.newDatabase(t, taskSchema())
+		id := db["id"].(string)
+		num := func(f float64) map[string]any { return map[string]any{"number": f} }
+		status := func(s string) map[string]any { return map[string]any{"select": map[string]any{"name": s}} }
+		a := e.record(t, id, map[string]any{"Name": []any{txt("a")}, "Points": num(1), "Status": status("Todo")})["id"].(string)
+		b := e.record(t, id, map[string]any{"Name": []any{txt("b")}, "Points": num(2)})["id"].(string)
+		r := e.do("POST", "/v2/databases/"+id+"/mutations", e.full, map[string]any{"mutations": []any{
+			map[string]any{"op": "update", "page_id": a, "properties": map[string]any{"Points": num(8), "Status": status("Done")}},
+			map[string]any{"op": "create", "properties": map[string]any{"Name": []any{txt("c")}, "Points": num(5), "Tags": map[string]any{"multi_select": []any{map[string]any{"name": "a"}, map[string]any{"name": "b"}}}}},
+			map[string]any{"op": "update", "page_id": b, "properties": map[string]any{"Points": map[string]any{"number": nil}, "Status": status("Todo")}},
+			map[string]any{"op": "update", "page_id": a, "properties": map[string]any{"Points": num(3), "Name": []any{txt("a2")}}},
+			map[string]any{"op": "create", "properties": map[string]any{"Name": []any{txt("d")}, "Status": status("Done")}},
+		}})
+		wantOK(t, r, http.StatusOK)
+		var keys []any
+		for _, x := range r.body["results"].([]any) {
+			keys = append(keys, x.(map[string]any)["properties"].(map[string]any)["Key"].(map[string]any)["unique_id"].(map[string]any)["number"])
+		}
+		if want := []any{1.0, 3.0, 2.0, 1.0, 4.0}; !cmp.Equal(keys, want) {
+			t.Errorf("unique_id numbers = %v, want %v", keys, want)
+		}
+		for _, c := range []struct {
+			query string
+			want  []string
+		}{
+			{`{"filter":{"property":"Points","number":{"is_not_empty":true}},"sorts":[{"property":"Points","direction":"ascending"}]}`, []string{"a2", "c"}},
+			{`{"filter":{"property":"Points","number":{"greater_than":2}},"sorts":[{"property":"Points","direction":"descending"}]}`, []string{"c", "a2"}},
+			{`{"filter":{"property":"Points","number":{"is_empty":true}}}`, []string{"d", "b"}},
+			{`{"filter":{"property":"Status","select":{"equals":"Done"}}}`, []string{"d", "a2"}},
+			{`{"filter":{"property":"Status","select":{"equals":"Todo"}}}`, []string{"b"}},
+			{`{"filter":{"property":"Tags","multi_select":{"contains":"b"}}}`, []string{"c"}},
+			{`{"filter":{"property":"title","title":{"starts_with":"a"}}}`, []string{"a2"}},
+			{`{"sorts":[{"property":"Key","direction":"descending"}]}`, []string{"d", "c", "b", "a2"}},
+		} {
+			if got := titles(e.do("POST", "/v2/databases/"+id+"/query", e.full, c.query)); !cmp.Equal(got, c.want) {
+				t.Errorf("%s: %v, want %v", c.query, got, c.want)
+			}
+		}
+		// The numbers go on after the batch's: a single create takes the next one.
+		next := e.record(t, id, map[string]any{"Name": []any{txt("e")}})
+		if n := next["properties"].(map[string]any)["Key"].(map[string]any)["unique_id"].(map[string]any)["number"]; n != 5.0 {
+			t.Errorf("number after the batch = %v, want 5", n)
+		}
+	})
+}

@@ -8,7 +8,8 @@ import (
 )
 
 // The stored form of Values is JSON keyed by property id; each value keeps the type it was
-// written with, so that a retyped property reads it through convert.
+// written with, so that a retyped property reads it through convert. It was first written
+// through encoding/json from these structs, and still is byte for byte (values_write.go).
 type storedValue struct {
 	Type     string          `json:"t"`
 	RichText json.RawMessage `json:"rt,omitempty"`
@@ -35,39 +36,21 @@ type storedFile struct {
 	UploadID string `json:"id,omitempty"`
 }
 
-// MarshalValues returns the stored form of v (the nodes row's properties of a record).
-func MarshalValues(v Values) []byte {
-	m := make(map[string]storedValue, len(v))
-	for id, val := range v {
-		sv := storedValue{Type: val.Type, Text: val.Text, Checkbox: val.Checkbox, ID: val.ID, IDs: val.IDs, Database: val.DatabaseID}
-		if val.RichText != nil {
-			sv.RichText = blocks.AppendRichText(nil, val.RichText)
-		}
-		if val.Type == "number" {
-			n := val.Number
-			sv.Number = &n
-		}
-		if val.Date != nil {
-			sv.Date = &storedDate{Start: val.Date.Start, End: val.Date.End, TimeZone: val.Date.TimeZone}
-		}
-		for _, f := range val.Files {
-			sv.Files = append(sv.Files, storedFile(f))
-		}
-		m[id] = sv
-	}
-	b, err := json.Marshal(m) // map keys are sorted: equal values, equal bytes
-	if err != nil {
-		panic("properties: marshal values: " + err.Error()) // only plain types: cannot happen
-	}
-	return b
-}
-
 // UnmarshalValues reads values written by MarshalValues ("{}" or empty reads as none).
 func UnmarshalValues(raw []byte) (Values, error) {
-	out := Values{}
 	if len(raw) == 0 {
-		return out, nil
+		return Values{}, nil
 	}
+	if v, ok := readValues(raw); ok {
+		return v, nil
+	}
+	return unmarshalValuesJSON(raw)
+}
+
+// unmarshalValuesJSON is UnmarshalValues through encoding/json: the reference for the shapes
+// readValues leaves to it.
+func unmarshalValuesJSON(raw []byte) (Values, error) {
+	out := Values{}
 	var m map[string]storedValue
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, fmt.Errorf("properties: stored values: %w", err)

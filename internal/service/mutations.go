@@ -115,19 +115,26 @@ func (s *Service) MutateRecords(ctx context.Context, p *quire.Principal, id stri
 		return nil, err
 	}
 	out := make([]*quire.Node, len(ops))
+	var schema quire.Schema
+	var nums map[string]int64
 	err := s.store.InTx(ctx, func(tx *store.Tx) error {
 		db, err := s.lockDatabase(ctx, tx, p, id, "database_id")
 		if err != nil {
 			return err
 		}
+		schema = db.schema
 		now := quire.NowMillis()
 		read, err := readTargets(ctx, tx, p, db, ops)
 		if err != nil {
 			return err
 		}
+		w := writesAtOnce(tx, db.node.ID)
+		if read.nodes != nil {
+			w = gatheredWrites(tx, db.node.ID)
+		}
 		var pr quire.Problems
 		for i, m := range ops {
-			n, err := s.mutate(ctx, tx, p, db, m, read, now)
+			n, err := s.mutate(ctx, tx, w, p, db, m, read.nodes, now)
 			if qe, ok := quire.AsError(err); ok && qe.Code == quire.CodeValidation {
 				for _, d := range qe.Details {
 					pr.Add(d.Path, d.Reason, qe.Message)
@@ -139,22 +146,43 @@ func (s *Service) MutateRecords(ctx context.Context, p *quire.Principal, id stri
 			}
 			out[i] = n
 		}
-		return pr.Err()
+		if err := pr.Err(); err != nil {
+			return err
+		}
+		if read.nodes != nil {
+			nums = read.nums
+			for id, n := range w.numbers {
+				nums[id] = n
+			}
+		}
+		return w.flush(ctx)
 	})
 	if err != nil {
 		return nil, err
 	}
-	return out, s.RenderRecords(ctx, out, nil)
+	if nums == nil {
+		return out, s.RenderRecords(ctx, out, nil)
+	}
+	// The batch knows every result's number (its creates', and those read with the targets)
+	// and the schema it wrote under: nothing more to read.
+	return out, renderIn(out, schema, nums)
+}
+
+// targets are the records a batch's operations name, read in one statement with their
+// numbers; nodes is nil when each operation reads its record itself.
+type targets struct {
+	nodes map[string]*quire.Node
+	nums  map[string]int64
 }
 
 // readTargets locks the records that ops update, trash or restore, in the batch's order, and
-// reads them in one statement (one per hundred) rather than one read per operation. It returns
-// nil, and each operation reads its record itself, when a dual relation syncs into db: a sync
+// reads them in one statement (one per hundred) rather than one read per operation. Each
+// operation reads its record itself instead when a dual relation syncs into db: a sync
 // rewrites records of db, which a later operation of the batch may name.
-func readTargets(ctx context.Context, tx *store.Tx, p *quire.Principal, db *recordDB, ops []Mutation) (map[string]*quire.Node, error) {
+func readTargets(ctx context.Context, tx *store.Tx, p *quire.Principal, db *recordDB, ops []Mutation) (targets, error) {
 	for _, prop := range db.schema {
 		if prop.Type == quire.PropRelation && prop.DualPropertyID != "" && prop.RelationDatabaseID == db.node.ID {
-			return nil, nil
+			return targets{}, nil
 		}
 	}
 	var ids []string
@@ -165,17 +193,17 @@ func readTargets(ctx context.Context, tx *store.Tx, p *quire.Principal, db *reco
 		}
 		seen[m.PageID] = true
 		if err := tx.LockNode(ctx, m.PageID); err != nil {
-			return nil, err
+			return targets{}, err
 		}
 		ids = append(ids, m.PageID)
 	}
-	nodes, err := tx.Nodes(ctx, p.WorkspaceID(), ids)
+	nodes, nums, err := tx.RecordsByID(ctx, p.WorkspaceID(), ids)
 	if err != nil {
-		return nil, err
+		return targets{}, err
 	}
-	read := make(map[string]*quire.Node, len(nodes))
+	read := targets{nodes: make(map[string]*quire.Node, len(nodes)), nums: nums}
 	for _, n := range nodes {
-		read[n.ID] = n
+		read.nodes[n.ID] = n
 	}
 	return read, nil
 }
@@ -198,9 +226,9 @@ func target(ctx context.Context, tx *store.Tx, p *quire.Principal, read map[stri
 }
 
 // mutate applies one operation; a validation error's paths are under m.Path.
-func (s *Service) mutate(ctx context.Context, tx *store.Tx, p *quire.Principal, db *recordDB, m Mutation, read map[string]*quire.Node, now int64) (*quire.Node, error) {
+func (s *Service) mutate(ctx context.Context, tx *store.Tx, w *recordWrites, p *quire.Principal, db *recordDB, m Mutation, read map[string]*quire.Node, now int64) (*quire.Node, error) {
 	if m.Op == "create" {
-		return s.createRecord(ctx, tx, p, db, m.Properties, m.Path+".properties", m.Children, nil, nil, now)
+		return s.createRecord(ctx, tx, w, p, db, m.Properties, m.Path+".properties", m.Children, nil, nil, now)
 	}
 	n, err := target(ctx, tx, p, read, m.PageID)
 	if err == nil && read != nil {
@@ -220,7 +248,7 @@ func (s *Service) mutate(ctx context.Context, tx *store.Tx, p *quire.Principal, 
 		if n.InTrash {
 			return nil, quire.Invalid(m.Path+".page_id", quire.ReasonArchived, "The record is in trash; restore it first.")
 		}
-		return n, s.updateRecord(ctx, tx, p, db, n, m.Properties, m.Path+".properties", now)
+		return n, s.updateRecord(ctx, tx, w, p, db, n, m.Properties, m.Path+".properties", now)
 	}
 	trash := m.Op == "trash"
 	if n.InTrash == trash {

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/quire-dev/quire/internal/dbquery"
@@ -138,11 +139,12 @@ func (s *Service) QueryDatabase(ctx context.Context, p *quire.Principal, id stri
 	if err != nil {
 		return Page[*quire.Node]{}, err
 	}
-	var keepFn func(*quire.Property) bool
+	// Rendered under the schema the filter was read with, rather than the database read again.
+	shown := schema
 	if keep != nil {
-		keepFn = func(prop *quire.Property) bool { return keep[prop.ID] }
+		shown = slices.DeleteFunc(slices.Clone(schema), func(prop *quire.Property) bool { return !keep[prop.ID] })
 	}
-	if err := s.renderRecords(ctx, page.Records, page.Numbers, keepFn); err != nil {
+	if err := renderIn(page.Records, shown, page.Numbers); err != nil {
 		return Page[*quire.Node]{}, err
 	}
 	out := Page[*quire.Node]{Items: page.Records}

@@ -74,7 +74,7 @@ func lockRecordDatabases(ctx context.Context, tx *store.Tx, ws, id string) error
 
 // createRecord stores a new record of db with the raw properties at path (and content
 // blocks), its record_values rows and its number, and syncs dual relations.
-func (s *Service) createRecord(ctx context.Context, tx *store.Tx, p *quire.Principal, db *recordDB, raw any, path string, children []*blocks.Block, icon, cover json.RawMessage, now int64) (*quire.Node, error) {
+func (s *Service) createRecord(ctx context.Context, tx *store.Tx, w *recordWrites, p *quire.Principal, db *recordDB, raw any, path string, children []*blocks.Block, icon, cover json.RawMessage, now int64) (*quire.Node, error) {
 	var vals properties.Values
 	var err error
 	if raw != nil {
@@ -100,20 +100,21 @@ func (s *Service) createRecord(ctx context.Context, tx *store.Tx, p *quire.Princ
 	refs.icon(&n.Icon, strings.TrimSuffix(path, "properties")+"icon")
 	refs.icon(&n.Cover, strings.TrimSuffix(path, "properties")+"cover")
 	refs.blocks(children, strings.TrimSuffix(path, "properties")+"children")
-	if err := tx.InsertNode(ctx, n); err != nil {
+	// Content blocks and file uses are written now, after the node's row.
+	if err := w.insertNode(ctx, n, len(children) == 0 && len(refs.ids) == 0); err != nil {
 		return nil, err
 	}
 	if err := refs.use(ctx, tx, p.WorkspaceID(), n.ID); err != nil {
 		return nil, err
 	}
-	number, err := tx.NextRecordNumber(ctx, db.node.ID)
+	number, err := w.number(ctx, n.ID)
 	if err != nil {
 		return nil, err
 	}
 	f := float64(number)
 	rows := append([]store.RecordValue{{PropertyID: store.NumberProperty, Num: &f}},
 		rowsOf(properties.Scalars(db.schema, vals, number))...)
-	if err := tx.InsertRecordValues(ctx, db.node.ID, n.ID, rows); err != nil {
+	if err := w.insert(ctx, n.ID, rows); err != nil {
 		return nil, err
 	}
 	if err := s.syncRelations(ctx, tx, p, db, n.ID, nil, vals, now); err != nil {
@@ -126,7 +127,7 @@ func (s *Service) createRecord(ctx context.Context, tx *store.Tx, p *quire.Princ
 }
 
 // updateRecord applies raw properties at path to record n of db.
-func (s *Service) updateRecord(ctx context.Context, tx *store.Tx, p *quire.Principal, db *recordDB, n *quire.Node, raw any, path string, now int64) error {
+func (s *Service) updateRecord(ctx context.Context, tx *store.Tx, w *recordWrites, p *quire.Principal, db *recordDB, n *quire.Node, raw any, path string, now int64) error {
 	before, err := properties.UnmarshalValues(n.Properties)
 	if err != nil {
 		return err
@@ -143,7 +144,7 @@ func (s *Service) updateRecord(ctx context.Context, tx *store.Tx, p *quire.Princ
 	n.Title, n.TitlePlain = marshalRichText(title), title.PlainText()
 	n.Properties = properties.MarshalValues(after)
 	n.EditedMs, n.EditedBy = now, p.Token.OwnerID
-	if err := tx.UpdateNode(ctx, n); err != nil {
+	if err := tx.UpdateRecordNode(ctx, n); err != nil {
 		return err
 	}
 	// Only the rows of properties whose rows change are rewritten: each row is in three
@@ -153,7 +154,7 @@ func (s *Service) updateRecord(ctx context.Context, tx *store.Tx, p *quire.Princ
 		if sameScalars(was, is) {
 			continue
 		}
-		if err := tx.ReplacePropertyValues(ctx, db.node.ID, n.ID, prop.ID, rowsOf(is)); err != nil {
+		if err := w.replace(ctx, n.ID, prop.ID, rowsOf(is)); err != nil {
 			return err
 		}
 	}
@@ -304,7 +305,7 @@ func (s *Service) setRelated(ctx context.Context, tx *store.Tx, p *quire.Princip
 	}
 	r.Properties = properties.MarshalValues(vals)
 	r.EditedMs, r.EditedBy = now, p.Token.OwnerID
-	if err := tx.UpdateNode(ctx, r); err != nil {
+	if err := tx.UpdateRecordNode(ctx, r); err != nil {
 		return err
 	}
 	return tx.ReplacePropertyValues(ctx, db.node.ID, r.ID, prop.ID, rowsOf(properties.PropertyScalars(prop, vals, 0)))
@@ -325,7 +326,7 @@ func (s *Service) CreateRecord(ctx context.Context, p *quire.Principal, in NewPa
 			}
 			return err
 		}
-		n, err = s.createRecord(ctx, tx, p, db, in.Properties, "properties", in.Children, in.Icon, in.Cover, quire.NowMillis())
+		n, err = s.createRecord(ctx, tx, writesAtOnce(tx, db.node.ID), p, db, in.Properties, "properties", in.Children, in.Icon, in.Cover, quire.NowMillis())
 		return err
 	})
 	if err != nil {
@@ -341,7 +342,7 @@ func (s *Service) patchRecordProperties(ctx context.Context, tx *store.Tx, p *qu
 	if err != nil {
 		return err
 	}
-	return s.updateRecord(ctx, tx, p, db, n, raw, "properties", quire.NowMillis())
+	return s.updateRecord(ctx, tx, writesAtOnce(tx, db.node.ID), p, db, n, raw, "properties", quire.NowMillis())
 }
 
 // RenderRecords replaces the stored values of the records among nodes with their read shape
@@ -387,12 +388,33 @@ func (s *Service) renderRecords(ctx context.Context, nodes []*quire.Node, nums m
 			}
 			schemas[n.ParentID] = schema
 		}
-		vals, err := properties.UnmarshalValues(n.Properties)
-		if err != nil {
+		if err := renderRecord(n, schema, nums[n.ID]); err != nil {
 			return err
 		}
-		n.Properties = properties.AppendValues(nil, schema, vals, computed(n, nums[n.ID]))
 	}
+	return nil
+}
+
+// renderIn replaces the stored values of records of one database with their read shape under
+// schema, when the caller has the schema and the numbers already (a query, a mutation batch).
+func renderIn(nodes []*quire.Node, schema quire.Schema, nums map[string]int64) error {
+	for _, n := range nodes {
+		if n.ParentType != quire.ParentDatabase || n.Object != quire.ObjectPage {
+			continue
+		}
+		if err := renderRecord(n, schema, nums[n.ID]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func renderRecord(n *quire.Node, schema quire.Schema, number int64) error {
+	vals, err := properties.UnmarshalValues(n.Properties)
+	if err != nil {
+		return err
+	}
+	n.Properties = properties.AppendValues(nil, schema, vals, computed(n, number))
 	return nil
 }
 

@@ -1,0 +1,287 @@
+// Package jsonread reads the compact JSON that the server itself wrote (stored values, stored
+// rich text) without reflection. It takes only the common shape: no whitespace, no null where
+// the caller does not ask for one, strings whose escapes encoding/json would decode the same.
+// Anything else makes the Reader bad, and the caller then decodes the bytes with encoding/json,
+// which stays the reference: a Reader that finishes without going bad has read what
+// encoding/json would have.
+package jsonread
+
+import (
+	"encoding/json"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Reader is a cursor over one JSON document.
+type Reader struct {
+	b   []byte
+	i   int
+	bad bool
+}
+
+// New returns a Reader at the start of b.
+func New(b []byte) Reader { return Reader{b: b} }
+
+// Bad reports whether the Reader met anything it does not take.
+func (r *Reader) Bad() bool { return r.bad }
+
+// Fail marks the Reader bad: the caller met a key or a value it does not take.
+func (r *Reader) Fail() { r.bad = true }
+
+// End reports whether the whole document was read and nothing went bad.
+func (r *Reader) End() bool { return !r.bad && r.i == len(r.b) }
+
+func (r *Reader) peek() byte {
+	if r.bad || r.i >= len(r.b) {
+		r.bad = true
+		return 0
+	}
+	return r.b[r.i]
+}
+
+// Open consumes c ('{' or '[') and reports whether it was there.
+func (r *Reader) Open(c byte) bool {
+	if r.peek() != c {
+		r.bad = true
+		return false
+	}
+	r.i++
+	return true
+}
+
+// More is the loop condition over the members of an object or an array opened with Open: it
+// consumes the separator before member n (n counts from 0), or the closing byte after the last
+// member and reports false.
+func (r *Reader) More(closing byte, n int) bool {
+	c := r.peek()
+	switch {
+	case r.bad:
+		return false
+	case c == closing:
+		r.i++
+		return false
+	case n == 0:
+		return true
+	case c == ',':
+		r.i++
+		return true
+	}
+	r.bad = true
+	return false
+}
+
+// Key reads an object member's key and its colon. The bytes are only valid until the next read;
+// `switch string(r.Key())` compares them without a copy. A key with an escape is not taken.
+func (r *Reader) Key() []byte {
+	if r.peek() != '"' {
+		r.bad = true
+		return nil
+	}
+	start := r.i + 1
+	ascii := true
+	for j := start; j < len(r.b); j++ {
+		c := r.b[j]
+		if c == '\\' || c < 0x20 {
+			break
+		}
+		if c >= utf8.RuneSelf {
+			ascii = false
+		}
+		if c == '"' {
+			if j+1 >= len(r.b) || r.b[j+1] != ':' || (!ascii && !utf8.Valid(r.b[start:j])) {
+				break
+			}
+			r.i = j + 2
+			return r.b[start:j]
+		}
+	}
+	r.bad = true
+	return nil
+}
+
+// Null consumes a null and reports whether there was one.
+func (r *Reader) Null() bool {
+	if r.bad || len(r.b)-r.i < 4 || string(r.b[r.i:r.i+4]) != "null" {
+		return false
+	}
+	r.i += 4
+	return true
+}
+
+// Bool reads true or false.
+func (r *Reader) Bool() bool {
+	switch {
+	case r.bad:
+	case len(r.b)-r.i >= 4 && string(r.b[r.i:r.i+4]) == "true":
+		r.i += 4
+		return true
+	case len(r.b)-r.i >= 5 && string(r.b[r.i:r.i+5]) == "false":
+		r.i += 5
+		return false
+	}
+	r.bad = true
+	return false
+}
+
+// Text reads a string. One without escapes is copied as it is (valid UTF-8, no control
+// characters); one with escapes is decoded by encoding/json.
+func (r *Reader) Text() string {
+	if r.peek() != '"' {
+		r.bad = true
+		return ""
+	}
+	start := r.i + 1
+	ascii, escaped := true, false
+	j := start
+	for ; j < len(r.b); j++ {
+		c := r.b[j]
+		if c == '"' {
+			break
+		}
+		if c == '\\' {
+			escaped = true
+			j++ // the escaped byte cannot end the string
+			continue
+		}
+		if c < 0x20 {
+			r.bad = true
+			return ""
+		}
+		if c >= utf8.RuneSelf {
+			ascii = false
+		}
+	}
+	if j >= len(r.b) {
+		r.bad = true
+		return ""
+	}
+	r.i = j + 1
+	if escaped {
+		var s string
+		if json.Unmarshal(r.b[start-1:j+1], &s) != nil {
+			r.bad = true
+		}
+		return s
+	}
+	if !ascii && !utf8.Valid(r.b[start:j]) {
+		r.bad = true // encoding/json would replace the invalid bytes
+		return ""
+	}
+	return string(r.b[start:j])
+}
+
+// OneOf reads a string, returning the member of common equal to it without a copy: for the
+// few values a field mostly holds (a type, a colour).
+func (r *Reader) OneOf(common []string) string {
+	if r.peek() == '"' {
+		rest := r.b[r.i+1:]
+		for _, s := range common {
+			if len(rest) > len(s) && rest[len(s)] == '"' && string(rest[:len(s)]) == s {
+				r.i += len(s) + 2
+				return s
+			}
+		}
+	}
+	return r.Text()
+}
+
+// Float reads a number as encoding/json does into a float64.
+func (r *Reader) Float() float64 {
+	start := r.i
+	j := start
+	if j < len(r.b) && r.b[j] == '-' {
+		j++
+	}
+	switch {
+	case j < len(r.b) && r.b[j] == '0':
+		j++
+	case j < len(r.b) && r.b[j] >= '1' && r.b[j] <= '9':
+		j = digits(r.b, j)
+	default:
+		r.bad = true
+		return 0
+	}
+	if j < len(r.b) && r.b[j] == '.' {
+		k := digits(r.b, j+1)
+		if k == j+1 {
+			r.bad = true
+			return 0
+		}
+		j = k
+	}
+	if j < len(r.b) && (r.b[j] == 'e' || r.b[j] == 'E') {
+		j++
+		if j < len(r.b) && (r.b[j] == '+' || r.b[j] == '-') {
+			j++
+		}
+		k := digits(r.b, j)
+		if k == j {
+			r.bad = true
+			return 0
+		}
+		j = k
+	}
+	f, err := strconv.ParseFloat(string(r.b[start:j]), 64)
+	if err != nil || r.bad {
+		r.bad = true
+		return 0
+	}
+	r.i = j
+	return f
+}
+
+func digits(b []byte, j int) int {
+	for j < len(b) && b[j] >= '0' && b[j] <= '9' {
+		j++
+	}
+	return j
+}
+
+// Raw reads any one value and returns its bytes (a slice of the document).
+func (r *Reader) Raw() []byte {
+	start := r.i
+	r.skip(0)
+	if r.bad {
+		return nil
+	}
+	return r.b[start:r.i]
+}
+
+// maxDepth bounds the nesting Raw follows, as encoding/json bounds its own.
+const maxDepth = 10000
+
+func (r *Reader) skip(depth int) {
+	if depth > maxDepth {
+		r.bad = true
+		return
+	}
+	switch c := r.peek(); {
+	case r.bad:
+	case c == '{':
+		r.i++
+		for n := 0; r.More('}', n); n++ {
+			_ = r.Text()
+			if r.peek() != ':' {
+				r.bad = true
+				return
+			}
+			r.i++
+			r.skip(depth + 1)
+		}
+	case c == '[':
+		r.i++
+		for n := 0; r.More(']', n); n++ {
+			r.skip(depth + 1)
+		}
+	case c == '"':
+		_ = r.Text()
+	case c == 't' || c == 'f':
+		r.Bool()
+	case c == 'n':
+		if !r.Null() {
+			r.bad = true
+		}
+	default:
+		r.Float()
+	}
+}

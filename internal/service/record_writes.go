@@ -1,0 +1,102 @@
+package service
+
+import (
+	"context"
+
+	"github.com/quire-dev/quire/internal/quire"
+	"github.com/quire-dev/quire/internal/store"
+)
+
+// recordWrites takes the rows that createRecord and updateRecord store for database db: at
+// once, or, for a mutation batch (gathered true), gathered and written by flush at the batch's
+// end in a few multi-row statements. Gathering is right only where nothing the batch reads later
+// depends on them: readTargets keeps the records' state in memory, new records' numbers come
+// from a counter, and a database that a dual relation syncs into writes at once.
+type recordWrites struct {
+	tx       *store.Tx
+	db       string
+	gathered bool
+
+	next     int64                                        // the next record number; 0 until read
+	numbers  map[string]int64                             // the numbers given to new records
+	replaced map[store.RecordProperty][]store.RecordValue // the final rows of each property rewritten
+	order    []store.RecordProperty                       // replaced's keys, in the order first written
+	created  []store.RecordRows
+	nodes    []*quire.Node // new records, inserted last so that FTS5 flushes their search rows once
+}
+
+func writesAtOnce(tx *store.Tx, db string) *recordWrites { return &recordWrites{tx: tx, db: db} }
+
+func gatheredWrites(tx *store.Tx, db string) *recordWrites {
+	return &recordWrites{tx: tx, db: db, gathered: true, replaced: map[store.RecordProperty][]store.RecordValue{},
+		numbers: map[string]int64{}}
+}
+
+// number returns the number of new record id: one more than the database's highest, read once.
+func (w *recordWrites) number(ctx context.Context, id string) (int64, error) {
+	if !w.gathered {
+		return w.tx.NextRecordNumber(ctx, w.db)
+	}
+	if w.next == 0 {
+		n, err := w.tx.NextRecordNumber(ctx, w.db)
+		if err != nil {
+			return 0, err
+		}
+		w.next = n
+	}
+	w.numbers[id] = w.next
+	w.next++
+	return w.next - 1, nil
+}
+
+// insertNode stores new record n, now or last of the batch; later is false when something
+// written next needs its row (content blocks, file uses).
+func (w *recordWrites) insertNode(ctx context.Context, n *quire.Node, later bool) error {
+	if !w.gathered || !later {
+		return w.tx.InsertNode(ctx, n)
+	}
+	c := *n // the caller renders n, which replaces its properties, after the batch
+	w.nodes = append(w.nodes, &c)
+	return nil
+}
+
+// insert stores the rows of new record id.
+func (w *recordWrites) insert(ctx context.Context, id string, rows []store.RecordValue) error {
+	if !w.gathered {
+		return w.tx.InsertRecordValues(ctx, w.db, id, rows)
+	}
+	w.created = append(w.created, store.RecordRows{RecordID: id, Rows: rows})
+	return nil
+}
+
+// replace replaces the rows of property prop of record id with rows.
+func (w *recordWrites) replace(ctx context.Context, id, prop string, rows []store.RecordValue) error {
+	if !w.gathered {
+		return w.tx.ReplacePropertyValues(ctx, w.db, id, prop, rows)
+	}
+	k := store.RecordProperty{RecordID: id, PropertyID: prop}
+	if _, ok := w.replaced[k]; !ok {
+		w.order = append(w.order, k)
+	}
+	w.replaced[k] = rows
+	return nil
+}
+
+// flush writes what was gathered: the rewritten properties' old rows deleted, every new row
+// inserted, then the new records' nodes rows.
+func (w *recordWrites) flush(ctx context.Context) error {
+	if !w.gathered {
+		return nil
+	}
+	if err := w.tx.DeleteRows(ctx, w.order); err != nil {
+		return err
+	}
+	recs := make([]store.RecordRows, 0, len(w.order)+len(w.created))
+	for _, k := range w.order {
+		recs = append(recs, store.RecordRows{RecordID: k.RecordID, Rows: w.replaced[k]})
+	}
+	if err := w.tx.InsertRows(ctx, w.db, append(recs, w.created...)); err != nil {
+		return err
+	}
+	return w.tx.InsertNodes(ctx, w.nodes)
+}

@@ -1,0 +1,135 @@
+package store
+
+import (
+	"context"
+	"strings"
+
+	"github.com/quire-dev/quire/internal/quire"
+)
+
+// A mutation batch writes its records' rows in a few multi-row statements at its end, rather
+// than a handful per operation: on SQLite each statement is compiled or at least stepped
+// through its own savepoint, and once a new record has put rows into the FTS5 search indexes,
+// every later statement's savepoint flushed them to disk as a new segment.
+
+// RecordRows are rows of record_values of one record.
+type RecordRows struct {
+	RecordID string
+	Rows     []RecordValue
+}
+
+// RecordProperty names the rows of one property of one record.
+type RecordProperty struct {
+	RecordID, PropertyID string
+}
+
+// values writes the placeholders of one row of cols values, numbered after n earlier ones.
+func (tx *Tx) values(sb *strings.Builder, n, cols int) {
+	sb.WriteByte('(')
+	for c := range cols {
+		if c > 0 {
+			sb.WriteString(", ")
+		}
+		sb.WriteString(tx.placeholder(n + c + 1))
+	}
+	sb.WriteByte(')')
+}
+
+// InsertRows stores the rows of records recs of database db, 500 rows per statement.
+func (tx *Tx) InsertRows(ctx context.Context, db string, recs []RecordRows) error {
+	const cols, most = 6, 500
+	var sb strings.Builder
+	var args []any
+	flush := func() error {
+		if len(args) == 0 {
+			return nil
+		}
+		_, err := tx.tx.ExecContext(ctx, sb.String(), args...)
+		sb.Reset()
+		args = args[:0]
+		return err
+	}
+	for _, rec := range recs {
+		for _, r := range rec.Rows {
+			if len(args) == 0 {
+				sb.WriteString(`INSERT INTO record_values (database_id, record_id, property_id, ord, v_text, v_num) VALUES `)
+			} else {
+				sb.WriteString(", ")
+			}
+			tx.values(&sb, len(args), cols)
+			args = append(args, db, rec.RecordID, r.PropertyID, r.Ord, nullText(r.Text), nullNum(r.Num))
+			if len(args) == most*cols {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return flush()
+}
+
+// DeleteRows deletes every row of the properties of records keys, 250 pairs per statement, each
+// pair found on the primary key.
+func (tx *Tx) DeleteRows(ctx context.Context, keys []RecordProperty) error {
+	const most = 250
+	for start := 0; start < len(keys); start += most {
+		batch := keys[start:min(start+most, len(keys))]
+		var sb strings.Builder
+		sb.WriteString(`DELETE FROM record_values WHERE (record_id, property_id) IN (VALUES `)
+		args := make([]any, 0, 2*len(batch))
+		for i, k := range batch {
+			if i > 0 {
+				sb.WriteString(", ")
+			}
+			tx.values(&sb, len(args), 2)
+			args = append(args, k.RecordID, k.PropertyID)
+		}
+		sb.WriteByte(')')
+		if _, err := tx.tx.ExecContext(ctx, sb.String(), args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// InsertNodes inserts nodes, 40 per statement.
+func (tx *Tx) InsertNodes(ctx context.Context, nodes []*quire.Node) error {
+	const cols, most = 21, 40
+	for start := 0; start < len(nodes); start += most {
+		batch := nodes[start:min(start+most, len(nodes))]
+		var sb strings.Builder
+		sb.WriteString(`INSERT INTO nodes (` + nodeColumns + `) VALUES `)
+		args := make([]any, 0, cols*len(batch))
+		for i, n := range batch {
+			if i > 0 {
+				sb.WriteString(", ")
+			}
+			tx.values(&sb, len(args), cols)
+			args = append(args, n.ID, n.WorkspaceID, n.Object, n.PageType, n.ParentType, nullString(n.ParentID), n.Position,
+				jsonArg(n.Title), n.TitlePlain, jsonArg(n.Properties), jsonArg(n.Description), jsonArg(n.Icon), jsonArg(n.Cover),
+				n.IsInline, n.InTrash, n.TrashedUnder, n.Version, n.CreatedMs, n.CreatedBy, n.EditedMs, n.EditedBy)
+		}
+		if _, err := tx.tx.ExecContext(ctx, sb.String(), args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// UpdateRecordNode writes a record's title and properties and its edit, as UpdateNode does but
+// setting only those columns: SQLite rewrites a row's entries in every index over a column that
+// an UPDATE sets, changed or not, and UpdateNode sets columns of all eight of nodes' indexes.
+func (tx *Tx) UpdateRecordNode(ctx context.Context, n *quire.Node) error {
+	res, err := tx.tx.ExecContext(ctx, `UPDATE nodes SET title = $3, title_plain = $4, properties = $5,
+		version = version + 1, edited_ms = $6, edited_by = $7
+		WHERE id = $1 AND version = $2`,
+		n.ID, n.Version, jsonArg(n.Title), n.TitlePlain, jsonArg(n.Properties), n.EditedMs, n.EditedBy)
+	if err != nil {
+		return err
+	}
+	if k, _ := res.RowsAffected(); k == 0 {
+		return quire.Conflict("The page changed while this request ran; read it again and retry.")
+	}
+	n.Version++
+	return nil
+}
