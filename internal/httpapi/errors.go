@@ -45,8 +45,9 @@ func toError(ctx context.Context, logger *slog.Logger, err error) *Error {
 		}
 		return &Error{Object: "error", Status: qe.Status(), Code: qe.Code, Message: qe.Message, RequestID: rid, Details: details}
 	}
-	if errors.Is(err, context.Canceled) {
-		// The client went away; nobody reads this answer.
+	if errors.Is(err, context.Canceled) || ctx.Err() != nil {
+		// The client went away; nobody reads this answer. (The drivers do not always wrap the
+		// context's error: SQLite's is "interrupted".)
 		logger.LogAttrs(ctx, slog.LevelInfo, "request canceled", slog.String("request_id", rid))
 	} else {
 		logger.LogAttrs(ctx, slog.LevelError, "internal error", slog.String("request_id", rid), slog.String("error", err.Error()))
