@@ -275,25 +275,35 @@ const hexDigits = "0123456789abcdef"
 
 // AppendString appends s as a JSON string, escaped as encoding/json does except that <, >
 // and & stay literal (the output is never embedded in HTML). Invalid UTF-8 becomes U+FFFD.
-func AppendString(dst []byte, s string) []byte {
+func AppendString(dst []byte, s string) []byte { return appendString(dst, s, false) }
+
+// AppendStringAsJSON appends s exactly as encoding/json's Marshal does: also <, > and & as
+// \u003c …, and \b and \f by name. Stored values written by hand keep the bytes Marshal wrote.
+func AppendStringAsJSON(dst []byte, s string) []byte { return appendString(dst, s, true) }
+
+func appendString(dst []byte, s string, asMarshal bool) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
+			if c >= 0x20 && c != '"' && c != '\\' && (!asMarshal || c != '<' && c != '>' && c != '&') {
 				i++
 				continue
 			}
 			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
+			switch {
+			case c == '"' || c == '\\':
 				dst = append(dst, '\\', c)
-			case '\n':
+			case asMarshal && c == '\b':
+				dst = append(dst, '\\', 'b')
+			case asMarshal && c == '\f':
+				dst = append(dst, '\\', 'f')
+			case c == '\n':
 				dst = append(dst, '\\', 'n')
-			case '\r':
+			case c == '\r':
 				dst = append(dst, '\\', 'r')
-			case '\t':
+			case c == '\t':
 				dst = append(dst, '\\', 't')
 			default:
 				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])

@@ -2,7 +2,6 @@ package properties
 
 import (
 	"slices"
-	"unicode/utf8"
 
 	"github.com/quire-dev/quire/internal/blocks"
 )
@@ -23,7 +22,7 @@ func MarshalValues(v Values) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendStoredString(dst, id)
+		dst = blocks.AppendStringAsJSON(dst, id)
 		dst = append(dst, ':')
 		dst = appendStored(dst, v[id])
 	}
@@ -33,7 +32,7 @@ func MarshalValues(v Values) []byte {
 // appendStored writes one storedValue's fields in their struct order, as omitempty leaves them.
 func appendStored(dst []byte, val Value) []byte {
 	dst = append(dst, `{"t":`...)
-	dst = appendStoredString(dst, val.Type)
+	dst = blocks.AppendStringAsJSON(dst, val.Type)
 	if val.RichText != nil {
 		dst = append(dst, `,"rt":`...)
 		start := len(dst)
@@ -55,14 +54,14 @@ func appendStored(dst []byte, val Value) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendStoredString(dst, id)
+			dst = blocks.AppendStringAsJSON(dst, id)
 		}
 		dst = append(dst, ']')
 	}
 	dst = storedField(dst, "db", val.DatabaseID)
 	if d := val.Date; d != nil {
 		dst = append(dst, `,"d":{"s":`...)
-		dst = appendStoredString(dst, d.Start)
+		dst = blocks.AppendStringAsJSON(dst, d.Start)
 		dst = storedField(dst, "e", d.End)
 		dst = storedField(dst, "z", d.TimeZone)
 		dst = append(dst, '}')
@@ -76,11 +75,11 @@ func appendStored(dst []byte, val Value) []byte {
 			dst = append(dst, '{')
 			if f.Name != "" {
 				dst = append(dst, `"n":`...)
-				dst = appendStoredString(dst, f.Name)
+				dst = blocks.AppendStringAsJSON(dst, f.Name)
 				dst = append(dst, ',')
 			}
 			dst = append(dst, `"t":`...)
-			dst = appendStoredString(dst, f.Type)
+			dst = blocks.AppendStringAsJSON(dst, f.Type)
 			dst = storedField(dst, "u", f.URL)
 			dst = storedField(dst, "id", f.UploadID)
 			dst = append(dst, '}')
@@ -98,65 +97,8 @@ func storedField(dst []byte, key, s string) []byte {
 	dst = append(dst, ',', '"')
 	dst = append(dst, key...)
 	dst = append(dst, '"', ':')
-	return appendStoredString(dst, s)
+	return blocks.AppendStringAsJSON(dst, s)
 }
-
-// appendStoredString writes s as encoding/json does by default: <, > and & as \u003c …,
-// \b \f \n \r \t by name, other control characters as \u00XX, invalid UTF-8 as \ufffd, and
-// U+2028, U+2029 escaped.
-func appendStoredString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
-
-const hexDigits = "0123456789abcdef"
 
 // escapeHTML escapes <, > and & in dst[start:], JSON that AppendRichText wrote, as
 // encoding/json does to a json.RawMessage (they can only be inside its strings).
@@ -179,3 +121,5 @@ func escapeHTML(dst []byte, start int) []byte {
 	}
 	return dst
 }
+
+const hexDigits = "0123456789abcdef"
