@@ -154,7 +154,7 @@ func (s *Service) updateRecord(ctx context.Context, tx *store.Tx, w *recordWrite
 		if sameScalars(was, is) {
 			continue
 		}
-		if err := w.replace(ctx, n.ID, prop.ID, rowsOf(is)); err != nil {
+		if err := w.replace(ctx, n.ID, prop.ID, rowsOf(was), rowsOf(is)); err != nil {
 			return err
 		}
 	}

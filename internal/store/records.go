@@ -230,7 +230,8 @@ type RecordPage struct {
 
 // QueryRecords runs a compiled database query (internal/dbquery) inside one read transaction,
 // so that its statements and the read of the records see one snapshot.
-func (s *Store) QueryRecords(ctx context.Context, ws string, q dbquery.Query, pageSize int) (*RecordPage, error) {
+// Numbers are read when numbers is set (the caller shows a unique_id property).
+func (s *Store) QueryRecords(ctx context.Context, ws string, q dbquery.Query, pageSize int, numbers bool) (*RecordPage, error) {
 	tx, err := s.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, err
@@ -250,7 +251,7 @@ func (s *Store) QueryRecords(ctx context.Context, ws string, q dbquery.Query, pa
 	if err != nil {
 		return nil, err
 	}
-	nodes, nums, err := recordsByID(ctx, tx, ws, ids)
+	nodes, nums, err := recordsByID(ctx, tx, ws, ids, numbers)
 	if err != nil {
 		return nil, err
 	}
@@ -258,14 +259,18 @@ func (s *Store) QueryRecords(ctx context.Context, ws string, q dbquery.Query, pa
 }
 
 // RecordsByID returns the nodes ids of workspace ws in the order of ids (missing ones are
-// left out) and the numbers of those that are records.
-func (tx *Tx) RecordsByID(ctx context.Context, ws string, ids []string) ([]*quire.Node, map[string]int64, error) {
-	return recordsByID(ctx, tx.tx, ws, ids)
+// left out) and, when numbers is set, the numbers of those that are records.
+func (tx *Tx) RecordsByID(ctx context.Context, ws string, ids []string, numbers bool) ([]*quire.Node, map[string]int64, error) {
+	return recordsByID(ctx, tx.tx, ws, ids, numbers)
 }
 
 // recordsByID is nodesByID and recordNumbers in one statement: a page of records is read
 // with its numbers by primary key, a hundred per statement.
-func recordsByID(ctx context.Context, q querier, ws string, ids []string) ([]*quire.Node, map[string]int64, error) {
+func recordsByID(ctx context.Context, q querier, ws string, ids []string, numbers bool) ([]*quire.Node, map[string]int64, error) {
+	if !numbers {
+		nodes, err := nodesByID(ctx, q, ws, ids)
+		return nodes, map[string]int64{}, err
+	}
 	byID := make(map[string]*quire.Node, len(ids))
 	nums := make(map[string]int64, len(ids))
 	for start := 0; start < len(ids); start += 100 {
