@@ -75,19 +75,32 @@ func (tx *Tx) ReplacePropertyValues(ctx context.Context, db, recordID, propertyI
 	return tx.InsertRecordValues(ctx, db, recordID, rows)
 }
 
-// DropPropertyValues deletes every row of property propertyID in database db, in one
-// statement on the property's index.
+// Statements on a database's rows of one property. Each index of record_values holds only the
+// rows that have its column (migration 00011), so each says so to be read on that index;
+// every row has a text or a number.
+const (
+	dropTextRows = `DELETE FROM record_values WHERE database_id = $1 AND property_id = $2 AND v_text IS NOT NULL`
+	dropNumRows  = `DELETE FROM record_values WHERE database_id = $1 AND property_id = $2 AND v_num IS NOT NULL`
+	copyNumbers  = `INSERT INTO record_values (database_id, record_id, property_id, ord, v_text, v_num)
+		SELECT database_id, record_id, $2, 0, NULL, v_num FROM record_values WHERE database_id = $1 AND property_id = $3 AND v_num IS NOT NULL`
+	maxNumber = `SELECT MAX(v_num) FROM record_values WHERE database_id = $1 AND property_id = $2 AND v_num IS NOT NULL`
+)
+
+// DropPropertyValues deletes every row of property propertyID in database db, on the
+// property's range of each index.
 func (tx *Tx) DropPropertyValues(ctx context.Context, db, propertyID string) error {
-	_, err := tx.tx.ExecContext(ctx, `DELETE FROM record_values WHERE database_id = $1 AND property_id = $2`, db, propertyID)
-	return err
+	for _, q := range []string{dropTextRows, dropNumRows} {
+		if _, err := tx.tx.ExecContext(ctx, q, db, propertyID); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // CopyRecordNumbers gives unique_id property propertyID of database db the number of every
 // record, in one statement.
 func (tx *Tx) CopyRecordNumbers(ctx context.Context, db, propertyID string) error {
-	_, err := tx.tx.ExecContext(ctx, `INSERT INTO record_values (database_id, record_id, property_id, ord, v_text, v_num)
-		SELECT database_id, record_id, $2, 0, NULL, v_num FROM record_values WHERE database_id = $1 AND property_id = $3`,
-		db, propertyID, NumberProperty)
+	_, err := tx.tx.ExecContext(ctx, copyNumbers, db, propertyID, NumberProperty)
 	return err
 }
 
@@ -96,8 +109,7 @@ func (tx *Tx) CopyRecordNumbers(ctx context.Context, db, propertyID string) erro
 // row lock (LockNode), so two records never get the same number.
 func (tx *Tx) NextRecordNumber(ctx context.Context, db string) (int64, error) {
 	var n sql.NullFloat64
-	err := tx.tx.QueryRowContext(ctx, `SELECT MAX(v_num) FROM record_values WHERE database_id = $1 AND property_id = $2`,
-		db, NumberProperty).Scan(&n)
+	err := tx.tx.QueryRowContext(ctx, maxNumber, db, NumberProperty).Scan(&n)
 	return int64(n.Float64) + 1, err
 }
 
@@ -241,8 +253,7 @@ func (s *Store) QueryRecords(ctx context.Context, ws string, q dbquery.Query, pa
 		// The highest record number bounds how many records the database holds, read from the
 		// end of the number index: Page weighs its probes' counts against it.
 		var n sql.NullFloat64
-		if err := tx.QueryRowContext(ctx, `SELECT MAX(v_num) FROM record_values WHERE database_id = $1 AND property_id = $2`,
-			q.DatabaseID, NumberProperty).Scan(&n); err != nil {
+		if err := tx.QueryRowContext(ctx, maxNumber, q.DatabaseID, NumberProperty).Scan(&n); err != nil {
 			return nil, err
 		}
 		q.Records = max(1, int(n.Float64))
