@@ -675,7 +675,7 @@ func TestProbes(t *testing.T) {
 		want := []probe{
 			{"SELECT count(*) FROM (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_num > $3 LIMIT $4) p", []any{"db1", "sc", 1.0, int64(1001)}},
 			{"SELECT count(*) FROM (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_text = $3 LIMIT $4) p", []any{"db1", "rl", p1, int64(1001)}},
-			{"SELECT count(*) FROM (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_text " + like + ` $3 ESCAPE '\' LIMIT $4) p`, []any{"db1", "nt", "%x%", int64(1001)}},
+			{"SELECT count(*) FROM (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_text " + like + ` $3 ESCAPE '\' AND v.v_text IS NOT NULL LIMIT $4) p`, []any{"db1", "nt", "%x%", int64(1001)}},
 		}
 		got := make([]probe, len(ps))
 		for i, p := range ps {

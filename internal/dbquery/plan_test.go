@@ -254,6 +254,32 @@ func TestPlans(t *testing.T) {
 					"SEARCH s1 USING INDEX sqlite_autoindex_record_values_1 (record_id=? AND property_id=? AND ord=?)")
 				mustNot(t, plan, "AUTOMATIC")
 			}
+			// Every probe counts on an index of record_values, which hold only the rows with their
+			// column (migration 00011), and so does the statement its condition then drives.
+			for _, filter := range []string{`{"property":"text","rich_text":{"contains":"w037x"}}`, `{"property":"text","rich_text":{"ends_with":"x"}}`,
+				`{"property":"title","title":{"starts_with":"Rec"}}`, `{"property":"title","title":{"equals":"Record 5"}}`,
+				`{"property":"num","number":{"less_than_or_equal_to":5}}`, `{"property":"done","checkbox":{"equals":true}}`,
+				`{"property":"tags","multi_select":{"contains":"tag3"}}`, `{"property":"date","date":{"on_or_after":"2024-03-01"}}`} {
+				f, err := dbquery.DecodeFilter(benchSchema, []byte(filter))
+				if err != nil {
+					t.Fatal(err)
+				}
+				q := dbquery.Query{DatabaseID: benchDB, Filter: f, Limit: 101, Now: now}
+				ps, err := dbquery.Probes(dbquery.SQLite, q, 1000)
+				if err != nil || len(ps) != 1 {
+					t.Fatalf("%s: %d probes, %v", filter, len(ps), err)
+				}
+				c := f.(dbquery.Cond)
+				q.Narrow = &c
+				st, err := dbquery.Compile(dbquery.SQLite, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, plan := range []string{explain(t, db, ps[0].Stmt), explain(t, db, st)} {
+					mustContain(t, plan, "SEARCH v USING COVERING INDEX record_values_")
+					mustNot(t, plan, "SCAN v")
+				}
+			}
 			// A selective condition read from its index drives the statement in the same way.
 			for _, filter := range []string{`{"property":"sel","select":{"equals":"opt7"}}`, `{"property":"num","number":{"greater_than":999000}}`} {
 				plan := explain(t, db, compileNarrow(t, filter, `[{"property":"num","direction":"ascending"}]`, nil, nil, true))

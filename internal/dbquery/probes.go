@@ -96,6 +96,11 @@ func (c *compiler) matching(e Cond) bool {
 		return false
 	}
 	c.b.w("FROM record_values v WHERE v.database_id = $1 AND v.property_id = ", prop, " AND ", pred)
+	if families[e.Type][e.Op] == argText && (e.Op == "contains" || e.Op == "ends_with") {
+		// SQLite's text index holds only rows with a text (migration 00011), and it does not
+		// take a pattern that begins with % to mean one: said outright, it reads the index.
+		c.b.w(" AND v.v_text IS NOT NULL")
+	}
 	return true
 }
 

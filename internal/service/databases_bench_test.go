@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -177,19 +179,29 @@ var benchQueries = []struct{ name, body string }{
 // contains < 50 ms, and/or on three properties < 20 ms), a 100-operation mutation batch
 // (< 30 ms), and the first query on 1,000, 10,000 and 100,000 records. Run it with
 // go test -run '^$' -bench Databases -benchtime 50x ./internal/service/
+//
+// With QUIRE_BENCH_STORE set to a folder, SQLite's store lives there and keeps the databases
+// seeded by the first run (bench.json names them and the token that reads them) for the runs
+// after it: seeding 111,000 records takes minutes. The mutation batch changes the store, so
+// compare two builds on copies of one seeded folder.
 func BenchmarkDatabases(b *testing.B) {
 	for _, e := range engines {
 		b.Run(e.name, func(b *testing.B) {
 			st, settle := openBenchStore(b, e.name)
-			svc, p := caller(b, st)
+			svc, p, secret := callerToken(b, st)
 			// Databases are seeded when a sub-benchmark first needs one, so that -bench can pick.
 			seeded := map[int]*quire.Node{}
+			kept := keptDatabases(b, st, e.name, secret)
+			if kept != nil {
+				svc, p, seeded = kept.svc, kept.p, kept.seeded
+			}
 			db := func(b *testing.B, n int) *quire.Node {
 				if seeded[n] == nil {
 					start := time.Now()
 					seeded[n] = seedRecords(b, st, svc, p, n)
 					settle()
 					fmt.Printf("%s: seeded %d records in %v\n", e.name, n, time.Since(start).Round(time.Millisecond))
+					kept.save(b, seeded)
 				}
 				return seeded[n]
 			}
@@ -247,6 +259,14 @@ func BenchmarkDatabases(b *testing.B) {
 // ANALYZE: statistics and the visibility map that index-only scans need); on SQLite nothing,
 // as nothing runs ANALYZE there (the plans are made not to need it).
 func openBenchStore(b *testing.B, engine string) (*store.Store, func()) {
+	if dir := os.Getenv("QUIRE_BENCH_STORE"); dir != "" && engine == "sqlite" {
+		st, err := store.Open(ctx, store.Config{Dir: dir})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { st.Close() })
+		return st, func() {}
+	}
 	if engine != "postgres" {
 		return testdb.SQLite(b), func() {}
 	}
@@ -265,6 +285,66 @@ func openBenchStore(b *testing.B, engine string) (*store.Store, func()) {
 		if _, err := raw.Exec(`VACUUM ANALYZE nodes, record_values`); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// kept are the databases of a QUIRE_BENCH_STORE folder, and the caller that reads them.
+type kept struct {
+	path   string
+	secret string
+	svc    *service.Service
+	p      *quire.Principal
+	seeded map[int]*quire.Node
+}
+
+// keptDatabases reads the folder's bench.json: nil without QUIRE_BENCH_STORE (or on
+// PostgreSQL); the databases seeded so far and their caller, or, on a fresh folder, none with
+// the caller just made (whose token secret is kept).
+func keptDatabases(b *testing.B, st *store.Store, engine, secret string) *kept {
+	dir := os.Getenv("QUIRE_BENCH_STORE")
+	if dir == "" || engine != "sqlite" {
+		return nil
+	}
+	k := &kept{path: filepath.Join(dir, "bench.json"), secret: secret, seeded: map[int]*quire.Node{}}
+	var saved struct {
+		Token     string
+		Databases map[int]string
+	}
+	if raw, err := os.ReadFile(k.path); err == nil {
+		if err := json.Unmarshal(raw, &saved); err != nil {
+			b.Fatal(err)
+		}
+		k.secret = saved.Token
+	}
+	k.svc = service.New(st, service.Options{BaseURL: "http://quire.test"})
+	p, err := k.svc.Authenticate(ctx, "Bearer "+k.secret)
+	if err != nil {
+		b.Fatal(err)
+	}
+	k.p = p
+	for n, id := range saved.Databases {
+		if k.seeded[n], err = k.svc.Database(ctx, p, id); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return k
+}
+
+// save writes bench.json (nothing without a folder).
+func (k *kept) save(b *testing.B, seeded map[int]*quire.Node) {
+	if k == nil {
+		return
+	}
+	ids := map[int]string{}
+	for n, db := range seeded {
+		ids[n] = db.ID
+	}
+	raw, err := json.Marshal(map[string]any{"Token": k.secret, "Databases": ids})
+	if err == nil {
+		err = os.WriteFile(k.path, raw, 0o600)
+	}
+	if err != nil {
+		b.Fatal(err)
 	}
 }
 

@@ -197,7 +197,7 @@ func readTargets(ctx context.Context, tx *store.Tx, p *quire.Principal, db *reco
 		}
 		ids = append(ids, m.PageID)
 	}
-	nodes, nums, err := tx.RecordsByID(ctx, p.WorkspaceID(), ids)
+	nodes, nums, err := tx.RecordsByID(ctx, p.WorkspaceID(), ids, hasUniqueID(db.schema))
 	if err != nil {
 		return targets{}, err
 	}

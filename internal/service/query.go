@@ -82,6 +82,12 @@ func DecodeRecordQuery(raw []byte) (RecordQuery, error) {
 	return out, p.Err()
 }
 
+// hasUniqueID reports whether schema shows a unique_id property, the one that reads a record's
+// number.
+func hasUniqueID(schema quire.Schema) bool {
+	return slices.ContainsFunc(schema, func(p *quire.Property) bool { return p.Type == quire.PropUniqueID })
+}
+
 // QueryDatabase runs a query on a database's records in the engine: the filter and sorts
 // compiled to SQL on record_values' indexes (internal/dbquery), a keyset cursor that carries
 // the last record's sort keys.
@@ -135,14 +141,14 @@ func (s *Service) QueryDatabase(ctx context.Context, p *quire.Principal, id stri
 			return Page[*quire.Node]{}, InvalidCursor()
 		}
 	}
-	page, err := s.store.QueryRecords(ctx, p.WorkspaceID(), dq, q.PageSize)
-	if err != nil {
-		return Page[*quire.Node]{}, err
-	}
 	// Rendered under the schema the filter was read with, rather than the database read again.
 	shown := schema
 	if keep != nil {
 		shown = slices.DeleteFunc(slices.Clone(schema), func(prop *quire.Property) bool { return !keep[prop.ID] })
+	}
+	page, err := s.store.QueryRecords(ctx, p.WorkspaceID(), dq, q.PageSize, hasUniqueID(shown))
+	if err != nil {
+		return Page[*quire.Node]{}, err
 	}
 	if err := renderIn(page.Records, shown, page.Numbers); err != nil {
 		return Page[*quire.Node]{}, err

@@ -154,7 +154,7 @@ func (s *Service) updateRecord(ctx context.Context, tx *store.Tx, w *recordWrite
 		if sameScalars(was, is) {
 			continue
 		}
-		if err := w.replace(ctx, n.ID, prop.ID, rowsOf(is)); err != nil {
+		if err := w.replace(ctx, n.ID, prop.ID, rowsOf(was), rowsOf(is)); err != nil {
 			return err
 		}
 	}
@@ -414,7 +414,9 @@ func renderRecord(n *quire.Node, schema quire.Schema, number int64) error {
 	if err != nil {
 		return err
 	}
-	n.Properties = properties.AppendValues(nil, schema, vals, computed(n, number))
+	// The read shape is about twice the stored one (every annotation of a rich text, every
+	// property by name): sized once rather than grown.
+	n.Properties = properties.AppendValues(make([]byte, 0, 2*len(n.Properties)+256), schema, vals, computed(n, number))
 	return nil
 }
 

@@ -28,6 +28,13 @@ var engines = []struct {
 // service with the token's principal.
 func caller(t testing.TB, st *store.Store) (*service.Service, *quire.Principal) {
 	t.Helper()
+	svc, p, _ := callerToken(t, st)
+	return svc, p
+}
+
+// callerToken is caller, also returning the token's secret.
+func callerToken(t testing.TB, st *store.Store) (*service.Service, *quire.Principal, string) {
+	t.Helper()
 	svc := service.New(st, service.Options{BaseURL: "http://quire.test"})
 	w, err := svc.CreateWorkspace(ctx, "Bench")
 	if err != nil {
@@ -46,7 +53,7 @@ func caller(t testing.TB, st *store.Store) (*service.Service, *quire.Principal) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return svc, p
+	return svc, p, secret
 }
 
 // newPage creates an empty top-level page.

@@ -92,6 +92,30 @@ func (tx *Tx) DeleteRows(ctx context.Context, keys []RecordProperty) error {
 	return nil
 }
 
+// UpdateRecordValue sets the row at ord 0 of property k to v, writing only its text when text
+// is set and only its number when num is: SQLite rewrites a row's entry in each index over a
+// column an UPDATE sets. ok is false, and nothing is written, when the record has no such row.
+func (tx *Tx) UpdateRecordValue(ctx context.Context, k RecordProperty, v RecordValue, text, num bool) (ok bool, err error) {
+	args := []any{k.RecordID, k.PropertyID}
+	var set string
+	switch {
+	case text && num:
+		set, args = `v_text = $3, v_num = $4`, append(args, nullText(v.Text), nullNum(v.Num))
+	case text:
+		set, args = `v_text = $3`, append(args, nullText(v.Text))
+	case num:
+		set, args = `v_num = $3`, append(args, nullNum(v.Num))
+	default:
+		return true, nil
+	}
+	res, err := tx.tx.ExecContext(ctx, `UPDATE record_values SET `+set+` WHERE record_id = $1 AND property_id = $2 AND ord = 0`, args...)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
 // InsertNodes inserts nodes, 40 per statement.
 func (tx *Tx) InsertNodes(ctx context.Context, nodes []*quire.Node) error {
 	const cols, most = 21, 40

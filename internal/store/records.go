@@ -75,19 +75,32 @@ func (tx *Tx) ReplacePropertyValues(ctx context.Context, db, recordID, propertyI
 	return tx.InsertRecordValues(ctx, db, recordID, rows)
 }
 
-// DropPropertyValues deletes every row of property propertyID in database db, in one
-// statement on the property's index.
+// Statements on a database's rows of one property. Each index of record_values holds only the
+// rows that have its column (migration 00011), so each says so to be read on that index;
+// every row has a text or a number.
+const (
+	dropTextRows = `DELETE FROM record_values WHERE database_id = $1 AND property_id = $2 AND v_text IS NOT NULL`
+	dropNumRows  = `DELETE FROM record_values WHERE database_id = $1 AND property_id = $2 AND v_num IS NOT NULL`
+	copyNumbers  = `INSERT INTO record_values (database_id, record_id, property_id, ord, v_text, v_num)
+		SELECT database_id, record_id, $2, 0, NULL, v_num FROM record_values WHERE database_id = $1 AND property_id = $3 AND v_num IS NOT NULL`
+	maxNumber = `SELECT MAX(v_num) FROM record_values WHERE database_id = $1 AND property_id = $2 AND v_num IS NOT NULL`
+)
+
+// DropPropertyValues deletes every row of property propertyID in database db, on the
+// property's range of each index.
 func (tx *Tx) DropPropertyValues(ctx context.Context, db, propertyID string) error {
-	_, err := tx.tx.ExecContext(ctx, `DELETE FROM record_values WHERE database_id = $1 AND property_id = $2`, db, propertyID)
-	return err
+	for _, q := range []string{dropTextRows, dropNumRows} {
+		if _, err := tx.tx.ExecContext(ctx, q, db, propertyID); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // CopyRecordNumbers gives unique_id property propertyID of database db the number of every
 // record, in one statement.
 func (tx *Tx) CopyRecordNumbers(ctx context.Context, db, propertyID string) error {
-	_, err := tx.tx.ExecContext(ctx, `INSERT INTO record_values (database_id, record_id, property_id, ord, v_text, v_num)
-		SELECT database_id, record_id, $2, 0, NULL, v_num FROM record_values WHERE database_id = $1 AND property_id = $3`,
-		db, propertyID, NumberProperty)
+	_, err := tx.tx.ExecContext(ctx, copyNumbers, db, propertyID, NumberProperty)
 	return err
 }
 
@@ -96,8 +109,7 @@ func (tx *Tx) CopyRecordNumbers(ctx context.Context, db, propertyID string) erro
 // row lock (LockNode), so two records never get the same number.
 func (tx *Tx) NextRecordNumber(ctx context.Context, db string) (int64, error) {
 	var n sql.NullFloat64
-	err := tx.tx.QueryRowContext(ctx, `SELECT MAX(v_num) FROM record_values WHERE database_id = $1 AND property_id = $2`,
-		db, NumberProperty).Scan(&n)
+	err := tx.tx.QueryRowContext(ctx, maxNumber, db, NumberProperty).Scan(&n)
 	return int64(n.Float64) + 1, err
 }
 
@@ -230,7 +242,8 @@ type RecordPage struct {
 
 // QueryRecords runs a compiled database query (internal/dbquery) inside one read transaction,
 // so that its statements and the read of the records see one snapshot.
-func (s *Store) QueryRecords(ctx context.Context, ws string, q dbquery.Query, pageSize int) (*RecordPage, error) {
+// Numbers are read when numbers is set (the caller shows a unique_id property).
+func (s *Store) QueryRecords(ctx context.Context, ws string, q dbquery.Query, pageSize int, numbers bool) (*RecordPage, error) {
 	tx, err := s.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, err
@@ -240,8 +253,7 @@ func (s *Store) QueryRecords(ctx context.Context, ws string, q dbquery.Query, pa
 		// The highest record number bounds how many records the database holds, read from the
 		// end of the number index: Page weighs its probes' counts against it.
 		var n sql.NullFloat64
-		if err := tx.QueryRowContext(ctx, `SELECT MAX(v_num) FROM record_values WHERE database_id = $1 AND property_id = $2`,
-			q.DatabaseID, NumberProperty).Scan(&n); err != nil {
+		if err := tx.QueryRowContext(ctx, maxNumber, q.DatabaseID, NumberProperty).Scan(&n); err != nil {
 			return nil, err
 		}
 		q.Records = max(1, int(n.Float64))
@@ -250,7 +262,7 @@ func (s *Store) QueryRecords(ctx context.Context, ws string, q dbquery.Query, pa
 	if err != nil {
 		return nil, err
 	}
-	nodes, nums, err := recordsByID(ctx, tx, ws, ids)
+	nodes, nums, err := recordsByID(ctx, tx, ws, ids, numbers)
 	if err != nil {
 		return nil, err
 	}
@@ -258,14 +270,18 @@ func (s *Store) QueryRecords(ctx context.Context, ws string, q dbquery.Query, pa
 }
 
 // RecordsByID returns the nodes ids of workspace ws in the order of ids (missing ones are
-// left out) and the numbers of those that are records.
-func (tx *Tx) RecordsByID(ctx context.Context, ws string, ids []string) ([]*quire.Node, map[string]int64, error) {
-	return recordsByID(ctx, tx.tx, ws, ids)
+// left out) and, when numbers is set, the numbers of those that are records.
+func (tx *Tx) RecordsByID(ctx context.Context, ws string, ids []string, numbers bool) ([]*quire.Node, map[string]int64, error) {
+	return recordsByID(ctx, tx.tx, ws, ids, numbers)
 }
 
 // recordsByID is nodesByID and recordNumbers in one statement: a page of records is read
 // with its numbers by primary key, a hundred per statement.
-func recordsByID(ctx context.Context, q querier, ws string, ids []string) ([]*quire.Node, map[string]int64, error) {
+func recordsByID(ctx context.Context, q querier, ws string, ids []string, numbers bool) ([]*quire.Node, map[string]int64, error) {
+	if !numbers {
+		nodes, err := nodesByID(ctx, q, ws, ids)
+		return nodes, map[string]int64{}, err
+	}
 	byID := make(map[string]*quire.Node, len(ids))
 	nums := make(map[string]int64, len(ids))
 	for start := 0; start < len(ids); start += 100 {
