@@ -20,7 +20,7 @@ func TestRecordValuesPlans(t *testing.T) {
 		dropNumRows:  "INDEX record_values_num (database_id=? AND property_id=?",
 		copyNumbers:  "INDEX record_values_num (database_id=? AND property_id=?",
 		maxNumber:    "INDEX record_values_num (database_id=? AND property_id=?",
-		`DELETE FROM record_values WHERE (record_id, property_id) IN (VALUES (?, ?), (?, ?))`: "INDEX sqlite_autoindex_record_values_1 (record_id=? AND property_id=?",
+		`DELETE FROM record_values WHERE (record_id, property_id) IN (VALUES (?, ?), (?, ?))`:       "INDEX sqlite_autoindex_record_values_1 (record_id=? AND property_id=?",
 		`UPDATE record_values SET v_num = $3 WHERE record_id = $1 AND property_id = $2 AND ord = 0`: "INDEX sqlite_autoindex_record_values_1 (record_id=? AND property_id=? AND ord=?)",
 	} {
 		rows, err := s.read.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+q, "a", "b", "c", "d")
