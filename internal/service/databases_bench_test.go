@@ -91,7 +91,9 @@ func seedRecords(b *testing.B, st *store.Store, svc *service.Service, p *quire.P
 			if i%3 > 0 {
 				vals[by("stage").ID] = properties.Value{Type: "status", ID: by("stage").Options[i%3].ID}
 			}
-			id := db.ID[:8] + fmt.Sprintf("-%04x-4000-8000-%012x", i%65536, i)
+			// The database id's last (random) hex digits keep records of two databases apart:
+			// its first ones are the time of a UUIDv7 and repeat for a minute.
+			id := db.ID[len(db.ID)-8:] + fmt.Sprintf("-%04x-4000-8000-%012x", i%65536, i)
 			title := vals["title"].RichText
 			ms := base + int64(i)*1000
 			if err := nodes.add(id, p.WorkspaceID(), db.ID, string(blocks.AppendRichText(nil, title)), title.PlainText(),

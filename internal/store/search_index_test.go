@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 
@@ -172,10 +173,15 @@ func testEveryWrite(t *testing.T, s *store.Store, fromV9 bool) {
 	}
 
 	if fromV9 {
-		if err := s.MigrateForTest(ctx, 10); err != nil {
+		// Under 00009 a change to a child_page block deleted its page's title entry; 00012
+		// brings such titles back.
+		mustTx(t, s, func(tx *store.Tx) error {
+			return tx.SyncChildPageBlock(ctx, child.ID, []byte(`{"title":"Child page, synced"}`), false, 3, u.ID)
+		})
+		if err := s.MigrateForTest(ctx, math.MaxInt64); err != nil {
 			t.Fatal(err)
 		}
-		checkIndex(t, s, "migrated to 00010", p.ID)
+		checkIndex(t, s, "migrated to the current schema", p.ID, child.ID)
 	}
 
 	step("append to another page", func(tx *store.Tx) error {
