@@ -90,31 +90,39 @@ type container struct {
 	Block *quire.Block // nil when the container is the page itself
 }
 
-// resolveContainer finds id as a block or else as a page, within the caller's reach.
+// resolveContainer finds id as a page (or database) or else as a block, within the caller's
+// reach. Pages first: most containers are pages (an append to a page, a listing of its content),
+// and a page found is one read, where looking for a block first cost a failed read before the
+// page's two. A child_page or child_database block has its node's id, so it resolves to the
+// node either way.
 func (s *Service) resolveContainer(ctx context.Context, p *quire.Principal, id string) (*container, error) {
 	if !quire.ValidID(id) {
 		return nil, quire.NotFound("block " + id)
 	}
-	b, err := s.store.Block(ctx, p.WorkspaceID(), id)
-	switch {
-	case err == nil && b.Type != "child_page" && b.Type != "child_database":
-		page, err := s.blockPage(ctx, p, b)
-		if err != nil {
-			return nil, err
-		}
-		return &container{ID: id, Page: page, Block: b}, nil
-	case err != nil && !quire.IsCode(err, quire.CodeNotFound):
-		return nil, err
-	}
-	// A page, top-level or reached through its child_page block: its content is its children.
-	if err := s.Reach(ctx, p, id, "block "+id); err != nil {
-		return nil, err
-	}
 	page, err := s.store.Node(ctx, p.WorkspaceID(), id)
+	switch {
+	case err == nil:
+		// A workspace-scoped token reaches every node of its workspace, which Node checked.
+		if !p.Token.WorkspaceScoped {
+			if err := s.Reach(ctx, p, id, "block "+id); err != nil {
+				return nil, err
+			}
+		}
+		return &container{ID: id, Page: page}, nil
+	case !quire.IsCode(err, quire.CodeNotFound):
+		return nil, err
+	}
+	b, err := s.store.Block(ctx, p.WorkspaceID(), id)
 	if err != nil {
 		return nil, err
 	}
-	return &container{ID: id, Page: page}, nil
+	if b.Type == "child_page" || b.Type == "child_database" {
+		return nil, quire.NotFound("block " + id) // its node is gone
+	}
+	if page, err = s.blockPage(ctx, p, b); err != nil {
+		return nil, err
+	}
+	return &container{ID: id, Page: page, Block: b}, nil
 }
 
 // Children pages through the children of a block or page, in order, leaving out trashed ones.
