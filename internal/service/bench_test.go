@@ -61,7 +61,7 @@ func BenchmarkChildrenPage(b *testing.B) {
 					}
 					cursor = pg.NextCursor
 				}
-				timed(b, func() {
+				timedCPU(b, func() {
 					pg, _, err := svc.Children(ctx, p, page.ID, cursor, 100)
 					if err != nil || len(pg.Items) != 100 {
 						b.Fatalf("children: %d, %v", len(pg.Items), err)
@@ -80,7 +80,7 @@ func BenchmarkMarkdownExport(b *testing.B) {
 			page := newPage(b, svc, p)
 			fill(b, svc, p, page.ID, 10000)
 			b.ReportAllocs()
-			timed(b, func() {
+			timedCPU(b, func() {
 				if err := svc.ExportMarkdown(ctx, p, page.ID, io.Discard, nil); err != nil {
 					b.Fatal(err)
 				}
