@@ -71,7 +71,7 @@ func (w *fuzzWorld) mutateJSON(c chooser, q *fuzzReq) {
 		unit := pick(c, "x", "é", "😀")
 		s.set(strings.Repeat(unit, pick(c, 2001, 10000, maxBody/len(unit)+1)))
 	case 3:
-		n := pick(c, 2, 101, 1000)
+		n := min(pick(c, 2, 101, 1000), max(2, maxGenerated/encodedSize(v)))
 		arr := make([]any, n)
 		for i := range arr {
 			arr[i] = v
@@ -100,7 +100,7 @@ func (w *fuzzWorld) mutateJSON(c chooser, q *fuzzReq) {
 			}
 		}
 	case 10:
-		if a, ok := v.([]any); ok && len(a) > 0 {
+		if a, ok := v.([]any); ok && len(a) > 0 && 2*encodedSize(a) <= maxGenerated {
 			s.set(append(a, a...))
 		}
 	case 11:
@@ -112,7 +112,22 @@ func (w *fuzzWorld) mutateJSON(c chooser, q *fuzzReq) {
 	if err != nil {
 		return // a number that is not one: keep the body as it was
 	}
-	q.body = expandMarks(body)
+	if body = expandMarks(body); len(body) <= maxGenerated {
+		q.body = body
+	}
+}
+
+// maxGenerated bounds a generated body: twice the largest body taken is enough to be refused,
+// and copies of copies would otherwise grow to gigabytes.
+const maxGenerated = 2 * maxBody
+
+// encodedSize is the length of v as sent.
+func encodedSize(v any) int {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return 1
+	}
+	return max(1, len(expandMarks(b)))
 }
 
 func expandMarks(body []byte) []byte {
