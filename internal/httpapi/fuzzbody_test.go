@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"maps"
 	"slices"
@@ -26,14 +27,24 @@ type jsonSlot struct {
 	del func()
 }
 
-// slots lists every place of the tree under root, root itself first.
-func slots(root *any) []jsonSlot {
+// slots lists every place of the tree under root, root itself first, keys in the order they
+// appear in src (then by name): the same body means the same list in every run, even when its
+// keys are ids that differ from run to run.
+func slots(root *any, src []byte) []jsonSlot {
+	at := func(k string) int {
+		q, _ := json.Marshal(k)
+		if i := bytes.Index(src, q); i >= 0 {
+			return i
+		}
+		return len(src)
+	}
+	byPlace := func(a, b string) int { return cmp.Or(cmp.Compare(at(a), at(b)), cmp.Compare(a, b)) }
 	out := []jsonSlot{{get: func() any { return *root }, set: func(v any) { *root = v }, del: func() { *root = nil }}}
 	var walk func(v any, set func(any))
 	walk = func(v any, set func(any)) {
 		switch x := v.(type) {
 		case map[string]any:
-			for _, k := range slices.Sorted(maps.Keys(x)) {
+			for _, k := range slices.SortedFunc(maps.Keys(x), byPlace) {
 				child := x[k]
 				out = append(out, jsonSlot{get: func() any { return x[k] }, set: func(v any) { x[k] = v }, del: func() { delete(x, k) }})
 				walk(child, func(v any) { x[k] = v })
@@ -58,7 +69,7 @@ func (w *fuzzWorld) mutateJSON(c chooser, q *fuzzReq) {
 	if d.Decode(&root) != nil {
 		root = map[string]any{}
 	}
-	all := slots(&root)
+	all := slots(&root, q.body)
 	s := all[c.intn(len(all))]
 	v := s.get()
 	switch c.intn(12) {
