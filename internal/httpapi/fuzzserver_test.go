@@ -240,8 +240,14 @@ func checkAnswer(q *fuzzReq, r *response) error {
 	if code == quire.CodeValidation && len(details) == 0 {
 		return errors.New("a validation_error names no failing path")
 	}
+	seen := map[string]bool{}
 	for _, d := range details {
 		m := d.(map[string]any)
+		key := fmt.Sprint(m["path"], "\x00", m["reason"])
+		if seen[key] {
+			return fmt.Errorf("detail %v listed twice", m)
+		}
+		seen[key] = true
 		path, _ := m["path"].(string)
 		reason, _ := m["reason"].(string)
 		// Only an unknown field may have the empty name: {"": 1}, ?=1.
