@@ -258,6 +258,12 @@ func checkAnswer(q *fuzzReq, r *response) error {
 	if r.status == 429 && r.header.Get("Retry-After") == "" {
 		return errors.New("429 without Retry-After")
 	}
+	if r.status == 405 && r.header.Get("Allow") == "" {
+		return errors.New("405 without Allow") // RFC 9110 §15.5.6
+	}
+	if r.status == 401 && r.header.Get("WWW-Authenticate") == "" {
+		return errors.New("401 without WWW-Authenticate") // RFC 9110 §15.5.2
+	}
 	return nil
 }
 
