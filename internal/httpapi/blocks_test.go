@@ -734,7 +734,12 @@ func TestPatchBlock(t *testing.T) {
 			{"in_trash not a boolean", map[string]any{"in_trash": 1}, "in_trash", quire.ReasonInvalidType},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				wantDetail(t, e.do(http.MethodPatch, "/v2/blocks/"+id, e.full, tc.body), 400, quire.CodeValidation, tc.path, tc.reason)
+				r := e.do(http.MethodPatch, "/v2/blocks/"+id, e.full, tc.body)
+				wantDetail(t, r, 400, quire.CodeValidation, tc.path, tc.reason)
+				// One problem, one detail ("another type" listed "type" twice; found by fuzzing).
+				if n := len(r.body["details"].([]any)); n != 1 {
+					t.Fatalf("%d details, want 1: %s", n, r.raw)
+				}
 				if diff := cmp.Diff(now.body, e.do(http.MethodGet, "/v2/blocks/"+id, e.full, nil).body); diff != "" {
 					t.Fatalf("a refused PATCH changed the block (-before +after):\n%s", diff)
 				}

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"maps"
 	"slices"
@@ -26,14 +27,24 @@ type jsonSlot struct {
 	del func()
 }
 
-// slots lists every place of the tree under root, root itself first.
-func slots(root *any) []jsonSlot {
+// slots lists every place of the tree under root, root itself first, keys in the order they
+// appear in src (then by name): the same body means the same list in every run, even when its
+// keys are ids that differ from run to run.
+func slots(root *any, src []byte) []jsonSlot {
+	at := func(k string) int {
+		q, _ := json.Marshal(k)
+		if i := bytes.Index(src, q); i >= 0 {
+			return i
+		}
+		return len(src)
+	}
+	byPlace := func(a, b string) int { return cmp.Or(cmp.Compare(at(a), at(b)), cmp.Compare(a, b)) }
 	out := []jsonSlot{{get: func() any { return *root }, set: func(v any) { *root = v }, del: func() { *root = nil }}}
 	var walk func(v any, set func(any))
 	walk = func(v any, set func(any)) {
 		switch x := v.(type) {
 		case map[string]any:
-			for _, k := range slices.Sorted(maps.Keys(x)) {
+			for _, k := range slices.SortedFunc(maps.Keys(x), byPlace) {
 				child := x[k]
 				out = append(out, jsonSlot{get: func() any { return x[k] }, set: func(v any) { x[k] = v }, del: func() { delete(x, k) }})
 				walk(child, func(v any) { x[k] = v })
@@ -58,7 +69,7 @@ func (w *fuzzWorld) mutateJSON(c chooser, q *fuzzReq) {
 	if d.Decode(&root) != nil {
 		root = map[string]any{}
 	}
-	all := slots(&root)
+	all := slots(&root, q.body)
 	s := all[c.intn(len(all))]
 	v := s.get()
 	switch c.intn(12) {
@@ -71,7 +82,7 @@ func (w *fuzzWorld) mutateJSON(c chooser, q *fuzzReq) {
 		unit := pick(c, "x", "é", "😀")
 		s.set(strings.Repeat(unit, pick(c, 2001, 10000, maxBody/len(unit)+1)))
 	case 3:
-		n := pick(c, 2, 101, 1000)
+		n := min(pick(c, 2, 101, 1000), max(2, maxGenerated/encodedSize(v)))
 		arr := make([]any, n)
 		for i := range arr {
 			arr[i] = v
@@ -100,7 +111,7 @@ func (w *fuzzWorld) mutateJSON(c chooser, q *fuzzReq) {
 			}
 		}
 	case 10:
-		if a, ok := v.([]any); ok && len(a) > 0 {
+		if a, ok := v.([]any); ok && len(a) > 0 && 2*encodedSize(a) <= maxGenerated {
 			s.set(append(a, a...))
 		}
 	case 11:
@@ -112,7 +123,22 @@ func (w *fuzzWorld) mutateJSON(c chooser, q *fuzzReq) {
 	if err != nil {
 		return // a number that is not one: keep the body as it was
 	}
-	q.body = expandMarks(body)
+	if body = expandMarks(body); len(body) <= maxGenerated {
+		q.body = body
+	}
+}
+
+// maxGenerated bounds a generated body: twice the largest body taken is enough to be refused,
+// and copies of copies would otherwise grow to gigabytes.
+const maxGenerated = 2 * maxBody
+
+// encodedSize is the length of v as sent.
+func encodedSize(v any) int {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return 1
+	}
+	return max(1, len(expandMarks(b)))
 }
 
 func expandMarks(body []byte) []byte {

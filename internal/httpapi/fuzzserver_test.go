@@ -240,8 +240,14 @@ func checkAnswer(q *fuzzReq, r *response) error {
 	if code == quire.CodeValidation && len(details) == 0 {
 		return errors.New("a validation_error names no failing path")
 	}
+	seen := map[string]bool{}
 	for _, d := range details {
 		m := d.(map[string]any)
+		key := fmt.Sprint(m["path"], "\x00", m["reason"])
+		if seen[key] {
+			return fmt.Errorf("detail %v listed twice", m)
+		}
+		seen[key] = true
 		path, _ := m["path"].(string)
 		reason, _ := m["reason"].(string)
 		// Only an unknown field may have the empty name: {"": 1}, ?=1.
@@ -251,6 +257,12 @@ func checkAnswer(q *fuzzReq, r *response) error {
 	}
 	if r.status == 429 && r.header.Get("Retry-After") == "" {
 		return errors.New("429 without Retry-After")
+	}
+	if r.status == 405 && r.header.Get("Allow") == "" {
+		return errors.New("405 without Allow") // RFC 9110 §15.5.6
+	}
+	if r.status == 401 && r.header.Get("WWW-Authenticate") == "" {
+		return errors.New("401 without WWW-Authenticate") // RFC 9110 §15.5.2
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package quire
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -137,12 +138,17 @@ type Problems struct {
 	message string
 }
 
-// Add records one problem; the first message added becomes the error's message.
+// Add records one problem; the first message added becomes the error's message. A problem
+// already recorded at the same path for the same reason is not listed twice (two keys of one
+// body can break one rule: a block update naming another type both in "type" and as a key).
 func (p *Problems) Add(path, reason, message string) {
 	if p.message == "" {
 		p.message = message
 	}
-	p.Details = append(p.Details, Detail{Path: path, Reason: reason})
+	d := Detail{Path: path, Reason: reason}
+	if !slices.Contains(p.Details, d) {
+		p.Details = append(p.Details, d)
+	}
 }
 
 // Err returns nil when nothing was added, else a validation_error holding every problem.
