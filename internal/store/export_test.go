@@ -83,3 +83,6 @@ const MaxKeptStmts = maxKeptStmts
 
 // BlockSearchText is blockSearchText, for tests.
 func BlockSearchText(content []byte) (string, bool) { return blockSearchText(content) }
+
+// FileForTest is the SQLite database file ("" on PostgreSQL).
+func (s *Store) FileForTest() string { return s.file }

@@ -42,6 +42,8 @@ type Store struct {
 	read   *sql.DB
 	write  *sql.DB
 	kept   *stmtCache // statements kept prepared on the SQLite writer; nil on PostgreSQL
+	upkeep *upkeep    // SQLite's background checkpoints and index merges; nil on PostgreSQL
+	file   string     // SQLite's database file
 	secret []byte     // signs cursors and file URLs; shared by every server on the store
 }
 
@@ -95,7 +97,9 @@ func openSQLite(dir string) (*Store, error) {
 	// writes). In memory it is a copy of each page the statement first touches. The statement
 	// journal only undoes a failed statement; durability is the WAL's, unchanged. A
 	// mutation batch's multi-row INSERTs spent a tenth of their CPU there.
-	write, err := sql.Open("sqlite", u+"?"+pragmas+"&_pragma=temp_store(MEMORY)&_txlock=immediate")
+	// wal_autocheckpoint: the writer checkpoints only as a backstop (upkeep.go).
+	write, err := sql.Open("sqlite", u+"?"+pragmas+"&_pragma=temp_store(MEMORY)"+
+		fmt.Sprintf("&_pragma=wal_autocheckpoint(%d)", walBackstop)+"&_txlock=immediate")
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +121,15 @@ func openSQLite(dir string) (*Store, error) {
 		read.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	return &Store{engine: SQLite, read: read, write: write, kept: newStmtCache(write)}, nil
+	ckpt, err := sql.Open("sqlite", u+"?"+pragmas)
+	if err != nil {
+		write.Close()
+		read.Close()
+		return nil, err
+	}
+	ckpt.SetMaxOpenConns(1)
+	ckpt.SetConnMaxLifetime(0)
+	return &Store{engine: SQLite, read: read, write: write, kept: newStmtCache(write), upkeep: startUpkeep(ckpt, write), file: path}, nil
 }
 
 func openPostgres(dsn string) (*Store, error) {
@@ -177,7 +189,11 @@ func (s *Store) Close() error {
 	if s.kept != nil {
 		s.kept.close()
 	}
-	err := s.read.Close()
+	var err error
+	if s.upkeep != nil {
+		err = s.upkeep.close()
+	}
+	err = errors.Join(err, s.read.Close())
 	if s.write != s.read {
 		err = errors.Join(err, s.write.Close())
 	}

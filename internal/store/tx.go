@@ -55,6 +55,9 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) (err error) {
 	if err = sqlTx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
+	if s.upkeep != nil {
+		s.upkeep.wrote()
+	}
 	return nil
 }
 

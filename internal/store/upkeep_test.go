@@ -1,0 +1,88 @@
+package store_test
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/quire-dev/quire/internal/quire"
+	"github.com/quire-dev/quire/internal/store"
+	"github.com/quire-dev/quire/internal/testdb"
+)
+
+// TestUpkeep writes many small transactions, as a stream of appends does, and checks that the
+// index stays exact on both engines; on SQLite, that the upkeep loop copies the WAL into the
+// database file (the writer's own checkpoint waits for 10,000 pages, far more than written
+// here) and merges the trigram index's segments (automerge is off, and FTS5's crisis merge
+// alone would leave a dozen or more).
+func TestUpkeep(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, s *store.Store) {
+		ws, u := seed(t, s)
+		page := newNode(ws.ID, "")
+		mustTx(t, s, func(tx *store.Tx) error { return tx.InsertNode(ctx, page) })
+		var sizeBefore int64
+		if s.Engine() == store.SQLite {
+			sizeBefore = fileSize(t, s.FileForTest())
+		}
+		const writes = 45
+		for i := range writes {
+			mustTx(t, s, func(tx *store.Tx) error {
+				var bs []*quire.Block
+				for j := range 5 {
+					bs = append(bs, &quire.Block{ID: quire.NewID(), WorkspaceID: ws.ID, PageID: page.ID, ParentID: page.ID,
+						Position: fmt.Sprintf("a%03d%d", i, j), Type: "paragraph", Version: 1, CreatedBy: u.ID, EditedBy: u.ID,
+						Content: []byte(`{"rich_text":` + rich(fmt.Sprintf("upkeep word%03d%d", i, j)) + `}`)})
+				}
+				return tx.InsertBlocks(ctx, bs)
+			})
+		}
+		if s.Engine() == store.SQLite {
+			eventually(t, "the WAL copied into the database file", func() bool {
+				return fileSize(t, s.FileForTest()) > sizeBefore
+			})
+			eventually(t, "the trigram index merged", func() bool { return ftsSegments(t, s) <= 6 })
+		}
+		checkIndex(t, s, "after the writes", page.ID)
+		rows, err := s.RowsForTest(ctx, `SELECT count(*) FROM search_docs WHERE node_id = $1 AND field = 'body'`, page.ID)
+		if err != nil || rows[0] != strconv.Itoa(writes*5) {
+			t.Fatalf("body entries = %v (%v), want %d", rows, err, writes*5)
+		}
+		if s.Engine() == store.SQLite {
+			hits, err := s.RowsForTest(ctx, `SELECT count(*) FROM search_fts WHERE search_fts MATCH '"word0443"'`)
+			if err != nil || hits[0] != "1" {
+				t.Fatalf("search_fts finds word0443 %v times (%v), want once", hits, err)
+			}
+		}
+	})
+}
+
+func fileSize(t *testing.T, path string) int64 {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Size()
+}
+
+// ftsSegments counts the segments of the block index (one per segid in its %_idx table).
+func ftsSegments(t *testing.T, s *store.Store) int {
+	t.Helper()
+	rows, err := s.RowsForTest(ctx, `SELECT count(DISTINCT segid) FROM search_fts_idx`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ := strconv.Atoi(rows[0])
+	return n
+}
+
+func eventually(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !ok(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 10 s", what)
+		}
+	}
+}
