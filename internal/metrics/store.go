@@ -23,7 +23,7 @@ type storeCollector struct {
 	engine string
 
 	maxOpen, open, inUse, idle, waitCount, waitSeconds *prometheus.Desc
-	queue, embedded, chunks, failures                  *prometheus.Desc
+	queue, embedded, chunks, reused, failures          *prometheus.Desc
 }
 
 func newStoreCollector(svc *service.Service) *storeCollector {
@@ -45,12 +45,13 @@ func newStoreCollector(svc *service.Service) *storeCollector {
 			strconv.Itoa(QueueCountLimit)+".", "state"),
 		embedded: d("quire_embed_nodes_total", "Pages and databases embedded by this process's indexer."),
 		chunks:   d("quire_embed_chunks_total", "Text chunks embedded by this process's indexer (one vector each)."),
+		reused:   d("quire_embed_chunks_reused_total", "Text chunks unchanged since they were embedded, which kept their vector."),
 		failures: d("quire_embed_failures_total", "Embedding attempts that failed and were queued again to retry."),
 	}
 }
 
 func (c *storeCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.maxOpen, c.open, c.inUse, c.idle, c.waitCount, c.waitSeconds, c.queue, c.embedded, c.chunks, c.failures} {
+	for _, d := range []*prometheus.Desc{c.maxOpen, c.open, c.inUse, c.idle, c.waitCount, c.waitSeconds, c.queue, c.embedded, c.chunks, c.reused, c.failures} {
 		ch <- d
 	}
 }
@@ -78,5 +79,6 @@ func (c *storeCollector) Collect(ch chan<- prometheus.Metric) {
 	st := c.svc.IndexStats()
 	ch <- prometheus.MustNewConstMetric(c.embedded, counter, float64(st.Nodes))
 	ch <- prometheus.MustNewConstMetric(c.chunks, counter, float64(st.Chunks))
+	ch <- prometheus.MustNewConstMetric(c.reused, counter, float64(st.Reused))
 	ch <- prometheus.MustNewConstMetric(c.failures, counter, float64(st.Failures))
 }

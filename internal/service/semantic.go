@@ -374,7 +374,9 @@ func (ix *Indexer) RunOnce(ctx context.Context) (int, error) {
 		gone   bool
 		err    error
 		chunks []string
-		vecs   [][]float32
+		hashes []string
+		vecs   [][]float32 // one per chunk: kept from before, or nil until embedded
+		todo   []string    // the chunks to embed, in order of the nil entries of vecs
 	}
 	works := make([]work, len(jobs))
 	var all []string
@@ -386,7 +388,8 @@ func (ix *Indexer) RunOnce(ctx context.Context) (int, error) {
 		w.gone = w.err == nil && !ok
 		if w.err == nil && ok {
 			w.chunks = embedChunks(w.src)
-			all = append(all, w.chunks...)
+			w.err = ix.reuse(ctx, w.job.NodeID, w.chunks, &w.hashes, &w.vecs, &w.todo)
+			all = append(all, w.todo...)
 		}
 	}
 	var vecs [][]float32
@@ -395,14 +398,20 @@ func (ix *Indexer) RunOnce(ctx context.Context) (int, error) {
 	}
 	for i := range works {
 		w := &works[i]
-		if w.err != nil || len(w.chunks) == 0 {
+		if w.err != nil || len(w.todo) == 0 {
 			continue
 		}
+		var fresh [][]float32
 		if err == nil {
-			w.vecs, vecs = vecs[:len(w.chunks)], vecs[len(w.chunks):]
+			fresh, vecs = vecs[:len(w.todo)], vecs[len(w.todo):]
 		} else {
 			// One node's text may be what failed: each node alone, so the others still land.
-			w.vecs, w.err = e.Embed(ctx, w.chunks)
+			fresh, w.err = e.Embed(ctx, w.todo)
+		}
+		for j := range w.vecs {
+			if w.vecs[j] == nil && len(fresh) > 0 {
+				w.vecs[j], fresh = fresh[0], fresh[1:]
+			}
 		}
 	}
 	for _, w := range works {
@@ -410,11 +419,12 @@ func (ix *Indexer) RunOnce(ctx context.Context) (int, error) {
 		if err == nil && w.gone {
 			err = st.SaveEmbeddings(ctx, w.job, "", e.ID(), nil)
 		} else if err == nil {
-			err = st.SaveEmbeddings(ctx, w.job, w.src.WorkspaceID, e.ID(), w.vecs)
+			err = st.SaveEmbeddings(ctx, w.job, w.src.WorkspaceID, e.ID(), w.vecs, w.hashes...)
 		}
 		if err == nil {
 			ix.svc.index.nodes.Add(1)
-			ix.svc.index.chunks.Add(int64(len(w.vecs)))
+			ix.svc.index.chunks.Add(int64(len(w.todo)))
+			ix.svc.index.reused.Add(int64(len(w.chunks) - len(w.todo)))
 			continue
 		}
 		if ctx.Err() != nil {
@@ -429,6 +439,26 @@ func (ix *Indexer) RunOnce(ctx context.Context) (int, error) {
 		}
 	}
 	return len(jobs), nil
+}
+
+// reuse looks up the node's stored vectors by the hash of their text: a chunk whose text (under
+// this model) is unchanged keeps its vector, and only the others are embedded. An append to a
+// long page changes its last chunk or none.
+func (ix *Indexer) reuse(ctx context.Context, id string, chunks []string, hashes *[]string, vecs *[][]float32, todo *[]string) error {
+	kept, err := ix.svc.store.ChunkVectors(ctx, id, ix.svc.embedder.ID())
+	if err != nil {
+		return err
+	}
+	*hashes, *vecs = make([]string, len(chunks)), make([][]float32, len(chunks))
+	for i, c := range chunks {
+		(*hashes)[i] = store.ChunkHash(c)
+		if v, ok := kept[(*hashes)[i]]; ok {
+			(*vecs)[i] = v
+		} else {
+			*todo = append(*todo, c)
+		}
+	}
+	return nil
 }
 
 // embedChunks cuts a node's text into the pieces that get a vector each: the title, then its

@@ -120,7 +120,9 @@ func (s *Store) EmbedSource(ctx context.Context, id string, maxEntries int) (src
 // SaveEmbeddings replaces node job.NodeID's vectors with vecs, made by model, and ends the job
 // unless the node was queued again meanwhile (then it is embedded once more). A node that no
 // longer exists (nil vecs, empty workspace) just leaves the queue.
-func (s *Store) SaveEmbeddings(ctx context.Context, job EmbedJob, workspace, model string, vecs [][]float32) error {
+// hashes[i], when given, is ChunkHash of the text of vecs[i] (none: the vectors are never
+// reused).
+func (s *Store) SaveEmbeddings(ctx context.Context, job EmbedJob, workspace, model string, vecs [][]float32, hashes ...string) error {
 	return s.InTx(ctx, func(tx *Tx) error {
 		if err := bumpVectorVersion(ctx, tx, job.NodeID, workspace); err != nil {
 			return err
@@ -129,8 +131,12 @@ func (s *Store) SaveEmbeddings(ctx context.Context, job EmbedJob, workspace, mod
 			return err
 		}
 		for i, v := range vecs {
-			if _, err := tx.tx.ExecContext(ctx, `INSERT INTO embeddings (node_id, chunk, workspace_id, model, dim, vector)
-				VALUES ($1, $2, $3, $4, $5, $6)`, job.NodeID, i, workspace, model, len(v), packVector(v)); err != nil {
+			h := ""
+			if i < len(hashes) {
+				h = hashes[i]
+			}
+			if _, err := tx.tx.ExecContext(ctx, `INSERT INTO embeddings (node_id, chunk, workspace_id, model, dim, vector, text_hash)
+				VALUES ($1, $2, $3, $4, $5, $6, $7)`, job.NodeID, i, workspace, model, len(v), packVector(v), h); err != nil {
 				return err
 			}
 		}
