@@ -135,3 +135,56 @@ func TestStore_EmbedSourceDocumentOrder(t *testing.T) {
 		}
 	})
 }
+
+// TestStore_TermHits checks the keyword signal of semantic search: a term is found in a node's
+// title or in any of its blocks, whatever the case, literally (% and _ are not patterns), and
+// only in that node.
+func TestStore_TermHits(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, s *store.Store) {
+		w, _ := seed(t, s)
+		a, b := newNode(w.ID, ""), newNode(w.ID, "")
+		a.Title, a.TitlePlain = []byte(`[{"plain_text":"Quarterly Report"}]`), "Quarterly Report"
+		b.Title, b.TitlePlain = []byte(`[{"plain_text":"Other"}]`), "Other"
+		var blocks []*quire.Block
+		keys, _ := order.NBetween("", "", 60)
+		para := func(page *quire.Node, pos, text string) {
+			blocks = append(blocks, &quire.Block{ID: quire.NewID(), WorkspaceID: w.ID, PageID: page.ID, ParentID: page.ID,
+				Position: pos, Type: "paragraph", Content: []byte(`{"rich_text":[{"plain_text":"` + text + `"}]}`),
+				Version: 1, CreatedMs: 1, CreatedBy: "u", EditedMs: 1, EditedBy: "u"})
+		}
+		for i, k := range keys[:50] { // the hits of a are in its last blocks
+			para(a, k, fmt.Sprintf("filler %d", i))
+		}
+		para(a, keys[50], "BUDGET 100% approved")
+		para(a, keys[51], "snake a_c")
+		para(b, keys[0], "abc 1000 budge")
+		mustTx(t, s, func(tx *store.Tx) error {
+			for _, n := range []*quire.Node{a, b} {
+				if err := tx.InsertNode(ctx, n); err != nil {
+					return err
+				}
+			}
+			return tx.InsertBlocks(ctx, blocks)
+		})
+		terms := []string{"quarterly", "Budget", "100%", "a_c", "absent"}
+		got, err := s.TermHits(ctx, []string{a.ID, b.ID, quire.NewID()}, terms)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string][]bool{
+			a.ID: {true, true, true, true, false},
+			b.ID: {false, false, false, false, false},
+		}
+		if len(got) != len(want) {
+			t.Fatalf("TermHits = %v, want %v (a missing node has no entry)", got, want)
+		}
+		for id, w := range want {
+			if !slices.Equal(got[id], w) {
+				t.Errorf("TermHits[%s] = %v, want %v for %q", id, got[id], w, terms)
+			}
+		}
+		if got, err := s.TermHits(ctx, []string{a.ID}, nil); err != nil || len(got) != 0 {
+			t.Errorf("TermHits without terms = %v, %v; want empty", got, err)
+		}
+	})
+}

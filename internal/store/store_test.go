@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"io/fs"
+	"net/url"
 	"os"
 	"slices"
 	"testing"
@@ -182,5 +183,31 @@ func insertNode(t *testing.T, s *store.Store, ws, id, parent string) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestStore_PostgresJIT checks that the store's PostgreSQL connections run without JIT
+// compilation unless the database URL asks for it.
+func TestStore_PostgresJIT(t *testing.T) {
+	u, err := url.Parse(testdb.PostgresURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"off", "on"} {
+		dsn := *u
+		if want == "on" {
+			q := dsn.Query()
+			q.Set("jit", "on")
+			dsn.RawQuery = q.Encode()
+		}
+		s, err := store.Open(ctx, store.Config{DatabaseURL: dsn.String()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.RowsForTest(ctx, `SHOW jit`)
+		s.Close()
+		if err != nil || len(got) != 1 || got[0] != want {
+			t.Errorf("SHOW jit with %q = %v, %v; want %s", dsn.RawQuery, got, err, want)
+		}
 	}
 }
