@@ -255,6 +255,9 @@ func (s *Service) mutate(ctx context.Context, tx *store.Tx, w *recordWrites, p *
 	}
 	n.InTrash = trash
 	n.EditedMs, n.EditedBy = now, p.Token.OwnerID
+	if err := w.writeEdits(ctx); err != nil { // UpdateNode checks n's version in the table
+		return nil, err
+	}
 	if err := tx.UpdateNode(ctx, n); err != nil {
 		return nil, err
 	}

@@ -22,14 +22,16 @@ type recordWrites struct {
 	replaced map[store.RecordProperty]int // the index in changes of a property's change
 	changes  []store.RowChange            // in the order first written
 	created  []store.RecordRows
-	nodes    []*quire.Node // new records, inserted last so that FTS5 flushes their search rows once
+	edited   map[string]int     // the index in edits of a record's edit
+	edits    []store.RecordEdit // records updated, in the order first updated
+	nodes    []*quire.Node      // new records, inserted last so that FTS5 flushes their search rows once
 }
 
 func writesAtOnce(tx *store.Tx, db string) *recordWrites { return &recordWrites{tx: tx, db: db} }
 
 func gatheredWrites(tx *store.Tx, db string) *recordWrites {
 	return &recordWrites{tx: tx, db: db, gathered: true, replaced: map[store.RecordProperty]int{},
-		numbers: map[string]int64{}}
+		numbers: map[string]int64{}, edited: map[string]int{}}
 }
 
 // number returns the number of new record id: one more than the database's highest, read once.
@@ -60,6 +62,36 @@ func (w *recordWrites) insertNode(ctx context.Context, n *quire.Node, later bool
 	return nil
 }
 
+// updateNode writes record n's title, properties and edit (store.UpdateRecordNode) and steps
+// its version: now, or with the batch's other records.
+func (w *recordWrites) updateNode(ctx context.Context, n *quire.Node) error {
+	if !w.gathered {
+		return w.tx.UpdateRecordNode(ctx, n)
+	}
+	i, ok := w.edited[n.ID]
+	if !ok {
+		i = len(w.edits)
+		w.edited[n.ID] = i
+		w.edits = append(w.edits, store.RecordEdit{From: n.Version})
+	}
+	n.Version++
+	c := *n // the caller renders n after the batch
+	w.edits[i].Node = &c
+	return nil
+}
+
+// writeEdits writes the records' updates gathered so far: before a statement of the batch
+// writes one of those records' rows itself (trash, restore).
+func (w *recordWrites) writeEdits(ctx context.Context) error {
+	if len(w.edits) == 0 {
+		return nil
+	}
+	err := w.tx.UpdateRecordNodes(ctx, w.edits)
+	clear(w.edited)
+	w.edits = w.edits[:0]
+	return err
+}
+
 // insert stores the rows of new record id.
 func (w *recordWrites) insert(ctx context.Context, id string, rows []store.RecordValue) error {
 	if !w.gathered {
@@ -84,11 +116,14 @@ func (w *recordWrites) replace(ctx context.Context, id, prop string, was, is []s
 	return nil
 }
 
-// flush writes what was gathered: the rewritten properties' rows and the new records' rows
-// (store.WriteRecordRows), then the new records' nodes rows.
+// flush writes what was gathered: the updated records' nodes rows, the rewritten properties'
+// rows and the new records' rows (store.WriteRecordRows), then the new records' nodes rows.
 func (w *recordWrites) flush(ctx context.Context) error {
 	if !w.gathered {
 		return nil
+	}
+	if err := w.writeEdits(ctx); err != nil {
+		return err
 	}
 	if err := w.tx.WriteRecordRows(ctx, w.db, w.changes, w.created); err != nil {
 		return err

@@ -144,7 +144,7 @@ func (s *Service) updateRecord(ctx context.Context, tx *store.Tx, w *recordWrite
 	n.Title, n.TitlePlain = marshalRichText(title), title.PlainText()
 	n.Properties = properties.MarshalValues(after)
 	n.EditedMs, n.EditedBy = now, p.Token.OwnerID
-	if err := tx.UpdateRecordNode(ctx, n); err != nil {
+	if err := w.updateNode(ctx, n); err != nil {
 		return err
 	}
 	// Only the rows of properties whose rows change are rewritten: each row is in three
