@@ -224,29 +224,31 @@ type RecordEdit struct {
 	From int64
 }
 
-// UpdateRecordNodes writes edits, UpdateRecordNode's columns of a hundred records per
-// statement (a round trip per record on PostgreSQL), or answers conflict when one of the
-// records is no longer at its From version.
-//
-// The first row's values are cast: PostgreSQL gives a VALUES list's parameters the type text
-// otherwise. On SQLite the casts only give the parameters the columns' affinities.
+// UpdateRecordNodes writes edits (one per record), UpdateRecordNode's columns of a hundred
+// records per statement (a round trip per record on PostgreSQL), or answers conflict when one
+// of the records is no longer at its From version.
 func (tx *Tx) UpdateRecordNodes(ctx context.Context, edits []RecordEdit) error {
-	const cols, most = 8, 100
+	// The first row's parameters are cast: PostgreSQL types a VALUES list's parameters as text
+	// otherwise. On SQLite the casts only give them the columns' affinities.
+	types := [...]string{"TEXT", "BIGINT", "TEXT", "TEXT", "TEXT", "BIGINT", "BIGINT", "TEXT"}
+	const most = 100
 	for start := 0; start < len(edits); start += most {
 		batch := edits[start:min(start+most, len(edits))]
 		var sb strings.Builder
 		sb.WriteString(`UPDATE nodes SET title = v.column3, title_plain = v.column4, properties = v.column5,
-			version = v.column6, edited_ms = v.column7, edited_by = v.column8 FROM (VALUES `)
-		args := make([]any, 0, cols*len(batch))
-		for i, e := range batch {
-			if i == 0 {
-				p := func(n int) string { return tx.placeholder(n) }
-				sb.WriteString(`(CAST(` + p(1) + ` AS TEXT), CAST(` + p(2) + ` AS BIGINT), CAST(` + p(3) + ` AS TEXT), CAST(` +
-					p(4) + ` AS TEXT), CAST(` + p(5) + ` AS TEXT), CAST(` + p(6) + ` AS BIGINT), CAST(` + p(7) + ` AS BIGINT), CAST(` +
-					p(8) + ` AS TEXT))`)
-			} else {
+			version = v.column6, edited_ms = v.column7, edited_by = v.column8 FROM (VALUES (`)
+		for c, typ := range types {
+			if c > 0 {
 				sb.WriteString(", ")
-				tx.values(&sb, len(args), cols)
+			}
+			sb.WriteString(`CAST(` + tx.placeholder(c+1) + ` AS ` + typ + `)`)
+		}
+		sb.WriteByte(')')
+		args := make([]any, 0, len(types)*len(batch))
+		for i, e := range batch {
+			if i > 0 {
+				sb.WriteString(", ")
+				tx.values(&sb, len(args), len(types))
 			}
 			n := e.Node
 			args = append(args, n.ID, e.From, jsonArg(n.Title), n.TitlePlain, jsonArg(n.Properties), n.Version, n.EditedMs, n.EditedBy)
