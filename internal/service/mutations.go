@@ -175,8 +175,8 @@ type targets struct {
 	nums  map[string]int64
 }
 
-// readTargets locks the records that ops update, trash or restore, in the batch's order, and
-// reads them in one statement (one per hundred) rather than one read per operation. Each
+// readTargets locks the records that ops update, trash or restore and reads them in one
+// statement (one per hundred) rather than a lock and a read per operation. Each
 // operation reads its record itself instead when a dual relation syncs into db: a sync
 // rewrites records of db, which a later operation of the batch may name.
 func readTargets(ctx context.Context, tx *store.Tx, p *quire.Principal, db *recordDB, ops []Mutation) (targets, error) {
@@ -192,12 +192,11 @@ func readTargets(ctx context.Context, tx *store.Tx, p *quire.Principal, db *reco
 			continue
 		}
 		seen[m.PageID] = true
-		if err := tx.LockNode(ctx, m.PageID); err != nil {
-			return targets{}, err
-		}
 		ids = append(ids, m.PageID)
 	}
-	nodes, nums, err := tx.RecordsByID(ctx, p.WorkspaceID(), ids, hasUniqueID(db.schema))
+	// The order they are locked in does not matter: every writer of records locks their
+	// database first (lockRecordDatabases).
+	nodes, nums, err := tx.LockRecordsByID(ctx, p.WorkspaceID(), ids, hasUniqueID(db.schema))
 	if err != nil {
 		return targets{}, err
 	}
@@ -256,6 +255,9 @@ func (s *Service) mutate(ctx context.Context, tx *store.Tx, w *recordWrites, p *
 	}
 	n.InTrash = trash
 	n.EditedMs, n.EditedBy = now, p.Token.OwnerID
+	if err := w.writeEdits(ctx); err != nil { // UpdateNode checks n's version in the table
+		return nil, err
+	}
 	if err := tx.UpdateNode(ctx, n); err != nil {
 		return nil, err
 	}

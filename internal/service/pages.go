@@ -391,7 +391,7 @@ func (s *Service) PatchPage(ctx context.Context, p *quire.Principal, id string, 
 		}
 		// A record's database is locked before the record, as every write of records does.
 		if first, err := tx.Node(ctx, p.WorkspaceID(), id); err == nil && first.ParentType == quire.ParentDatabase {
-			if err := lockRecordDatabases(ctx, tx, p.WorkspaceID(), first.ParentID); err != nil {
+			if _, err := lockRecordDatabases(ctx, tx, p.WorkspaceID(), first.ParentID); err != nil {
 				return err
 			}
 		}

@@ -17,25 +17,21 @@ type recordWrites struct {
 	db       string
 	gathered bool
 
-	next     int64            // the next record number; 0 until read
-	numbers  map[string]int64 // the numbers given to new records
-	replaced map[store.RecordProperty]*rewrite
-	order    []store.RecordProperty // replaced's keys, in the order first written
+	next     int64                        // the next record number; 0 until read
+	numbers  map[string]int64             // the numbers given to new records
+	replaced map[store.RecordProperty]int // the index in changes of a property's change
+	changes  []store.RowChange            // in the order first written
 	created  []store.RecordRows
-	nodes    []*quire.Node // new records, inserted last so that FTS5 flushes their search rows once
-}
-
-// rewrite is a property of a record that the batch rewrites: its rows before the batch, and
-// after its last operation.
-type rewrite struct {
-	was, is []store.RecordValue
+	edited   map[string]int     // the index in edits of a record's edit
+	edits    []store.RecordEdit // records updated, in the order first updated
+	nodes    []*quire.Node      // new records, inserted last so that FTS5 flushes their search rows once
 }
 
 func writesAtOnce(tx *store.Tx, db string) *recordWrites { return &recordWrites{tx: tx, db: db} }
 
 func gatheredWrites(tx *store.Tx, db string) *recordWrites {
-	return &recordWrites{tx: tx, db: db, gathered: true, replaced: map[store.RecordProperty]*rewrite{},
-		numbers: map[string]int64{}}
+	return &recordWrites{tx: tx, db: db, gathered: true, replaced: map[store.RecordProperty]int{},
+		numbers: map[string]int64{}, edited: map[string]int{}}
 }
 
 // number returns the number of new record id: one more than the database's highest, read once.
@@ -66,6 +62,36 @@ func (w *recordWrites) insertNode(ctx context.Context, n *quire.Node, later bool
 	return nil
 }
 
+// updateNode writes record n's title, properties and edit (store.UpdateRecordNode) and steps
+// its version: now, or with the batch's other records.
+func (w *recordWrites) updateNode(ctx context.Context, n *quire.Node) error {
+	if !w.gathered {
+		return w.tx.UpdateRecordNode(ctx, n)
+	}
+	i, ok := w.edited[n.ID]
+	if !ok {
+		i = len(w.edits)
+		w.edited[n.ID] = i
+		w.edits = append(w.edits, store.RecordEdit{From: n.Version})
+	}
+	n.Version++
+	c := *n // the caller renders n after the batch
+	w.edits[i].Node = &c
+	return nil
+}
+
+// writeEdits writes the records' updates gathered so far: before a statement of the batch
+// writes one of those records' rows itself (trash, restore).
+func (w *recordWrites) writeEdits(ctx context.Context) error {
+	if len(w.edits) == 0 {
+		return nil
+	}
+	err := w.tx.UpdateRecordNodes(ctx, w.edits)
+	clear(w.edited)
+	w.edits = w.edits[:0]
+	return err
+}
+
 // insert stores the rows of new record id.
 func (w *recordWrites) insert(ctx context.Context, id string, rows []store.RecordValue) error {
 	if !w.gathered {
@@ -81,68 +107,26 @@ func (w *recordWrites) replace(ctx context.Context, id, prop string, was, is []s
 		return w.tx.ReplacePropertyValues(ctx, w.db, id, prop, is)
 	}
 	k := store.RecordProperty{RecordID: id, PropertyID: prop}
-	if r, ok := w.replaced[k]; ok {
-		r.is = is
+	if i, ok := w.replaced[k]; ok {
+		w.changes[i].Is = is // rows after the batch's last operation, against those before it
 		return nil
 	}
-	w.order = append(w.order, k)
-	w.replaced[k] = &rewrite{was: was, is: is}
+	w.replaced[k] = len(w.changes)
+	w.changes = append(w.changes, store.RowChange{RecordProperty: k, Was: was, Is: is})
 	return nil
 }
 
-// flush writes what was gathered: the rewritten properties' rows, then the new records' rows,
-// then their nodes rows.
-//
-// A property with one row before and after (a number, a select, a date …) has that row updated
-// in place, setting only the columns that change: SQLite rewrites a row's entry in every index
-// over a column an UPDATE sets, and a number's row is also in the text index, under NULL. Any
-// other rewrite deletes the property's rows, in one statement for the batch, and inserts the new
-// ones with the new records'.
+// flush writes what was gathered: the updated records' nodes rows, the rewritten properties'
+// rows and the new records' rows (store.WriteRecordRows), then the new records' nodes rows.
 func (w *recordWrites) flush(ctx context.Context) error {
 	if !w.gathered {
 		return nil
 	}
-	var deleted []store.RecordProperty
-	recs := make([]store.RecordRows, 0, len(w.order)+len(w.created))
-	for _, k := range w.order {
-		r := w.replaced[k]
-		if sameRows(r.was, r.is) {
-			continue // changed and changed back within the batch
-		}
-		if len(r.was) == 1 && len(r.is) == 1 && r.was[0].Ord == 0 && r.is[0].Ord == 0 {
-			was, is := r.was[0], r.is[0]
-			ok, err := w.tx.UpdateRecordValue(ctx, k, is, !sameText(was.Text, is.Text), !sameNum(was.Num, is.Num))
-			if err != nil {
-				return err
-			}
-			if ok {
-				continue
-			}
-		}
-		deleted = append(deleted, k)
-		recs = append(recs, store.RecordRows{RecordID: k.RecordID, Rows: r.is})
-	}
-	if err := w.tx.DeleteRows(ctx, deleted); err != nil {
+	if err := w.writeEdits(ctx); err != nil {
 		return err
 	}
-	if err := w.tx.InsertRows(ctx, w.db, append(recs, w.created...)); err != nil {
+	if err := w.tx.WriteRecordRows(ctx, w.db, w.changes, w.created); err != nil {
 		return err
 	}
 	return w.tx.InsertNodes(ctx, w.nodes)
 }
-
-func sameRows(a, b []store.RecordValue) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i].PropertyID != b[i].PropertyID || a[i].Ord != b[i].Ord || !sameText(a[i].Text, b[i].Text) || !sameNum(a[i].Num, b[i].Num) {
-			return false
-		}
-	}
-	return true
-}
-
-func sameText(a, b *string) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
-
-func sameNum(a, b *float64) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }

@@ -107,6 +107,16 @@ func (tx *Tx) LockNode(ctx context.Context, id string) error {
 	return err
 }
 
+// LockedNode is Node and LockNode in one statement: node id of workspace ws, read once its row
+// is held.
+func (tx *Tx) LockedNode(ctx context.Context, ws, id string) (*quire.Node, error) {
+	n, err := scanNode(tx.tx.QueryRowContext(ctx, `SELECT `+nodeColumns+` FROM nodes WHERE id = $1 AND workspace_id = $2`+tx.lockRows(), id, ws))
+	if err != nil {
+		return nil, notFoundIf(err, "page or database "+id)
+	}
+	return n, nil
+}
+
 // TouchNode records an edit of a node's content (its blocks): last edited time and user, and
 // a new version, since the node's representation changed.
 func (tx *Tx) TouchNode(ctx context.Context, id string, ms int64, by string) error {

@@ -92,10 +92,69 @@ func (tx *Tx) DeleteRows(ctx context.Context, keys []RecordProperty) error {
 	return nil
 }
 
-// UpdateRecordValue sets the row at ord 0 of property k to v, writing only its text when text
-// is set and only its number when num is: SQLite rewrites a row's entry in each index over a
-// column an UPDATE sets. ok is false, and nothing is written, when the record has no such row.
-func (tx *Tx) UpdateRecordValue(ctx context.Context, k RecordProperty, v RecordValue, text, num bool) (ok bool, err error) {
+// RowChange is a property of a record whose rows a batch rewrites: its rows before the batch,
+// and after it.
+type RowChange struct {
+	RecordProperty
+	Was, Is []RecordValue
+}
+
+// WriteRecordRows writes a batch's rows of database db: those of the properties changes
+// rewrite, then those of new records created.
+//
+// On SQLite a property with one row before and after (a number, a select, a date …) has that
+// row updated in place, setting only the columns that change: SQLite rewrites a row's entry in
+// every index over a column an UPDATE sets, and a number's row is also in the text index,
+// under NULL. Any other change deletes the property's rows, in one statement for the batch,
+// and inserts the new ones with the new records'. PostgreSQL rewrites every change that way: an
+// UPDATE writes a new version of the row and its index entries as an INSERT does, and a
+// statement per row was a round trip per row.
+func (tx *Tx) WriteRecordRows(ctx context.Context, db string, changes []RowChange, created []RecordRows) error {
+	var deleted []RecordProperty
+	recs := make([]RecordRows, 0, len(changes)+len(created))
+	for _, c := range changes {
+		if sameRows(c.Was, c.Is) {
+			continue // changed and changed back within the batch
+		}
+		if tx.engine == SQLite && len(c.Was) == 1 && len(c.Is) == 1 && c.Was[0].Ord == 0 && c.Is[0].Ord == 0 {
+			was, is := c.Was[0], c.Is[0]
+			ok, err := tx.updateRecordValue(ctx, c.RecordProperty, is, !sameText(was.Text, is.Text), !sameNum(was.Num, is.Num))
+			if err != nil {
+				return err
+			}
+			if ok {
+				continue
+			}
+		}
+		deleted = append(deleted, c.RecordProperty)
+		recs = append(recs, RecordRows{RecordID: c.RecordID, Rows: c.Is})
+	}
+	if err := tx.DeleteRows(ctx, deleted); err != nil {
+		return err
+	}
+	return tx.InsertRows(ctx, db, append(recs, created...))
+}
+
+func sameRows(a, b []RecordValue) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].PropertyID != b[i].PropertyID || a[i].Ord != b[i].Ord || !sameText(a[i].Text, b[i].Text) || !sameNum(a[i].Num, b[i].Num) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameText(a, b *string) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
+func sameNum(a, b *float64) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
+// updateRecordValue sets the row at ord 0 of property k to v, writing only its text when text
+// is set and only its number when num is. ok is false, and nothing is written, when the record
+// has no such row.
+func (tx *Tx) updateRecordValue(ctx context.Context, k RecordProperty, v RecordValue, text, num bool) (ok bool, err error) {
 	args := []any{k.RecordID, k.PropertyID}
 	var set string
 	switch {
@@ -155,5 +214,69 @@ func (tx *Tx) UpdateRecordNode(ctx context.Context, n *quire.Node) error {
 		return quire.Conflict("The page changed while this request ran; read it again and retry.")
 	}
 	n.Version++
+	return nil
+}
+
+// RecordEdit is a record's node as a batch leaves it (UpdateRecordNode's columns), written
+// over the stored version From.
+type RecordEdit struct {
+	Node *quire.Node
+	From int64
+}
+
+// UpdateRecordNodes writes edits (one per record), UpdateRecordNode's columns of a hundred
+// records per statement (a round trip per record on PostgreSQL), or answers conflict when one
+// of the records is no longer at its From version.
+func (tx *Tx) UpdateRecordNodes(ctx context.Context, edits []RecordEdit) error {
+	if tx.engine == SQLite {
+		// Measured: on SQLite a statement per record, prepared once, costs less.
+		for _, e := range edits {
+			n := e.Node
+			res, err := tx.tx.ExecContext(ctx, `UPDATE nodes SET title = $3, title_plain = $4, properties = $5,
+				version = $6, edited_ms = $7, edited_by = $8 WHERE id = $1 AND version = $2`,
+				n.ID, e.From, jsonArg(n.Title), n.TitlePlain, jsonArg(n.Properties), n.Version, n.EditedMs, n.EditedBy)
+			if err != nil {
+				return err
+			}
+			if k, _ := res.RowsAffected(); k != 1 {
+				return quire.Conflict("The page changed while this request ran; read it again and retry.")
+			}
+		}
+		return nil
+	}
+	// The first row's parameters are cast: PostgreSQL types a VALUES list's parameters as text
+	// otherwise. On SQLite the casts only give them the columns' affinities.
+	types := [...]string{"TEXT", "BIGINT", "TEXT", "TEXT", "TEXT", "BIGINT", "BIGINT", "TEXT"}
+	const most = 100
+	for start := 0; start < len(edits); start += most {
+		batch := edits[start:min(start+most, len(edits))]
+		var sb strings.Builder
+		sb.WriteString(`UPDATE nodes SET title = v.column3, title_plain = v.column4, properties = v.column5,
+			version = v.column6, edited_ms = v.column7, edited_by = v.column8 FROM (VALUES (`)
+		for c, typ := range types {
+			if c > 0 {
+				sb.WriteString(", ")
+			}
+			sb.WriteString(`CAST(` + tx.placeholder(c+1) + ` AS ` + typ + `)`)
+		}
+		sb.WriteByte(')')
+		args := make([]any, 0, len(types)*len(batch))
+		for i, e := range batch {
+			if i > 0 {
+				sb.WriteString(", ")
+				tx.values(&sb, len(args), len(types))
+			}
+			n := e.Node
+			args = append(args, n.ID, e.From, jsonArg(n.Title), n.TitlePlain, jsonArg(n.Properties), n.Version, n.EditedMs, n.EditedBy)
+		}
+		sb.WriteString(`) AS v WHERE nodes.id = v.column1 AND nodes.version = v.column2`)
+		res, err := tx.tx.ExecContext(ctx, sb.String(), args...)
+		if err != nil {
+			return err
+		}
+		if k, _ := res.RowsAffected(); k != int64(len(batch)) {
+			return quire.Conflict("The page changed while this request ran; read it again and retry.")
+		}
+	}
 	return nil
 }

@@ -160,15 +160,16 @@ func recordNumbers(ctx context.Context, q querier, ids []string) (map[string]int
 
 // Nodes returns the nodes ids of workspace ws in the order of ids (missing ones are left out).
 func (s *Store) Nodes(ctx context.Context, ws string, ids []string) ([]*quire.Node, error) {
-	return nodesByID(ctx, s.read, ws, ids)
+	return nodesByID(ctx, s.read, ws, ids, "")
 }
 
 // Nodes is Store.Nodes inside the transaction.
 func (tx *Tx) Nodes(ctx context.Context, ws string, ids []string) ([]*quire.Node, error) {
-	return nodesByID(ctx, tx.tx, ws, ids)
+	return nodesByID(ctx, tx.tx, ws, ids, "")
 }
 
-func nodesByID(ctx context.Context, q querier, ws string, ids []string) ([]*quire.Node, error) {
+// nodesByID reads nodes ids; lock, when not empty, ends each statement (lockRows).
+func nodesByID(ctx context.Context, q querier, ws string, ids []string, lock string) ([]*quire.Node, error) {
 	byID := make(map[string]*quire.Node, len(ids))
 	for start := 0; start < len(ids); start += 100 {
 		batch := ids[start:min(start+100, len(ids))]
@@ -183,7 +184,7 @@ func nodesByID(ctx context.Context, q querier, ws string, ids []string) ([]*quir
 		}
 		// The workspace is checked here rather than in SQL: with "workspace_id = $1" beside
 		// the id list, SQLite may walk a workspace index (every node) instead of the primary key.
-		rows, err := q.QueryContext(ctx, `SELECT `+nodeColumns+` FROM nodes WHERE id IN (`+in.String()+`)`, args...)
+		rows, err := q.QueryContext(ctx, `SELECT `+nodeColumns+` FROM nodes WHERE id IN (`+in.String()+`)`+lock, args...)
 		if err != nil {
 			return nil, err
 		}
@@ -262,7 +263,7 @@ func (s *Store) QueryRecords(ctx context.Context, ws string, q dbquery.Query, pa
 	if err != nil {
 		return nil, err
 	}
-	nodes, nums, err := recordsByID(ctx, tx, ws, ids, numbers)
+	nodes, nums, err := recordsByID(ctx, tx, ws, ids, numbers, "")
 	if err != nil {
 		return nil, err
 	}
@@ -272,14 +273,30 @@ func (s *Store) QueryRecords(ctx context.Context, ws string, q dbquery.Query, pa
 // RecordsByID returns the nodes ids of workspace ws in the order of ids (missing ones are
 // left out) and, when numbers is set, the numbers of those that are records.
 func (tx *Tx) RecordsByID(ctx context.Context, ws string, ids []string, numbers bool) ([]*quire.Node, map[string]int64, error) {
-	return recordsByID(ctx, tx.tx, ws, ids, numbers)
+	return recordsByID(ctx, tx.tx, ws, ids, numbers, "")
+}
+
+// LockRecordsByID is RecordsByID that also holds the nodes' rows until the transaction ends,
+// as LockNode does, in the same statement: on PostgreSQL, a lock per record was a round trip
+// per record of a mutation batch.
+func (tx *Tx) LockRecordsByID(ctx context.Context, ws string, ids []string, numbers bool) ([]*quire.Node, map[string]int64, error) {
+	return recordsByID(ctx, tx.tx, ws, ids, numbers, tx.lockRows())
+}
+
+// lockRows ends a SELECT on nodes that holds the rows it reads (PostgreSQL; SQLite has one
+// writer already). OF nodes: the numbers' outer join cannot be locked, nor needs to be.
+func (tx *Tx) lockRows() string {
+	if tx.engine != Postgres {
+		return ""
+	}
+	return " FOR UPDATE OF nodes"
 }
 
 // recordsByID is nodesByID and recordNumbers in one statement: a page of records is read
 // with its numbers by primary key, a hundred per statement.
-func recordsByID(ctx context.Context, q querier, ws string, ids []string, numbers bool) ([]*quire.Node, map[string]int64, error) {
+func recordsByID(ctx context.Context, q querier, ws string, ids []string, numbers bool, lock string) ([]*quire.Node, map[string]int64, error) {
 	if !numbers {
-		nodes, err := nodesByID(ctx, q, ws, ids)
+		nodes, err := nodesByID(ctx, q, ws, ids, lock)
 		return nodes, map[string]int64{}, err
 	}
 	byID := make(map[string]*quire.Node, len(ids))
@@ -298,7 +315,7 @@ func recordsByID(ctx context.Context, q querier, ws string, ids []string, number
 		// As in nodesByID, the workspace is checked here rather than in SQL.
 		rows, err := q.QueryContext(ctx, `SELECT `+nodeColumns+`, num.v_num FROM nodes
 			LEFT JOIN record_values num ON num.record_id = nodes.id AND num.property_id = $1 AND num.ord = 0
-			WHERE nodes.id IN (`+in.String()+`)`, args...)
+			WHERE nodes.id IN (`+in.String()+`)`+lock, args...)
 		if err != nil {
 			return nil, nil, err
 		}

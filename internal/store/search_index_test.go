@@ -231,6 +231,22 @@ func testEveryWrite(t *testing.T, s *store.Store, fromV9 bool) {
 	if got := [2]int{titleHits(t, s, "Quarterly"), titleHits(t, s, "Yearly")}; s.Engine() == store.SQLite && got != [2]int{0, 1} {
 		t.Errorf("title index after the rename: old, new = %v, want [0 1]", got)
 	}
+	step("rename one of two records in one statement (a mutation batch)", func(tx *store.Tx) error {
+		var edits []store.RecordEdit
+		for _, id := range []string{p.ID, q.ID} {
+			n, err := tx.Node(ctx, ws.ID, id)
+			if err != nil {
+				return err
+			}
+			edits = append(edits, store.RecordEdit{Node: n, From: n.Version})
+			n.Version++
+		}
+		edits[0].Node.TitlePlain = "Decade plan"
+		return tx.UpdateRecordNodes(ctx, edits)
+	}, p.ID)
+	if got := [2]int{titleHits(t, s, "Yearly"), titleHits(t, s, "Decade")}; s.Engine() == store.SQLite && got != [2]int{0, 1} {
+		t.Errorf("title index after the batch rename: old, new = %v, want [0 1]", got)
+	}
 	step("sync a child page block", func(tx *store.Tx) error {
 		return tx.SyncChildPageBlock(ctx, child.ID, []byte(`{"title":"Renamed child"}`), true, 7, u.ID)
 	})
