@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/quire-dev/quire/internal/blocks"
 	"github.com/quire-dev/quire/internal/quire"
@@ -118,6 +119,14 @@ func (s *Service) MutateRecords(ctx context.Context, p *quire.Principal, id stri
 	var schema quire.Schema
 	var nums map[string]int64
 	err := s.store.InTx(ctx, func(tx *store.Tx) error {
+		// Trash and restore rewrite the records' descendants' trashed_under, as PATCH of a
+		// page does: under the workspace's tree lock, taken first as there, so that a move
+		// into a record being trashed cannot miss the refresh.
+		if slices.ContainsFunc(ops, func(m Mutation) bool { return m.Op == "trash" || m.Op == "restore" }) {
+			if err := tx.LockTree(ctx, p.WorkspaceID()); err != nil {
+				return err
+			}
+		}
 		db, err := s.lockDatabase(ctx, tx, p, id, "database_id")
 		if err != nil {
 			return err
