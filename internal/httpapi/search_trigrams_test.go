@@ -44,7 +44,7 @@ func TestSearch_RareTrigrams(t *testing.T) {
 			var plans [][]string
 			for _, dense := range []int{0, 1} {
 				q := store.SearchQuery{Workspace: e.ws.ID, Terms: terms, Limit: 10, DenseAfter: dense, Probe: -1}
-				res, err := st.Search(context.Background(), q)
+				res, _, err := st.Search(context.Background(), q)
 				if err != nil {
 					t.Fatal(err)
 				}

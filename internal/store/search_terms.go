@@ -38,51 +38,48 @@ const probeNodes = 50
 //     the trigram index gives the nodes with a matching block when there are fewer than
 //     denseAfter entries (sparse), and otherwise the walk goes on, unbounded, until the page is
 //     full (dense). Terms all shorter than three characters have no trigram to look up: walk.
-func (s *Store) searchTerms(ctx context.Context, q SearchQuery) ([]SearchResult, error) {
+func (s *Store) searchTerms(ctx context.Context, q SearchQuery) ([]SearchResult, *SearchKey, error) {
 	dense := cmp.Or(q.DenseAfter, denseAfter)
 	titles, err := s.indexMatches(ctx, q.Terms, true, dense)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// blocks answers the content part: the probe, then the index or the walk.
-	blocks := func(tier int, after *SearchKey, limit int) ([]SearchResult, error) {
+	blocks := func(tier int, after *SearchKey, limit int) ([]SearchResult, *SearchKey, error) {
 		probe := q.Probe
 		if probe == 0 && s.engine == Postgres {
 			probe = probeNodes
 		}
 		if probe > 0 {
-			res, full, err := s.searchSegment(ctx, q, tier, &matches{titles: titles}, after, limit, probe)
+			res, full, _, err := s.searchSegment(ctx, q, tier, &matches{titles: titles}, after, limit, probe)
 			if err != nil || full {
-				return res, err
+				return res, nil, err
 			}
 		}
 		bodies, err := s.indexMatches(ctx, q.Terms, false, dense)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		res, _, err := s.searchSegment(ctx, q, tier, &matches{titles, bodies}, after, limit, 0)
-		return res, err
+		res, _, resume, err := s.searchSegment(ctx, q, tier, &matches{titles, bodies}, after, limit, 0)
+		return res, resume, err
 	}
 	if q.Order != ByRelevance {
 		return blocks(0, q.After, q.Limit)
 	}
 	var out []SearchResult
 	if q.After == nil || q.After.Tier >= tierTitle {
-		res, _, err := s.searchSegment(ctx, q, tierTitle, &matches{titles: titles}, q.After, q.Limit, 0)
-		if err != nil {
-			return nil, err
+		res, _, resume, err := s.searchSegment(ctx, q, tierTitle, &matches{titles: titles}, q.After, q.Limit, 0)
+		if err != nil || resume != nil || len(res) == q.Limit {
+			return res, resume, err
 		}
 		out = res
-		if len(out) == q.Limit {
-			return out, nil
-		}
 		q.After = nil
 	}
-	res, err := blocks(tierContent, q.After, q.Limit-len(out))
+	res, resume, err := blocks(tierContent, q.After, q.Limit-len(out))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return append(out, res...), nil
+	return append(out, res...), resume, nil
 }
 
 // indexMatches reads, from a trigram index, the nodes whose title (titles) or some block holds
@@ -196,9 +193,14 @@ type matches struct{ titles, bodies map[string]bool }
 // where m has them, by a walk of the nodes where a set is nil. With prefix, only the next prefix
 // nodes in order are considered; full reports whether the results are the segment's answer
 // (limit found, or the prefix was not cut short).
-func (s *Store) searchSegment(ctx context.Context, q SearchQuery, tier int, m *matches, after *SearchKey, limit, prefix int) (out []SearchResult, full bool, err error) {
+func (s *Store) searchSegment(ctx context.Context, q SearchQuery, tier int, m *matches, after *SearchKey, limit, prefix int) (out []SearchResult, full bool, resume *SearchKey, err error) {
 	if limit <= 0 {
-		return nil, true, nil
+		return nil, true, nil, nil
+	}
+	walk := m.titles == nil && tier != tierContent || m.bodies == nil && tier != tierTitle
+	if walk && prefix == 0 {
+		out, resume, err := s.walkSegment(ctx, q, tier, after, limit)
+		return out, true, resume, err
 	}
 	args := []any{q.Workspace}
 	arg := func(v any) string {
@@ -207,11 +209,7 @@ func (s *Store) searchSegment(ctx context.Context, q SearchQuery, tier int, m *m
 	}
 	var sb strings.Builder
 	if q.ReachOf != "" {
-		sb.WriteString(`WITH RECURSIVE reach (id) AS (
-			SELECT g.target_id FROM grants g WHERE g.token_id = ` + arg(q.ReachOf) + `
-			UNION
-			SELECT n.id FROM nodes n JOIN reach r ON n.parent_id = r.id
-		) `)
+		sb.WriteString("WITH RECURSIVE " + reachCTE(q, arg) + " ")
 	}
 	// Built only where used: PostgreSQL cannot type a parameter that no clause reads.
 	all := func(column string) string {
@@ -223,7 +221,7 @@ func (s *Store) searchSegment(ctx context.Context, q SearchQuery, tier int, m *m
 	}
 	inTitle := func() string { return "(" + all("n.title_plain") + ")" }
 	inBody := func() string {
-		return "EXISTS (SELECT 1 FROM search_docs d WHERE d.node_id = n.id AND d.field = 'body' AND " + all("d.text") + ")"
+		return "EXISTS (SELECT 1 FROM search_docs d WHERE d.node_id = n.id AND d.field = 'body' AND " + all(s.nodeText()) + ")"
 	}
 	in := func(sets ...map[string]bool) string {
 		seen := map[string]bool{}
@@ -261,10 +259,7 @@ func (s *Store) searchSegment(ctx context.Context, q SearchQuery, tier int, m *m
 	default:
 		match, byID = "("+inTitle()+" OR "+inBody()+")", false
 	}
-	ms := "n.edited_ms"
-	if q.Order == ByCreated {
-		ms = "n.created_ms"
-	}
+	ms, _ := keyOrder(q)
 	order, wsCol := ms, "n.workspace_id"
 	if byID && prefix == 0 && s.engine == SQLite {
 		// Read by id and sorted: without statistics SQLite prefers to walk the workspace's
@@ -274,23 +269,8 @@ func (s *Store) searchSegment(ctx context.Context, q SearchQuery, tier int, m *m
 	}
 	var base strings.Builder // the nodes in order, before matching
 	base.WriteString("SELECT " + prefixed("n.", nodeColumns) + " FROM nodes n")
-	base.WriteString("\nWHERE " + wsCol + " = $1 AND n.in_trash = FALSE AND n.trashed_under = FALSE")
-	if q.ReachOf != "" {
-		base.WriteString(" AND n.id IN (SELECT id FROM reach)")
-	}
-	if q.Object != "" {
-		base.WriteString(" AND n.object = " + arg(q.Object))
-	}
-	if q.PageType != "" {
-		base.WriteString(" AND n.page_type = " + arg(q.PageType))
-	}
-	op, dir := "<", " DESC"
-	if q.Ascending && q.Order != ByRelevance {
-		op, dir = ">", ""
-	}
-	if after != nil {
-		base.WriteString(" AND (" + ms + ", n.id) " + op + " (" + arg(after.Ms) + ", " + arg(after.ID) + ")")
-	}
+	base.WriteString("\nWHERE " + nodeFilter(q, after, wsCol, arg))
+	_, dir := keyOrder(q)
 	orderBy := "\nORDER BY " + order + dir + ", n.id" + dir
 	if prefix > 0 {
 		sb.WriteString("SELECT " + prefixed("n.", nodeColumns) + " FROM (" + base.String() + orderBy + " LIMIT " + arg(prefix) + ") AS n")
@@ -302,13 +282,13 @@ func (s *Store) searchSegment(ctx context.Context, q SearchQuery, tier int, m *m
 
 	rows, err := s.read.QueryContext(ctx, sb.String(), args...)
 	if err != nil {
-		return nil, false, err
+		return nil, false, nil, err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		n, err := scanNode(rows)
 		if err != nil {
-			return nil, false, err
+			return nil, false, nil, err
 		}
 		r := SearchResult{Node: n, Key: SearchKey{Tier: tier, Ms: n.EditedMs, ID: n.ID}}
 		if q.Order == ByCreated {
@@ -316,5 +296,51 @@ func (s *Store) searchSegment(ctx context.Context, q SearchQuery, tier int, m *m
 		}
 		out = append(out, r)
 	}
-	return out, len(out) == limit || prefix == 0, rows.Err()
+	return out, len(out) == limit || prefix == 0, nil, rows.Err()
+}
+
+// keyOrder is the time column of q's order and the direction of the walk (" DESC" or "").
+func keyOrder(q SearchQuery) (ms, dir string) {
+	ms, dir = "n.edited_ms", " DESC"
+	if q.Order == ByCreated {
+		ms = "n.created_ms"
+	}
+	if q.Ascending && q.Order != ByRelevance {
+		dir = ""
+	}
+	return ms, dir
+}
+
+// nodeFilter is the condition on the nodes (n) a search may answer, after key after: the
+// workspace's (wsCol, $1), not in trash, reached (reachCTE), of the kind asked for.
+func nodeFilter(q SearchQuery, after *SearchKey, wsCol string, arg func(any) string) string {
+	var b strings.Builder
+	b.WriteString(wsCol + " = $1 AND n.in_trash = FALSE AND n.trashed_under = FALSE")
+	if q.ReachOf != "" {
+		b.WriteString(" AND n.id IN (SELECT id FROM reach)")
+	}
+	if q.Object != "" {
+		b.WriteString(" AND n.object = " + arg(q.Object))
+	}
+	if q.PageType != "" {
+		b.WriteString(" AND n.page_type = " + arg(q.PageType))
+	}
+	if after != nil {
+		ms, dir := keyOrder(q)
+		op := "<"
+		if dir == "" {
+			op = ">"
+		}
+		b.WriteString(" AND (" + ms + ", n.id) " + op + " (" + arg(after.Ms) + ", " + arg(after.ID) + ")")
+	}
+	return b.String()
+}
+
+// reachCTE is the common table reach: the nodes q's token reaches (granted, and below).
+func reachCTE(q SearchQuery, arg func(any) string) string {
+	return `reach (id) AS (
+			SELECT g.target_id FROM grants g WHERE g.token_id = ` + arg(q.ReachOf) + `
+			UNION
+			SELECT n.id FROM nodes n JOIN reach r ON n.parent_id = r.id
+		)`
 }
