@@ -221,7 +221,7 @@ func (s *Store) searchSegment(ctx context.Context, q SearchQuery, tier int, m *m
 	}
 	inTitle := func() string { return "(" + all("n.title_plain") + ")" }
 	inBody := func() string {
-		return "EXISTS (SELECT 1 FROM search_docs d WHERE d.node_id = n.id AND d.field = 'body' AND " + all(s.nodeText()) + ")"
+		return "EXISTS (SELECT 1 FROM search_docs d WHERE d.node_id = n.id AND d.field = 'body' AND " + all(s.nodeText()) + s.perNode() + ")"
 	}
 	in := func(sets ...map[string]bool) string {
 		seen := map[string]bool{}

@@ -70,7 +70,7 @@ func (s *Store) walkStep(ctx context.Context, q SearchQuery, tier int, after *Se
 		return "(" + strings.Join(conds, " AND ") + ")"
 	}
 	inBody := func() string {
-		return "EXISTS (SELECT 1 FROM search_docs d WHERE d.node_id = n.id AND d.field = 'body' AND " + all(s.nodeText()) + ")"
+		return "EXISTS (SELECT 1 FROM search_docs d WHERE d.node_id = n.id AND d.field = 'body' AND " + all(s.nodeText()) + s.perNode() + ")"
 	}
 	const blocks = "(SELECT COUNT(*) FROM search_docs d WHERE d.node_id = n.id AND d.field = 'body')"
 	var sb strings.Builder
@@ -133,4 +133,14 @@ func (s *Store) nodeText() string {
 		return "(d.text || '')"
 	}
 	return "d.text"
+}
+
+// perNode ends a subquery that checks one node's entries. On PostgreSQL, OFFSET 0 keeps it a
+// check per node: as a semi-join, a generic plan (after five runs of a prepared statement)
+// could hash every entry of the index that holds the terms first, 1.6 s at a million blocks.
+func (s *Store) perNode() string {
+	if s.engine == Postgres {
+		return " OFFSET 0"
+	}
+	return ""
 }
