@@ -84,8 +84,9 @@ func (s *Store) walkStep(ctx context.Context, q SearchQuery, tier int, after *Se
 	case tierTitle:
 		hit, cost = all("n.title_plain"), "1"
 	case tierContent:
-		// A node whose title holds the terms is the title tier's; its blocks are not read.
-		cond, hit, cost = " AND NOT "+all("n.title_plain"), inBody(), blocks
+		// A node whose title holds the terms is the title tier's; its blocks are not read. The
+		// title checked counts too, so pages without blocks still bring the bound nearer.
+		cond, hit, cost = " AND NOT "+all("n.title_plain"), inBody(), "1 + "+blocks
 	default:
 		hit, cost = "("+all("n.title_plain")+" OR "+inBody()+")", "1 + "+blocks
 	}
