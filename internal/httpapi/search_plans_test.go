@@ -38,16 +38,22 @@ func TestSearch_PlansAgree(t *testing.T) {
 		}
 		wantOK(t, e.do(http.MethodDelete, "/v2/pages/"+trashed, e.full, nil), 200)
 
+		resumes := 0
 		walk := func(q store.SearchQuery) []store.SearchKey {
 			t.Helper()
 			var keys []store.SearchKey
-			for range 20 {
-				res, err := st.Search(context.Background(), q)
+			for range 200 {
+				res, resume, err := st.Search(context.Background(), q)
 				if err != nil {
 					t.Fatal(err)
 				}
 				for _, r := range res {
 					keys = append(keys, r.Key)
+				}
+				if resume != nil {
+					q.After = resume // the walk stopped at its bound
+					resumes++
+					continue
 				}
 				if len(res) < q.Limit {
 					return keys
@@ -63,15 +69,20 @@ func TestSearch_PlansAgree(t *testing.T) {
 					q := store.SearchQuery{Workspace: e.ws.ID, Terms: terms, Order: order, Ascending: asc, Limit: 2, Object: quire.ObjectPage}
 					q.DenseAfter, q.Probe = 1<<30, -1
 					sparse := walk(q)
-					for _, v := range []struct{ dense, probe int }{
-						{1, -1},                      // walk only
-						{3, -1},                      // sparse titles beside dense blocks, for some terms
-						{1 << 30, 1}, {3, 3}, {0, 0}, // a probe, then the index or the walk
+					for _, v := range []struct{ dense, probe, walk int }{
+						{1, -1, 0},                            // walk only
+						{3, -1, 0},                            // sparse titles beside dense blocks, for some terms
+						{1 << 30, 1, 0}, {3, 3, 0}, {0, 0, 0}, // a probe, then the index or the walk
+						{1, -1, 1}, {1, -1, 3}, {3, 3, 2}, // walks cut short, inside a page's blocks too
 					} {
-						q.DenseAfter, q.Probe = v.dense, v.probe
+						q.DenseAfter, q.Probe, q.Walk = v.dense, v.probe, v.walk
+						resumes = 0
 						got := walk(q)
+						if v.walk == 1 && terms[0] != "zebra" && resumes == 0 { // "zebra" is in no index: no walk
+							t.Errorf("%q order %d asc %v: a walk of one entry a request never stopped at its bound", terms, order, asc)
+						}
 						if diff := cmp.Diff(sparse, got); diff != "" {
-							t.Errorf("%q order %d asc %v dense after %d probe %d: (-sparse +got)\n%s", terms, order, asc, v.dense, v.probe, diff)
+							t.Errorf("%q order %d asc %v dense after %d probe %d walk %d: (-sparse +got)\n%s", terms, order, asc, v.dense, v.probe, v.walk, diff)
 						}
 					}
 					if terms[0] == "roadmap" && len(terms) == 1 && len(sparse) != 9 {

@@ -226,7 +226,7 @@ func (s *Service) Search(ctx context.Context, p *quire.Principal, r SearchReques
 			return Page[store.SearchResult]{}, InvalidCursor()
 		}
 	}
-	res, err := s.store.Search(ctx, q)
+	res, resume, err := s.store.Search(ctx, q)
 	if err != nil {
 		return Page[store.SearchResult]{}, err
 	}
@@ -236,6 +236,15 @@ func (s *Service) Search(ctx context.Context, p *quire.Principal, r SearchReques
 	}
 	if err := s.RenderRecords(ctx, nodes, nil); err != nil {
 		return Page[store.SearchResult]{}, err
+	}
+	if resume != nil {
+		// The walk stopped at its bound (store.Search): fewer results than asked, and more may
+		// follow the place it stopped.
+		c, err := s.cursors.Encode(list, resume)
+		if err != nil {
+			return Page[store.SearchResult]{}, err
+		}
+		return Page[store.SearchResult]{Items: res, NextCursor: c}, nil
 	}
 	return paginate(s, list, res, r.PageSize, func(r store.SearchResult) any { return r.Key })
 }

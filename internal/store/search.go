@@ -45,6 +45,9 @@ type SearchQuery struct {
 	DenseAfter int
 	// Probe overrides probeNodes (searchTerms); 0 is the default, negative none.
 	Probe int
+	// Walk overrides walkEntries (search_walk.go), and the first step with it when smaller; 0
+	// is the default. Tests set it to cut walks short.
+	Walk int
 }
 
 // SearchResult is a node with its place in the results.
@@ -56,8 +59,10 @@ type SearchResult struct {
 // Search runs a keyword search inside the engine (searchTerms), or with no terms lists every
 // visible node in the chosen order. Terms of three characters or more are matched on the trigram
 // index (FTS5 on SQLite, pg_trgm on PostgreSQL); shorter ones (a two-character Chinese word, say)
-// by substring. Nodes in trash or under a node in trash are left out.
-func (s *Store) Search(ctx context.Context, q SearchQuery) ([]SearchResult, error) {
+// by substring. Nodes in trash or under a node in trash are left out. A search that walks the
+// nodes (searchTerms) stops after a bounded number of entries: then it answers fewer than
+// q.Limit results and the key to go on after (resume), nil when the results are complete.
+func (s *Store) Search(ctx context.Context, q SearchQuery) ([]SearchResult, *SearchKey, error) {
 	if len(q.Terms) > 0 {
 		return s.searchTerms(ctx, q)
 	}
@@ -101,14 +106,14 @@ func (s *Store) Search(ctx context.Context, q SearchQuery) ([]SearchResult, erro
 
 	rows, err := s.read.QueryContext(ctx, sb.String(), args...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer rows.Close()
 	var out []SearchResult
 	for rows.Next() {
 		n, err := scanNode(rows)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		r := SearchResult{Node: n, Key: SearchKey{Ms: n.EditedMs, ID: n.ID}}
 		if q.Order == ByCreated {
@@ -116,7 +121,7 @@ func (s *Store) Search(ctx context.Context, q SearchQuery) ([]SearchResult, erro
 		}
 		out = append(out, r)
 	}
-	return out, rows.Err()
+	return out, nil, rows.Err()
 }
 
 // escapeLike escapes LIKE's wildcards (with \ as the escape character).

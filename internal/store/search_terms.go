@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // denseAfter is how many matching entries make a term set "dense": past it, a search walks the
@@ -20,9 +19,12 @@ const (
 	tierContent = 1
 )
 
-// probeNodes is how many nodes, in result order, a search checks one by one before it asks the
-// trigram index for the matching blocks: a common term fills a page of results among the first
-// few nodes, and on PostgreSQL a GIN bitmap of a million entries costs far more than that.
+// probeNodes is how many nodes, in result order, a search on PostgreSQL checks one by one before
+// it asks the trigram index for the matching blocks: a common term fills a page of results among
+// the first few nodes, and a GIN bitmap of a million entries costs far more than that. SQLite
+// does not probe: FTS5 streams its matches, so asking for at most denseAfter of them costs less
+// than checking 50 pages' blocks by substring (5,000 entries in the 1M benchmark: 6 ms of a
+// selective term's 8).
 const probeNodes = 50
 
 // searchTerms answers a search with terms. Results are ordered by tier (with ByRelevance), then
@@ -31,52 +33,53 @@ const probeNodes = 50
 //
 //   - titles: the titles' own trigram index gives the matching nodes when there are fewer than
 //     denseAfter; otherwise the nodes are walked in order, checking each title;
-//   - blocks: first the next probeNodes nodes in result order are checked one by one against
-//     their own entries (a common term fills the page here); if that does not fill the page,
+//   - blocks: on PostgreSQL, first the next probeNodes nodes in result order are checked one by
+//     one against their own entries (a common term fills the page here); if that does not fill the page,
 //     the trigram index gives the nodes with a matching block when there are fewer than
 //     denseAfter entries (sparse), and otherwise the walk goes on, unbounded, until the page is
 //     full (dense). Terms all shorter than three characters have no trigram to look up: walk.
-func (s *Store) searchTerms(ctx context.Context, q SearchQuery) ([]SearchResult, error) {
+func (s *Store) searchTerms(ctx context.Context, q SearchQuery) ([]SearchResult, *SearchKey, error) {
 	dense := cmp.Or(q.DenseAfter, denseAfter)
 	titles, err := s.indexMatches(ctx, q.Terms, true, dense)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// blocks answers the content part: the probe, then the index or the walk.
-	blocks := func(tier int, after *SearchKey, limit int) ([]SearchResult, error) {
-		if probe := cmp.Or(q.Probe, probeNodes); probe > 0 {
-			res, full, err := s.searchSegment(ctx, q, tier, &matches{titles: titles}, after, limit, probe)
+	blocks := func(tier int, after *SearchKey, limit int) ([]SearchResult, *SearchKey, error) {
+		probe := q.Probe
+		if probe == 0 && s.engine == Postgres {
+			probe = probeNodes
+		}
+		if probe > 0 {
+			res, full, _, err := s.searchSegment(ctx, q, tier, &matches{titles: titles}, after, limit, probe)
 			if err != nil || full {
-				return res, err
+				return res, nil, err
 			}
 		}
 		bodies, err := s.indexMatches(ctx, q.Terms, false, dense)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		res, _, err := s.searchSegment(ctx, q, tier, &matches{titles, bodies}, after, limit, 0)
-		return res, err
+		res, _, resume, err := s.searchSegment(ctx, q, tier, &matches{titles, bodies}, after, limit, 0)
+		return res, resume, err
 	}
 	if q.Order != ByRelevance {
 		return blocks(0, q.After, q.Limit)
 	}
 	var out []SearchResult
 	if q.After == nil || q.After.Tier >= tierTitle {
-		res, _, err := s.searchSegment(ctx, q, tierTitle, &matches{titles: titles}, q.After, q.Limit, 0)
-		if err != nil {
-			return nil, err
+		res, _, resume, err := s.searchSegment(ctx, q, tierTitle, &matches{titles: titles}, q.After, q.Limit, 0)
+		if err != nil || resume != nil || len(res) == q.Limit {
+			return res, resume, err
 		}
 		out = res
-		if len(out) == q.Limit {
-			return out, nil
-		}
 		q.After = nil
 	}
-	res, err := blocks(tierContent, q.After, q.Limit-len(out))
+	res, resume, err := blocks(tierContent, q.After, q.Limit-len(out))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return append(out, res...), nil
+	return append(out, res...), resume, nil
 }
 
 // indexMatches reads, from a trigram index, the nodes whose title (titles) or some block holds
@@ -88,9 +91,12 @@ func (s *Store) indexMatches(ctx context.Context, terms []string, titles bool, d
 		args = append(args, v)
 		return "$" + strconv.Itoa(len(args))
 	}
-	src, where, ok := s.indexMatch(terms, titles, arg)
-	if !ok {
-		return nil, nil
+	src, where, ok, none, err := s.indexMatch(ctx, terms, titles, arg)
+	if err != nil || !ok {
+		return nil, err
+	}
+	if none {
+		return map[string]bool{}, nil
 	}
 	field := "body"
 	if titles {
@@ -134,41 +140,39 @@ func (s *Store) indexMatches(ctx context.Context, terms []string, titles bool, d
 }
 
 // indexMatch is the FROM and WHERE of the entries (search_docs d) holding every term, using a
-// trigram index (of the titles alone with titles): FTS5 on SQLite, pg_trgm's GIN index under
-// ILIKE on PostgreSQL (whose titles indexMatches reads from nodes). ok is false when
-// no term has three characters (the index has nothing to look up).
-func (s *Store) indexMatch(terms []string, titles bool, arg func(any) string) (from, where string, ok bool) {
-	var long, short []string
-	for _, t := range terms {
-		if utf8.RuneCountInString(t) >= 3 {
-			long = append(long, t)
-		} else {
-			short = append(short, t)
-		}
-	}
+// trigram index (of the titles alone with titles): FTS5 on SQLite, asked for the terms' rare
+// parts (planTrigrams), pg_trgm's GIN index under ILIKE on PostgreSQL (whose titles
+// indexMatches reads from nodes). ok is false when no term has three characters (the index has
+// nothing to look up); none is true when some trigram occurs nowhere (nothing matches).
+func (s *Store) indexMatch(ctx context.Context, terms []string, titles bool, arg func(any) string) (from, where string, ok, none bool, err error) {
+	long, short := longTerms(terms)
 	if len(long) == 0 {
-		return "", "", false
+		return "", "", false, false, nil
 	}
 	var conds []string
 	from = "search_docs d"
 	if s.engine == SQLite {
-		// An FTS5 query of quoted strings, ANDed: a trigram phrase is a substring.
-		q := make([]string, len(long))
-		for i, t := range long {
-			q[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
-		}
 		fts := "search_fts"
 		if titles {
 			fts = "search_title_fts"
 		}
+		plan, err := s.planTrigrams(ctx, fts, long)
+		if err != nil || plan.none {
+			return "", "", true, plan.none, err
+		}
+		// An FTS5 query of quoted strings, ANDed: a trigram phrase is a substring.
+		q := make([]string, len(plan.pieces))
+		for i, t := range plan.pieces {
+			q[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
+		}
 		from = fts + " f JOIN search_docs d ON d.rid = f.rowid"
 		conds = append(conds, fts+" MATCH "+arg(strings.Join(q, " AND ")))
-		long = nil
+		long = plan.verify
 	}
 	for _, t := range append(long, short...) {
 		conds = append(conds, s.contains("d.text", t, arg))
 	}
-	return from, strings.Join(conds, " AND "), true
+	return from, strings.Join(conds, " AND "), true, false, nil
 }
 
 // contains is a case-insensitive substring test of column against term.
@@ -189,9 +193,14 @@ type matches struct{ titles, bodies map[string]bool }
 // where m has them, by a walk of the nodes where a set is nil. With prefix, only the next prefix
 // nodes in order are considered; full reports whether the results are the segment's answer
 // (limit found, or the prefix was not cut short).
-func (s *Store) searchSegment(ctx context.Context, q SearchQuery, tier int, m *matches, after *SearchKey, limit, prefix int) (out []SearchResult, full bool, err error) {
+func (s *Store) searchSegment(ctx context.Context, q SearchQuery, tier int, m *matches, after *SearchKey, limit, prefix int) (out []SearchResult, full bool, resume *SearchKey, err error) {
 	if limit <= 0 {
-		return nil, true, nil
+		return nil, true, nil, nil
+	}
+	walk := m.titles == nil && tier != tierContent || m.bodies == nil && tier != tierTitle
+	if walk && prefix == 0 {
+		out, resume, err := s.walkSegment(ctx, q, tier, after, limit)
+		return out, true, resume, err
 	}
 	args := []any{q.Workspace}
 	arg := func(v any) string {
@@ -200,23 +209,7 @@ func (s *Store) searchSegment(ctx context.Context, q SearchQuery, tier int, m *m
 	}
 	var sb strings.Builder
 	if q.ReachOf != "" {
-		sb.WriteString(`WITH RECURSIVE reach (id) AS (
-			SELECT g.target_id FROM grants g WHERE g.token_id = ` + arg(q.ReachOf) + `
-			UNION
-			SELECT n.id FROM nodes n JOIN reach r ON n.parent_id = r.id
-		) `)
-	}
-	var base strings.Builder // the nodes in order, before matching
-	base.WriteString("SELECT " + prefixed("n.", nodeColumns) + " FROM nodes n")
-	base.WriteString("\nWHERE n.workspace_id = $1 AND n.in_trash = FALSE AND n.trashed_under = FALSE")
-	if q.ReachOf != "" {
-		base.WriteString(" AND n.id IN (SELECT id FROM reach)")
-	}
-	if q.Object != "" {
-		base.WriteString(" AND n.object = " + arg(q.Object))
-	}
-	if q.PageType != "" {
-		base.WriteString(" AND n.page_type = " + arg(q.PageType))
+		sb.WriteString("WITH RECURSIVE " + reachCTE(q, arg) + " ")
 	}
 	// Built only where used: PostgreSQL cannot type a parameter that no clause reads.
 	all := func(column string) string {
@@ -228,7 +221,7 @@ func (s *Store) searchSegment(ctx context.Context, q SearchQuery, tier int, m *m
 	}
 	inTitle := func() string { return "(" + all("n.title_plain") + ")" }
 	inBody := func() string {
-		return "EXISTS (SELECT 1 FROM search_docs d WHERE d.node_id = n.id AND d.field = 'body' AND " + all("d.text") + ")"
+		return "EXISTS (SELECT 1 FROM search_docs d WHERE d.node_id = n.id AND d.field = 'body' AND " + all(s.nodeText()) + s.perNode() + ")"
 	}
 	in := func(sets ...map[string]bool) string {
 		seen := map[string]bool{}
@@ -251,32 +244,34 @@ func (s *Store) searchSegment(ctx context.Context, q SearchQuery, tier int, m *m
 		return "n.id IN (" + strings.Join(ids, ", ") + ")"
 	}
 	var match string
+	byID := true // the nodes are a set of ids (sparse), not a walk
 	switch {
 	case tier == tierTitle && m.titles != nil:
 		match = in(m.titles)
 	case tier == tierTitle:
-		match = inTitle()
+		match, byID = inTitle(), false
 	case tier == tierContent && m.bodies != nil:
 		match = in(m.bodies) + " AND NOT " + inTitle()
 	case tier == tierContent:
-		match = "NOT " + inTitle() + " AND " + inBody()
+		match, byID = "NOT "+inTitle()+" AND "+inBody(), false
 	case m.titles != nil && m.bodies != nil:
 		match = in(m.titles, m.bodies)
 	default:
-		match = "(" + inTitle() + " OR " + inBody() + ")"
+		match, byID = "("+inTitle()+" OR "+inBody()+")", false
 	}
-	ms := "n.edited_ms"
-	if q.Order == ByCreated {
-		ms = "n.created_ms"
+	ms, _ := keyOrder(q)
+	order, wsCol := ms, "n.workspace_id"
+	if byID && prefix == 0 && s.engine == SQLite {
+		// Read by id and sorted: without statistics SQLite prefers to walk the workspace's
+		// nodes in order (an index on workspace_id and the time) to avoid the sort, testing each
+		// against the few ids (2 ms for 10,000 pages). The unary plus keeps it off those indexes.
+		order, wsCol = "+"+ms, "+n.workspace_id"
 	}
-	op, dir := "<", " DESC"
-	if q.Ascending && q.Order != ByRelevance {
-		op, dir = ">", ""
-	}
-	if after != nil {
-		base.WriteString(" AND (" + ms + ", n.id) " + op + " (" + arg(after.Ms) + ", " + arg(after.ID) + ")")
-	}
-	orderBy := "\nORDER BY " + ms + dir + ", n.id" + dir
+	var base strings.Builder // the nodes in order, before matching
+	base.WriteString("SELECT " + prefixed("n.", nodeColumns) + " FROM nodes n")
+	base.WriteString("\nWHERE " + nodeFilter(q, after, wsCol, arg))
+	_, dir := keyOrder(q)
+	orderBy := "\nORDER BY " + order + dir + ", n.id" + dir
 	if prefix > 0 {
 		sb.WriteString("SELECT " + prefixed("n.", nodeColumns) + " FROM (" + base.String() + orderBy + " LIMIT " + arg(prefix) + ") AS n")
 		sb.WriteString("\nWHERE " + match)
@@ -287,13 +282,13 @@ func (s *Store) searchSegment(ctx context.Context, q SearchQuery, tier int, m *m
 
 	rows, err := s.read.QueryContext(ctx, sb.String(), args...)
 	if err != nil {
-		return nil, false, err
+		return nil, false, nil, err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		n, err := scanNode(rows)
 		if err != nil {
-			return nil, false, err
+			return nil, false, nil, err
 		}
 		r := SearchResult{Node: n, Key: SearchKey{Tier: tier, Ms: n.EditedMs, ID: n.ID}}
 		if q.Order == ByCreated {
@@ -301,5 +296,51 @@ func (s *Store) searchSegment(ctx context.Context, q SearchQuery, tier int, m *m
 		}
 		out = append(out, r)
 	}
-	return out, len(out) == limit || prefix == 0, rows.Err()
+	return out, len(out) == limit || prefix == 0, nil, rows.Err()
+}
+
+// keyOrder is the time column of q's order and the direction of the walk (" DESC" or "").
+func keyOrder(q SearchQuery) (ms, dir string) {
+	ms, dir = "n.edited_ms", " DESC"
+	if q.Order == ByCreated {
+		ms = "n.created_ms"
+	}
+	if q.Ascending && q.Order != ByRelevance {
+		dir = ""
+	}
+	return ms, dir
+}
+
+// nodeFilter is the condition on the nodes (n) a search may answer, after key after: the
+// workspace's (wsCol, $1), not in trash, reached (reachCTE), of the kind asked for.
+func nodeFilter(q SearchQuery, after *SearchKey, wsCol string, arg func(any) string) string {
+	var b strings.Builder
+	b.WriteString(wsCol + " = $1 AND n.in_trash = FALSE AND n.trashed_under = FALSE")
+	if q.ReachOf != "" {
+		b.WriteString(" AND n.id IN (SELECT id FROM reach)")
+	}
+	if q.Object != "" {
+		b.WriteString(" AND n.object = " + arg(q.Object))
+	}
+	if q.PageType != "" {
+		b.WriteString(" AND n.page_type = " + arg(q.PageType))
+	}
+	if after != nil {
+		ms, dir := keyOrder(q)
+		op := "<"
+		if dir == "" {
+			op = ">"
+		}
+		b.WriteString(" AND (" + ms + ", n.id) " + op + " (" + arg(after.Ms) + ", " + arg(after.ID) + ")")
+	}
+	return b.String()
+}
+
+// reachCTE is the common table reach: the nodes q's token reaches (granted, and below).
+func reachCTE(q SearchQuery, arg func(any) string) string {
+	return `reach (id) AS (
+			SELECT g.target_id FROM grants g WHERE g.token_id = ` + arg(q.ReachOf) + `
+			UNION
+			SELECT n.id FROM nodes n JOIN reach r ON n.parent_id = r.id
+		)`
 }

@@ -1,0 +1,65 @@
+package httpapi
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/quire-dev/quire/internal/store"
+	"github.com/quire-dev/quire/internal/testdb"
+)
+
+// TestSearch_RareTrigrams: a term whose trigrams are partly common ("tok" in every block) is
+// looked up on SQLite by its rare part and checked by substring (store/search_trigrams.go). The
+// entries that hold the rare part without the whole term, or the term's pieces apart, must not
+// match; upper case must; and the walk plan must agree.
+func TestSearch_RareTrigrams(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		want := map[string][]string{}
+		for i := range 6 {
+			page := e.mkPage(t, e.full, wsParent, fmt.Sprintf("Log %d", i))
+			var kids []any
+			for j := range 30 {
+				kids = append(kids, para(fmt.Sprintf("entry %d tok%d", j, i*100+j)))
+			}
+			switch i {
+			case 1:
+				kids = append(kids, para("the marker TOK424242 is here"))
+				want["tok424242"] = append(want["tok424242"], page)
+			case 2:
+				kids = append(kids, para("only 424242 without the prefix"), para("tok1 and 424242 apart"))
+			case 3:
+				kids = append(kids, para("entry tok4242429 filed"))
+				want["tok424242"] = append(want["tok424242"], page)
+				want["entry 4242429"] = append(want["entry 4242429"], page)
+			case 4:
+				kids = append(kids, para("tok424 and 242 split"))
+			}
+			e.appendKids(t, page, kids...)
+		}
+		for _, terms := range [][]string{{"tok424242"}, {"entry", "4242429"}, {"tok42424x"}} {
+			var plans [][]string
+			for _, dense := range []int{0, 1} {
+				q := store.SearchQuery{Workspace: e.ws.ID, Terms: terms, Limit: 10, DenseAfter: dense, Probe: -1}
+				res, _, err := st.Search(context.Background(), q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var ids []string
+				for _, r := range res {
+					ids = append(ids, r.Node.ID)
+				}
+				slices.Sort(ids)
+				plans = append(plans, ids)
+			}
+			w := slices.Clone(want[strings.Join(terms, " ")])
+			slices.Sort(w)
+			if !slices.Equal(plans[0], w) || !slices.Equal(plans[1], w) {
+				t.Errorf("%q: index plan %v, walk %v; want %v", terms, plans[0], plans[1], w)
+			}
+		}
+	})
+}
