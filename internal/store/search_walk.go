@@ -3,6 +3,8 @@ package store
 import (
 	"cmp"
 	"context"
+	"database/sql"
+	"errors"
 	"strconv"
 	"strings"
 )
@@ -21,8 +23,26 @@ const walkEntries = 20000
 // seen so far say the bound is near. resume is where it stopped when the bound came before
 // limit results.
 func (s *Store) walkSegment(ctx context.Context, q SearchQuery, tier int, after *SearchKey, limit int) (out []SearchResult, resume *SearchKey, err error) {
-	found := map[string]bool{}
 	bound := cmp.Or(q.Walk, walkEntries)
+	var hits []string
+	if tier == tierTitle {
+		hits, resume, err = s.titleWalk(ctx, q, after, limit, bound)
+	} else {
+		hits, resume, err = s.stepWalk(ctx, q, tier, after, limit, bound)
+	}
+	if err != nil || len(hits) == 0 {
+		return nil, resume, err
+	}
+	found := make(map[string]bool, len(hits))
+	for _, id := range hits {
+		found[id] = true
+	}
+	out, _, _, err = s.searchSegment(ctx, q, tier, &matches{titles: found, bodies: found}, after, limit, 0)
+	return out, resume, err
+}
+
+// stepWalk walks in steps of nodes (walkStep), for the tiers that read a node's blocks.
+func (s *Store) stepWalk(ctx context.Context, q SearchQuery, tier int, after *SearchKey, limit, bound int) (found []string, resume *SearchKey, err error) {
 	cur, used, walked, step := after, 0, 0, min(2*limit, bound)
 	for {
 		if walked > 0 {
@@ -34,23 +54,77 @@ func (s *Store) walkSegment(ctx context.Context, q SearchQuery, tier int, after 
 		}
 		for _, id := range hits {
 			if len(found) < limit {
-				found[id] = true
+				found = append(found, id)
 			}
 		}
 		used, walked, cur = used+entries, walked+nodes, last
 		if nodes < step || len(found) == limit {
-			break // the end of the nodes, or a full page
+			return found, nil, nil // the end of the nodes, or a full page
 		}
 		if used >= bound {
-			resume = cur
-			break
+			return found, cur, nil
 		}
 	}
-	if len(found) == 0 {
-		return nil, resume, nil
+}
+
+// titleWalk is the title tier's walk in one statement: a title is one entry, so the first
+// bound nodes after key after are checked in one pass of the nodes in result order, without the
+// steps' stored rows (a two-character term walked 10,000 titles in 17 ms that way, about 5 ms
+// so). Only when the page is not full does a second statement find the bound-th node, where
+// the next request goes on (none: the walk reached the end).
+func (s *Store) titleWalk(ctx context.Context, q SearchQuery, after *SearchKey, limit, bound int) (hits []string, resume *SearchKey, err error) {
+	ms, dir := keyOrder(q)
+	build := func(tail func(arg func(any) string) string) (string, []any) {
+		args := []any{q.Workspace}
+		arg := func(v any) string {
+			args = append(args, v)
+			return "$" + strconv.Itoa(len(args))
+		}
+		var sb strings.Builder
+		if q.ReachOf != "" {
+			sb.WriteString("WITH RECURSIVE " + reachCTE(q, arg) + " ")
+		}
+		sb.WriteString(tail(arg))
+		return sb.String(), args
 	}
-	out, _, _, err = s.searchSegment(ctx, q, tier, &matches{titles: found, bodies: found}, after, limit, 0)
-	return out, resume, err
+	order := " ORDER BY " + ms + dir + ", n.id" + dir
+	query, args := build(func(arg func(any) string) string {
+		conds := make([]string, len(q.Terms))
+		for i, t := range q.Terms {
+			conds[i] = s.contains("n.title_plain", t, arg)
+		}
+		return `SELECT n.id FROM (SELECT n.id, n.title_plain, n.edited_ms, n.created_ms FROM nodes n
+			WHERE ` + nodeFilter(q, after, "n.workspace_id", arg) + order + ` LIMIT ` + arg(bound) + `) AS n
+			WHERE ` + strings.Join(conds, " AND ") + order + ` LIMIT ` + arg(limit)
+	})
+	rows, err := s.read.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, nil, err
+	}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, nil, err
+		}
+		hits = append(hits, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || len(hits) == limit {
+		return hits, nil, err
+	}
+	query, args = build(func(arg func(any) string) string {
+		return `SELECT n.id, ` + ms + ` FROM nodes n WHERE ` + nodeFilter(q, after, "n.workspace_id", arg) + order +
+			` LIMIT 1 OFFSET ` + arg(bound-1)
+	})
+	key := SearchKey{Tier: tierTitle}
+	switch err := s.read.QueryRowContext(ctx, query, args...).Scan(&key.ID, &key.Ms); {
+	case errors.Is(err, sql.ErrNoRows):
+		return hits, nil, nil // fewer than bound nodes: the walk saw them all
+	case err != nil:
+		return nil, nil, err
+	}
+	return hits, &key, nil
 }
 
 // walkStep checks the next k nodes after key after, in result order, against the terms: their
