@@ -2,7 +2,6 @@ package service_test
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -108,23 +107,7 @@ func seedVectors(b *testing.B, st *store.Store, c *benchCorpus, chunks int) {
 	per := chunks / c.pages
 	ws := c.p.WorkspaceID()
 	for i := range c.pages {
-		vecs := make([][]float32, per)
-		for k := range vecs {
-			v := make([]float32, 512)
-			var n float64
-			for d := range v {
-				v[d] = float32(r.NormFloat64())
-				n += float64(v[d]) * float64(v[d])
-			}
-			for d := range v {
-				v[d] /= float32(math.Sqrt(n))
-			}
-			vecs[k] = v
-		}
-		job := store.EmbedJob{NodeID: fmt.Sprintf("bp%d", i)}
-		if err := st.SaveEmbeddings(ctx, job, ws, embed.BuiltinID, vecs); err != nil {
-			b.Fatal(err)
-		}
+		saveRandomVectors(b, st, r, ws, fmt.Sprintf("bp%d", i), per)
 	}
 }
 
