@@ -113,6 +113,14 @@ func (s *Store) titleWalk(ctx context.Context, q SearchQuery, after *SearchKey, 
 	if err := rows.Err(); err != nil || len(hits) == limit {
 		return hits, nil, err
 	}
+	// A workspace of fewer than bound nodes cannot have stopped the walk: counted on the
+	// workspace's index alone, without the filter's reads of each node that finding the
+	// bound-th node takes (as long again as the walk).
+	var n int
+	if err := s.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM nodes WHERE workspace_id = $1 LIMIT $2) AS w`,
+		q.Workspace, bound).Scan(&n); err != nil || n < bound {
+		return hits, nil, err
+	}
 	query, args = build(func(arg func(any) string) string {
 		return `SELECT n.id, ` + ms + ` FROM nodes n WHERE ` + nodeFilter(q, after, "n.workspace_id", arg) + order +
 			` LIMIT 1 OFFSET ` + arg(bound-1)
