@@ -127,14 +127,7 @@ func (tx *Tx) InsertBlocks(ctx context.Context, blocks []*quire.Block) error {
 			if i > 0 {
 				sb.WriteString(", ")
 			}
-			sb.WriteByte('(')
-			for c := range cols {
-				if c > 0 {
-					sb.WriteString(", ")
-				}
-				sb.WriteString(tx.placeholder(i*cols + c + 1))
-			}
-			sb.WriteByte(')')
+			tx.values(&sb, i*cols, cols)
 			args = append(args, b.ID, b.WorkspaceID, b.PageID, b.ParentID, b.Position, b.Type, jsonArg(b.Content),
 				b.InTrash, b.Version, b.CreatedMs, b.CreatedBy, b.EditedMs, b.EditedBy)
 		}

@@ -63,14 +63,7 @@ func (tx *Tx) InsertMindMapNodes(ctx context.Context, mapID string, nodes []*qui
 			if i > 0 {
 				sb.WriteString(", ")
 			}
-			sb.WriteByte('(')
-			for c := range cols {
-				if c > 0 {
-					sb.WriteString(", ")
-				}
-				sb.WriteString(tx.placeholder(i*cols + c + 1))
-			}
-			sb.WriteByte(')')
+			tx.values(&sb, i*cols, cols)
 			args = append(args, mapID, n.ID, nullString(n.ParentID), n.Position, n.Text, n.Color, n.Collapsed)
 		}
 		if _, err := tx.tx.ExecContext(ctx, sb.String(), args...); err != nil {

@@ -245,7 +245,7 @@ func (tx *Tx) UpdateRecordNodes(ctx context.Context, edits []RecordEdit) error {
 		return nil
 	}
 	// The first row's parameters are cast: PostgreSQL types a VALUES list's parameters as text
-	// otherwise. On SQLite the casts only give them the columns' affinities.
+	// otherwise.
 	types := [...]string{"TEXT", "BIGINT", "TEXT", "TEXT", "TEXT", "BIGINT", "BIGINT", "TEXT"}
 	const most = 100
 	for start := 0; start < len(edits); start += most {

@@ -23,33 +23,9 @@ type RecordValue struct {
 	Num        *float64
 }
 
-// InsertRecordValues stores rows of record recordID of database db, 100 rows per statement.
+// InsertRecordValues stores rows of record recordID of database db (InsertRows for one record).
 func (tx *Tx) InsertRecordValues(ctx context.Context, db, recordID string, rows []RecordValue) error {
-	const cols = 6
-	for start := 0; start < len(rows); start += 100 {
-		batch := rows[start:min(start+100, len(rows))]
-		var sb strings.Builder
-		sb.WriteString(`INSERT INTO record_values (database_id, record_id, property_id, ord, v_text, v_num) VALUES `)
-		args := make([]any, 0, len(batch)*cols)
-		for i, r := range batch {
-			if i > 0 {
-				sb.WriteString(", ")
-			}
-			sb.WriteByte('(')
-			for c := range cols {
-				if c > 0 {
-					sb.WriteString(", ")
-				}
-				sb.WriteString(tx.placeholder(i*cols + c + 1))
-			}
-			sb.WriteByte(')')
-			args = append(args, db, recordID, r.PropertyID, r.Ord, nullText(r.Text), nullNum(r.Num))
-		}
-		if _, err := tx.tx.ExecContext(ctx, sb.String(), args...); err != nil {
-			return err
-		}
-	}
-	return nil
+	return tx.InsertRows(ctx, db, []RecordRows{{RecordID: recordID, Rows: rows}})
 }
 
 func nullText(s *string) any {
