@@ -9,16 +9,23 @@ import (
 	"github.com/quire-dev/quire/internal/testdb"
 )
 
-// TestSearch_BoundedWalk: a two-character term has no trigram, so its pages are walked; past
-// about 20,000 entries a request answers what it found, possibly nothing, with has_more and a
-// cursor (docs/api.md). 23,000 newer blocks without the term come before the one older page
-// that holds it: the first page is empty and has more, following the cursors finds that page
-// exactly once, and a page in trash holding the term never appears.
+// TestSearch_BoundedWalk: a two-character term in more than denseAfter (200) places is not
+// listed from an index (on PostgreSQL never), so its pages are walked; past about 20,000
+// entries a request answers what it found, possibly nothing, with has_more and a cursor
+// (docs/api.md). 23,000 newer blocks without the term come before the one older page that
+// holds it 252 times: the first page is empty and has more, following the cursors finds that
+// page exactly once, and a page in trash holding the term never appears.
 func TestSearch_BoundedWalk(t *testing.T) {
 	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
 		e := newEnv(t, st)
 		match := e.mkPage(t, e.full, wsParent, "Old notes")
-		e.appendKids(t, match, para("the zq marker"))
+		markers := make([]any, 84)
+		for i := range markers {
+			markers[i] = para("the zq marker")
+		}
+		for range 3 { // at most 100 children an append
+			e.appendKids(t, match, markers...)
+		}
 		trashed := e.mkPage(t, e.full, wsParent, "Trashed notes")
 		e.appendKids(t, trashed, para("zq in trash"))
 		wantOK(t, e.do(http.MethodDelete, "/v2/pages/"+trashed, e.full, nil), 200)

@@ -173,6 +173,7 @@ func BenchmarkKeywordSearch1M(b *testing.B) {
 				{"cjk", "会议纪要"},
 				{"cjk-2-chars", "会议"},
 				{"latin-2-chars-absent", "zq"},
+				{"latin-2-chars-absent-mid", "ub"}, // between common trigrams ("uar", "udg")
 				{"absent", "zebra"},
 			} {
 				b.Run(tc.name, func(b *testing.B) {

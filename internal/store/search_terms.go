@@ -37,7 +37,8 @@ const probeNodes = 50
 //     one against their own entries (a common term fills the page here); if that does not fill the page,
 //     the trigram index gives the nodes with a matching block when there are fewer than
 //     denseAfter entries (sparse), and otherwise the walk goes on, unbounded, until the page is
-//     full (dense). Terms all shorter than three characters have no trigram to look up: walk.
+//     full (dense). Terms all shorter than three characters are looked up on SQLite by the
+//     trigrams they start (shortMatch); on PostgreSQL they have no trigram to look up: walk.
 func (s *Store) searchTerms(ctx context.Context, q SearchQuery) ([]SearchResult, *SearchKey, error) {
 	dense := cmp.Or(q.DenseAfter, denseAfter)
 	titles, err := s.indexMatches(ctx, q.Terms, true, dense)
@@ -91,7 +92,7 @@ func (s *Store) indexMatches(ctx context.Context, terms []string, titles bool, d
 		args = append(args, v)
 		return "$" + strconv.Itoa(len(args))
 	}
-	src, where, ok, none, err := s.indexMatch(ctx, terms, titles, arg)
+	src, where, ok, none, err := s.indexMatch(ctx, terms, titles, denseAfter, arg)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -142,11 +143,16 @@ func (s *Store) indexMatches(ctx context.Context, terms []string, titles bool, d
 // indexMatch is the FROM and WHERE of the entries (search_docs d) holding every term, using a
 // trigram index (of the titles alone with titles): FTS5 on SQLite, asked for the terms' rare
 // parts (planTrigrams), pg_trgm's GIN index under ILIKE on PostgreSQL (whose titles
-// indexMatches reads from nodes). ok is false when no term has three characters (the index has
-// nothing to look up); none is true when some trigram occurs nowhere (nothing matches).
-func (s *Store) indexMatch(ctx context.Context, terms []string, titles bool, arg func(any) string) (from, where string, ok, none bool, err error) {
+// indexMatches reads from nodes). Terms all under three characters are looked up on SQLite
+// only, by the trigrams they start (shortMatch), when one has at most limit occurrences. ok is
+// false when the index has nothing to look up; none is true when some trigram or term occurs
+// nowhere (nothing matches).
+func (s *Store) indexMatch(ctx context.Context, terms []string, titles bool, limit int, arg func(any) string) (from, where string, ok, none bool, err error) {
 	long, short := longTerms(terms)
 	if len(long) == 0 {
+		if s.engine == SQLite {
+			return s.shortMatch(ctx, terms, titles, limit, arg)
+		}
 		return "", "", false, false, nil
 	}
 	var conds []string

@@ -130,7 +130,7 @@ func (s *Store) planTrigrams(ctx context.Context, fts string, terms []string) (f
 			covered = k == 0 && end == len(perTerm[i])-1
 			k = end + 1
 		}
-		if !covered {
+		if !covered || strings.ContainsRune(t, padRune) {
 			p.verify = append(p.verify, t)
 		}
 	}

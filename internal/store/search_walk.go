@@ -10,7 +10,8 @@ import (
 )
 
 // A walk checks the nodes one by one in result order when no index can give the matches: terms
-// all shorter than three characters, or so common that the index has more than denseAfter. A
+// so common that the index has more than denseAfter, or (on PostgreSQL) all shorter than three
+// characters. A
 // term that occurs nowhere made the walk read every entry of the workspace (0.85 s for a million
 // blocks), so a walk of one tier examines at most about walkEntries entries per request (a title
 // or one block's text is one entry; a node's blocks are examined whole) and then answers the

@@ -1,0 +1,61 @@
+package httpapi
+
+import (
+	"net/http"
+	"slices"
+	"testing"
+
+	"github.com/quire-dev/quire/internal/store"
+	"github.com/quire-dev/quire/internal/testdb"
+)
+
+// TestSearch_ShortTerms: terms of one or two characters, which SQLite looks up by the trigrams
+// they start (store/search_short.go, migration 00015) and PostgreSQL walks. A term is found as
+// a whole entry, at the end of one (only the padding makes a trigram of it there), in any case
+// and in the title (ranked first); characters apart or reversed, text in trash, and a term that
+// holds the padding character never match.
+func TestSearch_ShortTerms(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		page := func(title string, texts ...string) string {
+			id := e.mkPage(t, e.full, wsParent, title)
+			var kids []any
+			for _, s := range texts {
+				kids = append(kids, para(s))
+			}
+			e.appendKids(t, id, kids...)
+			return id
+		}
+		whole := page("One", "zq")
+		atEnd := page("Two", "filler", "the end is xzq")
+		inTitle := page("Zq title", "nothing here")
+		upper := page("Four", "ZQ upper")
+		apart := page("Five", "z q apart", "qz reversed")
+		trashed := page("Six", "zq in trash")
+		wantOK(t, e.do(http.MethodDelete, "/v2/pages/"+trashed, e.full, nil), 200)
+		meeting := page("Seven", "开会")
+
+		for _, c := range []struct {
+			query string
+			want  []string // in order: the title match first, then by last edit, newest first
+		}{
+			{"zq", []string{inTitle, upper, atEnd, whole}},
+			{"xz", []string{atEnd}},
+			{"会", []string{meeting}},
+			{"q", []string{inTitle, apart, upper, atEnd, whole}},
+			{"qj", nil},
+			{"q\u0001", nil},
+			{"zq\u0001", nil},
+		} {
+			r := e.do(http.MethodPost, "/v2/search", e.full, map[string]any{"query": c.query, "filter": map[string]any{"property": "object", "value": "page"}})
+			wantOK(t, r, 200)
+			var got []string
+			for _, it := range objects(r.body["results"]) {
+				got = append(got, it["id"].(string))
+			}
+			if !slices.Equal(got, c.want) || r.body["has_more"] != false {
+				t.Errorf("%q: %v, has_more %v; want %v", c.query, got, r.body["has_more"], c.want)
+			}
+		}
+	})
+}

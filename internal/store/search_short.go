@@ -1,0 +1,79 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// padRune follows every entry's text in the FTS5 indexes, twice (migration 00015), so that
+// every occurrence of a substring of one or two characters starts a trigram. A search term that
+// holds it is always checked by substring: a trigram with padding matches the end of a text.
+const padRune = '\x01'
+
+// shortCandidates reads, from the trigram list of index fts (its fts5vocab table), the entries
+// that may hold one of terms (each under three characters): an occurrence of a term is the
+// start of a trigram, so they are the entries of the trigrams from the term on. A term is
+// sparse when it has at most limit occurrences; the entries are those of the first sparse term
+// (they must still be checked by substring for every term: the trigrams fold case and carry
+// padding). dense: every term has more, and the index gives no short list.
+func (s *Store) shortCandidates(ctx context.Context, fts string, terms []string, limit int) (rids []int64, dense bool, err error) {
+	vocab := map[string]string{"search_fts": "search_fts_terms", "search_title_fts": "search_title_terms"}[fts]
+	// Two characters say more than one.
+	terms = slices.Clone(terms)
+	slices.SortStableFunc(terms, func(a, b string) int { return utf8.RuneCountInString(b) - utf8.RuneCountInString(a) })
+	for _, t := range terms {
+		from := strings.ToLower(t)
+		rows, err := s.read.QueryContext(ctx, `SELECT doc FROM `+vocab+` WHERE term >= $1 AND term <= $2 LIMIT $3`,
+			from, from+"\U0010FFFF\U0010FFFF", limit+1)
+		if err != nil {
+			return nil, false, err
+		}
+		var docs []int64
+		for rows.Next() {
+			var doc int64
+			if err := rows.Scan(&doc); err != nil {
+				rows.Close()
+				return nil, false, err
+			}
+			docs = append(docs, doc)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, false, err
+		}
+		if len(docs) <= limit {
+			slices.Sort(docs)
+			return slices.Compact(docs), false, nil
+		}
+	}
+	return nil, true, nil
+}
+
+// shortMatch is indexMatch for terms all under three characters, on SQLite: the entries among
+// shortCandidates that hold every term. ok is false when every term is dense.
+func (s *Store) shortMatch(ctx context.Context, terms []string, titles bool, limit int, arg func(any) string) (from, where string, ok, none bool, err error) {
+	fts := "search_fts"
+	if titles {
+		fts = "search_title_fts"
+	}
+	rids, dense, err := s.shortCandidates(ctx, fts, terms, limit)
+	if err != nil || dense {
+		return "", "", false, false, err
+	}
+	if len(rids) == 0 {
+		return "", "", true, true, nil
+	}
+	list, err := json.Marshal(rids)
+	if err != nil {
+		return "", "", false, false, err
+	}
+	// One statement text for any number of candidates (the statement cache keeps it).
+	conds := []string{"d.rid IN (SELECT value FROM json_each(" + arg(string(list)) + "))"}
+	for _, t := range terms {
+		conds = append(conds, s.contains("d.text", t, arg))
+	}
+	return "search_docs d", strings.Join(conds, " AND "), true, false, nil
+}
