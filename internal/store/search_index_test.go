@@ -61,6 +61,16 @@ func checkIndex(t *testing.T, s *store.Store, step string, queued ...string) {
 		if err != nil {
 			t.Errorf("%s: FTS5 index: %v", step, err)
 		}
+		// The titles' index reads the titles alone from 00015 on (before, it named all of
+		// search_docs as its content, so only its own consistency could be checked).
+		if v, err := s.RowsForTest(ctx, `SELECT count(*) FROM sqlite_master WHERE name = 'search_title_text'`); err != nil || v[0] == "1" {
+			err = s.InTx(ctx, func(tx *store.Tx) error {
+				return tx.Exec(ctx, `INSERT INTO search_title_fts (search_title_fts, rank) VALUES ('integrity-check', 1)`)
+			})
+			if err != nil {
+				t.Errorf("%s: FTS5 title index: %v", step, err)
+			}
+		}
 	}
 	q, err := s.RowsForTest(ctx, `SELECT node_id FROM embed_queue`)
 	if err != nil {
