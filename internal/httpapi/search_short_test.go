@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"slices"
 	"testing"
@@ -55,6 +56,40 @@ func TestSearch_ShortTerms(t *testing.T) {
 			}
 			if !slices.Equal(got, c.want) || r.body["has_more"] != false {
 				t.Errorf("%q: %v, has_more %v; want %v", c.query, got, r.body["has_more"], c.want)
+			}
+		}
+	})
+}
+
+// TestSearch_CaseBeyondASCII: the case of letters outside ASCII is ignored as that of ASCII
+// letters is, in every plan: the trigram lookup (the titles and blocks here are few), the walk
+// (dense after one entry), and short terms, which are always checked by substring. SQLite's LIKE
+// folds ASCII alone (store/search_fold.go).
+func TestSearch_CaseBeyondASCII(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		page := e.mkPage(t, e.full, wsParent, "Été à Paris")
+		e.appendKids(t, page, para("Привет мир"), para("ΣΟΦΙΑ και σοφός"))
+		other := e.mkPage(t, e.full, wsParent, "Other")
+		e.appendKids(t, other, para("ete a paris, privet"))
+		for _, terms := range [][]string{{"ét"}, {"ÉTÉ"}, {"été", "PARIS"}, {"привет"}, {"МИР"}, {"σοφια"}, {"ΣΟΦΌ"}, {"σοφος"}, {"Ο"}} {
+			for _, dense := range []int{0, 1} {
+				q := store.SearchQuery{Workspace: e.ws.ID, Terms: terms, Limit: 10, DenseAfter: dense, Probe: -1}
+				res, _, err := st.Search(context.Background(), q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got []string
+				for _, r := range res {
+					got = append(got, r.Node.ID)
+				}
+				want := []string{page}
+				if terms[0] == "σοφος" { // no accent: not the same letters
+					want = nil
+				}
+				if !slices.Equal(got, want) {
+					t.Errorf("%q dense after %d: %v, want %v", terms, dense, got, want)
+				}
 			}
 		}
 	})

@@ -249,10 +249,6 @@ func (s *Store) TermHits(ctx context.Context, ids, terms []string) (map[string][
 		args = append(args, v)
 		return "$" + strconv.Itoa(len(args))
 	}
-	like := "LIKE"
-	if s.engine == Postgres {
-		like = "ILIKE"
-	}
 	var sb strings.Builder
 	sb.WriteString("SELECT n.id")
 	for _, t := range terms {
@@ -260,8 +256,7 @@ func (s *Store) TermHits(ctx context.Context, ids, terms []string) (map[string][
 		// hashed scan of every entry with the term. The text is an expression so that the
 		// trigram index is left alone: PostgreSQL took it for a rare term, and ANDed each node's
 		// entries with every entry that has the term's trigrams, once per node.
-		sb.WriteString(`, COALESCE((SELECT 1 FROM search_docs d WHERE d.node_id = n.id AND d.text || '' ` + like + " " +
-			arg("%"+escapeLike(t)+"%") + ` ESCAPE '\' LIMIT 1), 0)`)
+		sb.WriteString(`, COALESCE((SELECT 1 FROM search_docs d WHERE d.node_id = n.id AND ` + s.contains("(d.text || '')", t, arg) + ` LIMIT 1), 0)`)
 	}
 	sb.WriteString(" FROM nodes n WHERE n.id IN (" + placeholders(&args, ids) + ")")
 	rows, err := s.read.QueryContext(ctx, sb.String(), args...)

@@ -181,13 +181,16 @@ func (s *Store) indexMatch(ctx context.Context, terms []string, titles bool, lim
 	return from, strings.Join(conds, " AND "), true, false, nil
 }
 
-// contains is a case-insensitive substring test of column against term.
+// contains is a case-insensitive substring test of column against term (search_fold.go).
 func (s *Store) contains(column, term string, arg func(any) string) string {
-	op := "LIKE"
-	if s.engine == Postgres {
-		op = "ILIKE"
+	switch {
+	case s.engine == Postgres:
+		return column + " ILIKE " + arg("%"+escapeLike(term)+"%") + ` ESCAPE '\'`
+	case foldsBeyondASCII(term):
+		return "quire_fold(" + column + ") LIKE " + arg("%"+escapeLike(fold(term))+"%") + ` ESCAPE '\'`
+	default:
+		return column + " LIKE " + arg("%"+escapeLike(term)+"%") + ` ESCAPE '\'`
 	}
-	return column + " " + op + " " + arg("%"+escapeLike(term)+"%") + ` ESCAPE '\'`
 }
 
 // matches are the nodes whose title holds every term, and those with a block that does; a nil
