@@ -256,3 +256,34 @@ func TestSemanticSearch_EmbeddingsOutage(t *testing.T) {
 		}
 	})
 }
+
+// TestSemanticSearch_CJK: the built-in model reads English, but Chinese and Japanese pages are
+// indexed without error and found by meaning's keyword share (the query's words in a page's
+// text, docs/api.md): each query finds its own page first, whichever the script, and a page in
+// trash never.
+func TestSemanticSearch_CJK(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st, envOptions{embedder: embed.Builtin()})
+		zh := e.mkPage(t, e.full, wsParent, "项目会议纪要")
+		e.appendKids(t, zh, para("下周发布新版本，预算已经批准。"))
+		ja := e.mkPage(t, e.full, wsParent, "週次ミーティング")
+		e.appendKids(t, ja, para("議事録：来週リリースします。"))
+		en := e.mkPage(t, e.full, wsParent, "Meeting notes")
+		e.appendKids(t, en, para("We ship the new version next week."))
+		gone := e.mkPage(t, e.full, wsParent, "会议纪要（旧）")
+		e.appendKids(t, gone, para("旧的会议纪要"))
+		wantOK(t, e.do(http.MethodDelete, "/v2/pages/"+gone, e.full, nil), 200)
+		drain(t, e.svc)
+		for _, c := range []struct{ query, want string }{
+			{"会议纪要", zh},
+			{"预算", zh},
+			{"議事録", ja},
+			{"リリース", ja},
+		} {
+			got := e.semanticIDs(t, e.full, map[string]any{"query": c.query})
+			if len(got) == 0 || got[0] != c.want || slices.Contains(got, gone) {
+				t.Errorf("%q: %v, want %s first and never %s", c.query, got, c.want, gone)
+			}
+		}
+	})
+}
