@@ -11,7 +11,7 @@
 --
 -- The indexes read their text from views that add the padding, so 'rebuild' and
 -- 'integrity-check' see what the triggers wrote; the title index's view holds the titles alone.
--- Both indexes are rebuilt here: about a minute for a million blocks.
+-- Both indexes are rebuilt here: 16 s for a million entries on a 2-core machine (docs/performance.md).
 
 -- +goose Up
 DROP TRIGGER search_title_au;
