@@ -43,15 +43,7 @@ func TestSearch_RareTrigrams(t *testing.T) {
 		for _, terms := range [][]string{{"tok424242"}, {"entry", "4242429"}, {"tok42424x"}} {
 			var plans [][]string
 			for _, dense := range []int{0, 1} {
-				q := store.SearchQuery{Workspace: e.ws.ID, Terms: terms, Limit: 10, DenseAfter: dense, Probe: -1}
-				res, _, err := st.Search(context.Background(), q)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var ids []string
-				for _, r := range res {
-					ids = append(ids, r.Node.ID)
-				}
+				ids := planIDs(t, st, e.ws.ID, terms, dense)
 				slices.Sort(ids)
 				plans = append(plans, ids)
 			}
@@ -62,4 +54,19 @@ func TestSearch_RareTrigrams(t *testing.T) {
 			}
 		}
 	})
+}
+
+// planIDs is the first page (10) of a store search for terms in workspace ws, with no probe and
+// dense after the given count of entries (0: the default; 1: walk).
+func planIDs(t *testing.T, st *store.Store, ws string, terms []string, dense int) []string {
+	t.Helper()
+	res, _, err := st.Search(context.Background(), store.SearchQuery{Workspace: ws, Terms: terms, Limit: 10, DenseAfter: dense, Probe: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, r := range res {
+		ids = append(ids, r.Node.ID)
+	}
+	return ids
 }
