@@ -187,7 +187,7 @@ func (s *Store) contains(column, term string, arg func(any) string) string {
 	case s.engine == Postgres:
 		return column + " ILIKE " + arg("%"+escapeLike(term)+"%") + ` ESCAPE '\'`
 	case foldsBeyondASCII(term):
-		return "quire_fold(" + column + ") LIKE " + arg("%"+escapeLike(fold(term))+"%") + ` ESCAPE '\'`
+		return "quire_contains(" + column + ", " + arg(fold(term)) + ")"
 	default:
 		return column + " LIKE " + arg("%"+escapeLike(term)+"%") + ` ESCAPE '\'`
 	}
