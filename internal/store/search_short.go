@@ -24,32 +24,59 @@ func (s *Store) shortCandidates(ctx context.Context, fts string, terms []string,
 	// Two characters say more than one.
 	terms = slices.Clone(terms)
 	slices.SortStableFunc(terms, func(a, b string) int { return utf8.RuneCountInString(b) - utf8.RuneCountInString(a) })
+terms:
 	for _, t := range terms {
-		from := strings.ToLower(t)
-		rows, err := s.read.QueryContext(ctx, `SELECT doc FROM `+vocab+` WHERE term >= $1 AND term <= $2 LIMIT $3`,
-			from, from+"\U0010FFFF\U0010FFFF", limit+1)
-		if err != nil {
-			return nil, false, err
-		}
 		var docs []int64
-		for rows.Next() {
-			var doc int64
-			if err := rows.Scan(&doc); err != nil {
-				rows.Close()
+		for _, from := range indexForms(t) {
+			rows, err := s.read.QueryContext(ctx, `SELECT doc FROM `+vocab+` WHERE term >= $1 AND term <= $2 LIMIT $3`,
+				from, from+"\U0010FFFF\U0010FFFF", limit+1-len(docs))
+			if err != nil {
 				return nil, false, err
 			}
-			docs = append(docs, doc)
+			for rows.Next() {
+				var doc int64
+				if err := rows.Scan(&doc); err != nil {
+					rows.Close()
+					return nil, false, err
+				}
+				docs = append(docs, doc)
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return nil, false, err
+			}
+			if len(docs) > limit {
+				continue terms
+			}
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, false, err
-		}
-		if len(docs) <= limit {
-			slices.Sort(docs)
-			return slices.Compact(docs), false, nil
-		}
+		slices.Sort(docs)
+		return slices.Compact(docs), false, nil
 	}
 	return nil, true, nil
+}
+
+// indexForms are the forms term may take in a trigram index. FTS5 folds case by a table of its
+// own (it keeps İ, which Go lowers to i), so for a letter beyond ASCII every form of its case
+// is looked up; an ASCII letter is lower case there.
+func indexForms(term string) []string {
+	out := []string{""}
+	for _, r := range term {
+		forms := []string{string(foldRune(r))}
+		if r >= utf8.RuneSelf {
+			forms = foldForms(foldRune(r))
+		}
+		next := make([]string, 0, len(out)*len(forms))
+		for _, p := range out {
+			for _, f := range forms {
+				if len(f) == 1 && 'A' <= f[0] && f[0] <= 'Z' {
+					continue // I for İ: the index has ASCII in lower case
+				}
+				next = append(next, p+f)
+			}
+		}
+		out = next
+	}
+	return out
 }
 
 // shortMatch is indexMatch for terms all under three characters, on SQLite: the entries among
