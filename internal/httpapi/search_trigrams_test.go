@@ -70,3 +70,46 @@ func planIDs(t *testing.T, st *store.Store, ws string, terms []string, dense int
 	}
 	return ids
 }
+
+// TestSearch_ConcentratedTerm: a term in 300 blocks of one page, more entries than denseAfter
+// (200) but one node, is listed from the index on SQLite (store.entriesPerNode), not walked: a
+// walk bound of one entry never stops. On PostgreSQL it is walked; both find the page alone.
+func TestSearch_ConcentratedTerm(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		page := e.mkPage(t, e.full, wsParent, "Incident review")
+		kids := make([]any, 100)
+		for i := range kids {
+			kids[i] = para(fmt.Sprintf("postmortem item %d", i))
+		}
+		for range 3 {
+			e.appendKids(t, page, kids...)
+		}
+		for i := range 3 {
+			e.appendKids(t, e.mkPage(t, e.full, wsParent, fmt.Sprintf("Other %d", i)), para("nothing to see"))
+		}
+		q := store.SearchQuery{Workspace: e.ws.ID, Terms: []string{"postmortem"}, Limit: 10, Walk: 1}
+		var got []string
+		stops := 0
+		for range 100 {
+			res, resume, err := st.Search(context.Background(), q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range res {
+				got = append(got, r.Node.ID)
+			}
+			if resume == nil {
+				break
+			}
+			q.After = resume
+			stops++
+		}
+		if !slices.Equal(got, []string{page}) {
+			t.Errorf("found %v, want %s alone", got, page)
+		}
+		if st.Engine() == store.SQLite && stops != 0 {
+			t.Errorf("walked, stopping %d times, for a term the index lists on one page", stops)
+		}
+	})
+}

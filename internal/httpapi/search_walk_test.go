@@ -9,21 +9,21 @@ import (
 	"github.com/quire-dev/quire/internal/testdb"
 )
 
-// TestSearch_BoundedWalk: a two-character term in more than denseAfter (200) places is not
-// listed from an index (on PostgreSQL never), so its pages are walked; past about 20,000
-// entries a request answers what it found, possibly nothing, with has_more and a cursor
-// (docs/api.md). 23,000 newer blocks without the term come before the one older page that
-// holds it 252 times: the first page is empty and has more, following the cursors finds that
-// page exactly once, and a page in trash holding the term never appears.
+// TestSearch_BoundedWalk: a two-character term in more entries than the index is read for
+// (2,000) is not listed from it (on PostgreSQL never), so its pages are walked; past about
+// 20,000 entries a request answers what it found, possibly nothing, with has_more and a cursor
+// (docs/api.md). 23,000 newer blocks without the term come before the one older page that holds
+// it 2,100 times: the first page is empty and has more, following the cursors finds that page
+// exactly once, and a page in trash holding the term never appears.
 func TestSearch_BoundedWalk(t *testing.T) {
 	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
 		e := newEnv(t, st)
 		match := e.mkPage(t, e.full, wsParent, "Old notes")
-		markers := make([]any, 84)
+		markers := make([]any, 100)
 		for i := range markers {
 			markers[i] = para("the zq marker")
 		}
-		for range 3 { // at most 100 children an append
+		for range 21 { // at most 100 children an append
 			e.appendKids(t, match, markers...)
 		}
 		trashed := e.mkPage(t, e.full, wsParent, "Trashed notes")

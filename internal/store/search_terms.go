@@ -8,10 +8,22 @@ import (
 	"strings"
 )
 
-// denseAfter is how many matching entries make a term set "dense": past it, a search walks the
+// denseAfter is how many matching nodes make a term set "dense": past it, a search walks the
 // nodes in result order and checks each for a match (it stops as soon as a page of results is
 // found); below it, the few matches are gathered from the index and sorted.
 const denseAfter = 200
+
+// entriesPerNode × denseAfter is how many matching block entries the index is read for, and
+// the term set is dense past denseAfter nodes: a page's blocks count once, so a term in 350
+// blocks of one long page is one match, which the walk took 8–12 ms to learn at 10,000 blocks
+// (it read the whole workspace looking for more). When the trigram sample says the term is in
+// more than everywhereAfter entries (ftsPlan.most, SQLite), only denseAfter entries are read:
+// the walk fills a page at once there, and reading 2,000 of a million matches cost 6 ms.
+// PostgreSQL reads denseAfter entries, after its probe (not measured otherwise).
+const (
+	entriesPerNode  = 10
+	everywhereAfter = 50000
+)
 
 // Relevance tiers: the title matches, or only some block does.
 const (
@@ -84,20 +96,25 @@ func (s *Store) searchTerms(ctx context.Context, q SearchQuery) ([]SearchResult,
 }
 
 // indexMatches reads, from a trigram index, the nodes whose title (titles) or some block holds
-// every term, from at most denseAfter entries. nil means more (dense), or no term of three
-// characters: the index has nothing to look up.
+// every term: fewer than denseAfter nodes, from fewer than denseAfter entries (blocks:
+// entriesPerNode times as many, unless the term is everywhere). nil means more (dense), or that
+// the index has nothing to look up.
 func (s *Store) indexMatches(ctx context.Context, terms []string, titles bool, denseAfter int) (map[string]bool, error) {
 	var args []any
 	arg := func(v any) string {
 		args = append(args, v)
 		return "$" + strconv.Itoa(len(args))
 	}
-	src, where, ok, none, err := s.indexMatch(ctx, terms, titles, denseAfter, arg)
+	src, where, most, ok, none, err := s.indexMatch(ctx, terms, titles, denseAfter, arg)
 	if err != nil || !ok {
 		return nil, err
 	}
 	if none {
 		return map[string]bool{}, nil
+	}
+	entries := denseAfter
+	if !titles && s.engine == SQLite && most <= everywhereAfter {
+		entries = entriesPerNode * denseAfter
 	}
 	field := "body"
 	if titles {
@@ -119,7 +136,7 @@ func (s *Store) indexMatches(ctx context.Context, terms []string, titles bool, d
 		// term that is not there. Materialized, the lookup reads the trigram index.
 		query = `WITH m AS MATERIALIZED (` + query + `) SELECT * FROM m`
 	}
-	rows, err := s.read.QueryContext(ctx, query+` LIMIT `+strconv.Itoa(denseAfter), args...)
+	rows, err := s.read.QueryContext(ctx, query+` LIMIT `+strconv.Itoa(entries), args...)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +151,7 @@ func (s *Store) indexMatches(ctx context.Context, terms []string, titles bool, d
 		set[id] = true
 		n++
 	}
-	if n >= denseAfter {
+	if n >= entries || len(set) >= denseAfter {
 		return nil, rows.Err()
 	}
 	return set, rows.Err()
@@ -144,17 +161,20 @@ func (s *Store) indexMatches(ctx context.Context, terms []string, titles bool, d
 // trigram index (of the titles alone with titles): FTS5 on SQLite, asked for the terms' rare
 // parts (planTrigrams), pg_trgm's GIN index under ILIKE on PostgreSQL (whose titles
 // indexMatches reads from nodes). Terms all under three characters are looked up on SQLite
-// only, by the trigrams they start (shortMatch), when one has at most limit occurrences. ok is
-// false when the index has nothing to look up; none is true when some trigram or term occurs
+// only, by the trigrams they start (shortMatch), when one has at most limit occurrences. most is
+// about how many entries at most can match as FTS5's sample saw it (ftsPlan.most; -1: unknown). ok
+// is false when the index has nothing to look up; none is true when some trigram or term occurs
 // nowhere (nothing matches).
-func (s *Store) indexMatch(ctx context.Context, terms []string, titles bool, limit int, arg func(any) string) (from, where string, ok, none bool, err error) {
+func (s *Store) indexMatch(ctx context.Context, terms []string, titles bool, limit int, arg func(any) string) (from, where string, most float64, ok, none bool, err error) {
 	long, short := longTerms(terms)
 	if len(long) == 0 {
 		if s.engine == SQLite {
-			return s.shortMatch(ctx, terms, titles, limit, arg)
+			from, where, ok, none, err = s.shortMatch(ctx, terms, titles, limit, arg)
+			return from, where, -1, ok, none, err
 		}
-		return "", "", false, false, nil
+		return "", "", -1, false, false, nil
 	}
+	most = -1
 	var conds []string
 	from = "search_docs d"
 	if s.engine == SQLite {
@@ -164,8 +184,9 @@ func (s *Store) indexMatch(ctx context.Context, terms []string, titles bool, lim
 		}
 		plan, err := s.planTrigrams(ctx, fts, long)
 		if err != nil || plan.none {
-			return "", "", true, plan.none, err
+			return "", "", -1, true, plan.none, err
 		}
+		most = plan.most
 		// An FTS5 query of quoted strings, ANDed: a trigram phrase is a substring.
 		q := make([]string, len(plan.pieces))
 		for i, t := range plan.pieces {
@@ -178,7 +199,7 @@ func (s *Store) indexMatch(ctx context.Context, terms []string, titles bool, lim
 	for _, t := range append(long, short...) {
 		conds = append(conds, s.contains("d.text", t, arg))
 	}
-	return from, strings.Join(conds, " AND "), true, false, nil
+	return from, strings.Join(conds, " AND "), most, true, false, nil
 }
 
 // contains is a case-insensitive substring test of column against term (search_fold.go).

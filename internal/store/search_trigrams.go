@@ -28,6 +28,8 @@ const (
 type ftsPlan struct {
 	pieces, verify []string
 	none           bool // a trigram occurs nowhere: no entry can match
+	// most is about how many entries hold the rarest trigram sampled: more than can match.
+	most float64
 }
 
 // planTrigrams chooses, from the density of each term's trigrams in index fts, the pieces to
@@ -113,7 +115,7 @@ func (s *Store) planTrigrams(ctx context.Context, fts string, terms []string) (f
 		}
 		rarest = min(rarest, g.density)
 	}
-	var p ftsPlan
+	p := ftsPlan{most: rarest * float64(top)}
 	for i, t := range terms {
 		r := []rune(t)
 		covered := false
