@@ -13,17 +13,15 @@ import (
 // found); below it, the few matches are gathered from the index and sorted.
 const denseAfter = 200
 
-// entriesPerNode × denseAfter is how many matching block entries the index is read for, and
-// the term set is dense past denseAfter nodes: a page's blocks count once, so a term in 350
-// blocks of one long page is one match, which the walk took 8–12 ms to learn at 10,000 blocks
-// (it read the whole workspace looking for more). When the trigram sample says the term is in
-// more than everywhereAfter entries (ftsPlan.most, SQLite), only denseAfter entries are read:
-// the walk fills a page at once there, and reading 2,000 of a million matches cost 6 ms.
-// PostgreSQL reads denseAfter entries, after its probe (not measured otherwise).
-const (
-	entriesPerNode  = 10
-	everywhereAfter = 50000
-)
+// entriesPerNode × denseAfter (5,000) is how many matching block entries the index is read for
+// when its rarest trigram occurs in fewer entries than that (SQLite; the count reads that
+// trigram's list alone), and the term set is then dense past denseAfter nodes: a page's blocks
+// count once, so a term in 350 blocks of one long page is one match, which the walk took 8–12 ms
+// to learn at 10,000 blocks and 70–90 ms at 100,000 (it read 20,000 entries looking for more).
+// Otherwise denseAfter entries are read: reading thousands of matches of a common term, to walk
+// after all, cost 6–8 ms at a million blocks. PostgreSQL reads denseAfter entries, after its
+// probe.
+const entriesPerNode = 25
 
 // Relevance tiers: the title matches, or only some block does.
 const (
@@ -96,16 +94,16 @@ func (s *Store) searchTerms(ctx context.Context, q SearchQuery) ([]SearchResult,
 }
 
 // indexMatches reads, from a trigram index, the nodes whose title (titles) or some block holds
-// every term: fewer than denseAfter nodes, from fewer than denseAfter entries (blocks:
-// entriesPerNode times as many, unless the term is everywhere). nil means more (dense), or that
-// the index has nothing to look up.
+// every term: fewer than denseAfter nodes, from fewer than denseAfter entries (entriesPerNode
+// times as many when indexMatch says they are few). nil means more (dense), or that the index
+// has nothing to look up.
 func (s *Store) indexMatches(ctx context.Context, terms []string, titles bool, denseAfter int) (map[string]bool, error) {
 	var args []any
 	arg := func(v any) string {
 		args = append(args, v)
 		return "$" + strconv.Itoa(len(args))
 	}
-	src, where, most, ok, none, err := s.indexMatch(ctx, terms, titles, denseAfter, arg)
+	src, where, few, ok, none, err := s.indexMatch(ctx, terms, titles, denseAfter, arg)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -113,7 +111,7 @@ func (s *Store) indexMatches(ctx context.Context, terms []string, titles bool, d
 		return map[string]bool{}, nil
 	}
 	entries := denseAfter
-	if !titles && s.engine == SQLite && most <= everywhereAfter {
+	if few {
 		entries = entriesPerNode * denseAfter
 	}
 	field := "body"
@@ -161,20 +159,19 @@ func (s *Store) indexMatches(ctx context.Context, terms []string, titles bool, d
 // trigram index (of the titles alone with titles): FTS5 on SQLite, asked for the terms' rare
 // parts (planTrigrams), pg_trgm's GIN index under ILIKE on PostgreSQL (whose titles
 // indexMatches reads from nodes). Terms all under three characters are looked up on SQLite
-// only, by the trigrams they start (shortMatch), when one has at most limit occurrences. most is
-// about how many entries at most can match as FTS5's sample saw it (ftsPlan.most; -1: unknown). ok
-// is false when the index has nothing to look up; none is true when some trigram or term occurs
-// nowhere (nothing matches).
-func (s *Store) indexMatch(ctx context.Context, terms []string, titles bool, limit int, arg func(any) string) (from, where string, most float64, ok, none bool, err error) {
+// only, by the trigrams they start (shortMatch), when one has at most limit occurrences. few
+// says block entries match in fewer than entriesPerNode × limit entries (SQLite: the rarest
+// trigram's list is that short). ok is false when the index has nothing to look up; none is true
+// when some trigram or term occurs nowhere (nothing matches).
+func (s *Store) indexMatch(ctx context.Context, terms []string, titles bool, limit int, arg func(any) string) (from, where string, few, ok, none bool, err error) {
 	long, short := longTerms(terms)
 	if len(long) == 0 {
 		if s.engine == SQLite {
 			from, where, ok, none, err = s.shortMatch(ctx, terms, titles, limit, arg)
-			return from, where, -1, ok, none, err
+			return from, where, false, ok, none, err
 		}
-		return "", "", -1, false, false, nil
+		return "", "", false, false, false, nil
 	}
-	most = -1
 	var conds []string
 	from = "search_docs d"
 	if s.engine == SQLite {
@@ -184,9 +181,19 @@ func (s *Store) indexMatch(ctx context.Context, terms []string, titles bool, lim
 		}
 		plan, err := s.planTrigrams(ctx, fts, long)
 		if err != nil || plan.none {
-			return "", "", -1, true, plan.none, err
+			return "", "", false, true, plan.none, err
 		}
-		most = plan.most
+		if !titles {
+			n := entriesPerNode * limit
+			few = plan.rarestCount >= 0 && plan.rarestCount < n
+			// Counted only when the sample leaves room: a trigram of every tenth block of a
+			// million is not counted to 5,000 (1–2 ms).
+			if plan.rarestCount < 0 && plan.rarestMost < float64(10*n) {
+				if few, err = s.fewerThan(ctx, fts, plan.rarest, n); err != nil {
+					return "", "", false, false, false, err
+				}
+			}
+		}
 		// An FTS5 query of quoted strings, ANDed: a trigram phrase is a substring.
 		q := make([]string, len(plan.pieces))
 		for i, t := range plan.pieces {
@@ -199,7 +206,7 @@ func (s *Store) indexMatch(ctx context.Context, terms []string, titles bool, lim
 	for _, t := range append(long, short...) {
 		conds = append(conds, s.contains("d.text", t, arg))
 	}
-	return from, strings.Join(conds, " AND "), most, true, false, nil
+	return from, strings.Join(conds, " AND "), few, true, false, nil
 }
 
 // contains is a case-insensitive substring test of column against term (search_fold.go).

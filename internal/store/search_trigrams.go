@@ -28,8 +28,13 @@ const (
 type ftsPlan struct {
 	pieces, verify []string
 	none           bool // a trigram occurs nowhere: no entry can match
-	// most is about how many entries hold the rarest trigram sampled: more than can match.
-	most float64
+	// rarest is the rarest trigram sampled, and rarestCount how many entries hold it when its
+	// whole list was read (-1: more than trigramSample): no more entries than that can match.
+	rarest      string
+	rarestCount int
+	// rarestMost is about how many entries hold the rarest trigram, from its sample's density
+	// (which a term packed into a few pages overstates).
+	rarestMost float64
 }
 
 // planTrigrams chooses, from the density of each term's trigrams in index fts, the pieces to
@@ -96,6 +101,7 @@ func (s *Store) planTrigrams(ctx context.Context, fts string, terms []string) (f
 		return ftsPlan{}, err
 	}
 	rarest := 2.0
+	p := ftsPlan{rarestCount: -1}
 	for i, g := range sampled {
 		ids := rowids[i]
 		switch {
@@ -113,9 +119,14 @@ func (s *Store) planTrigrams(ctx context.Context, fts string, terms []string) (f
 			slices.Sort(gaps)
 			g.density = 1 / float64(gaps[len(gaps)/2])
 		}
-		rarest = min(rarest, g.density)
+		if g.density < rarest {
+			rarest, p.rarest, p.rarestCount = g.density, g.text, -1
+			if len(ids) < trigramSample {
+				p.rarestCount = len(ids)
+			}
+		}
 	}
-	p := ftsPlan{most: rarest * float64(top)}
+	p.rarestMost = rarest * float64(top)
 	for i, t := range terms {
 		r := []rune(t)
 		covered := false
@@ -150,4 +161,13 @@ func longTerms(terms []string) (long, short []string) {
 		}
 	}
 	return long, short
+}
+
+// fewerThan reports whether trigram gram occurs in fewer than n entries of index fts: its list is
+// read up to n rowids, without the phrase checks and table reads of a match.
+func (s *Store) fewerThan(ctx context.Context, fts, gram string, n int) (bool, error) {
+	var got int
+	err := s.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT rowid FROM `+fts+` WHERE `+fts+` MATCH $1 LIMIT $2) AS g`,
+		`"`+strings.ReplaceAll(gram, `"`, `""`)+`"`, n).Scan(&got)
+	return got < n, err
 }
