@@ -59,9 +59,10 @@ type SearchResult struct {
 // Search runs a keyword search inside the engine (searchTerms), or with no terms lists every
 // visible node in the chosen order. Terms of three characters or more are matched on the trigram
 // index (FTS5 on SQLite, pg_trgm on PostgreSQL); shorter ones (a two-character Chinese word, say)
-// on SQLite by the trigrams they start (search_short.go), on PostgreSQL by substring. Nodes in trash or under a node in trash are left out. A search that walks the
-// nodes (searchTerms) stops after a bounded number of entries: then it answers fewer than
-// q.Limit results and the key to go on after (resume), nil when the results are complete.
+// on SQLite by the trigrams they start (search_short.go), on PostgreSQL by substring. Nodes in
+// trash or under a node in trash are left out. A search that walks the nodes (searchTerms)
+// stops after a bounded number of entries: then it answers fewer than q.Limit results and the
+// key to go on after (resume), nil when the results are complete.
 func (s *Store) Search(ctx context.Context, q SearchQuery) ([]SearchResult, *SearchKey, error) {
 	if len(q.Terms) > 0 {
 		return s.searchTerms(ctx, q)

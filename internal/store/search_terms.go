@@ -197,7 +197,7 @@ func (s *Store) indexMatch(ctx context.Context, terms []string, titles bool, lim
 		// An FTS5 query of quoted strings, ANDed: a trigram phrase is a substring.
 		q := make([]string, len(plan.pieces))
 		for i, t := range plan.pieces {
-			q[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
+			q[i] = ftsString(t)
 		}
 		from = fts + " f JOIN search_docs d ON d.rid = f.rowid"
 		conds = append(conds, fts+" MATCH "+arg(strings.Join(q, " AND ")))

@@ -73,7 +73,7 @@ func (s *Store) planTrigrams(ctx context.Context, fts string, terms []string) (f
 	var args []any
 	parts := make([]string, len(sampled))
 	for i, g := range sampled {
-		args = append(args, `"`+strings.ReplaceAll(g.text, `"`, `""`)+`"`)
+		args = append(args, ftsString(g.text))
 		parts[i] = `SELECT * FROM (SELECT ` + strconv.Itoa(i) + `, rowid FROM ` + fts + ` WHERE ` + fts + ` MATCH $` +
 			strconv.Itoa(len(args)) + ` LIMIT ` + strconv.Itoa(trigramSample) + `)`
 	}
@@ -168,6 +168,11 @@ func longTerms(terms []string) (long, short []string) {
 func (s *Store) fewerThan(ctx context.Context, fts, gram string, n int) (bool, error) {
 	var got int
 	err := s.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT rowid FROM `+fts+` WHERE `+fts+` MATCH $1 LIMIT $2) AS g`,
-		`"`+strings.ReplaceAll(gram, `"`, `""`)+`"`, n).Scan(&got)
+		ftsString(gram), n).Scan(&got)
 	return got < n, err
+}
+
+// ftsString quotes s as an FTS5 string: matched as a phrase of its trigrams, never as syntax.
+func ftsString(s string) string {
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 }

@@ -11,12 +11,11 @@ import (
 
 // A walk checks the nodes one by one in result order when no index can give the matches: terms
 // so common that the index has more than denseAfter, or (on PostgreSQL) all shorter than three
-// characters. A
-// term that occurs nowhere made the walk read every entry of the workspace (0.85 s for a million
-// blocks), so a walk of one tier examines at most about walkEntries entries per request (a title
-// or one block's text is one entry; a node's blocks are examined whole) and then answers the
-// results it has found, with the place it stopped as the key to go on from (docs/api.md: a page
-// may hold fewer results than asked, even none, and still have more).
+// characters. A term that occurs nowhere made the walk read every entry of the workspace (0.85 s
+// for a million blocks), so a walk of one tier examines at most about walkEntries entries per
+// request (a title or one block's text is one entry; a node's blocks are examined whole) and
+// then answers the results it has found, with the place it stopped as the key to go on from
+// (docs/api.md: a page may hold fewer results than asked, even none, and still have more).
 const walkEntries = 20000
 
 // walkSegment is searchSegment's walk (tier as there; m's set for the tier is nil), in steps of
