@@ -126,25 +126,25 @@ func (s *Service) resolveContainer(ctx context.Context, p *quire.Principal, id s
 }
 
 // Children pages through the children of a block or page, in order, leaving out trashed ones.
-func (s *Service) Children(ctx context.Context, p *quire.Principal, id, startCursor string, pageSize int) (Page[*quire.Block], *container, error) {
+func (s *Service) Children(ctx context.Context, p *quire.Principal, id, startCursor string, pageSize int) (Results[*quire.Block], *container, error) {
 	if err := checkPageSize(pageSize); err != nil {
-		return Page[*quire.Block]{}, nil, err
+		return Results[*quire.Block]{}, nil, err
 	}
 	c, err := s.resolveContainer(ctx, p, id)
 	if err != nil {
-		return Page[*quire.Block]{}, nil, err
+		return Results[*quire.Block]{}, nil, err
 	}
 	list := "children:" + id
 	var after *store.ChildKey
 	if startCursor != "" {
 		after = &store.ChildKey{}
 		if err := s.cursors.Decode(startCursor, list, after); err != nil {
-			return Page[*quire.Block]{}, nil, InvalidCursor()
+			return Results[*quire.Block]{}, nil, InvalidCursor()
 		}
 	}
 	bs, err := s.store.Children(ctx, id, after, pageSize+1)
 	if err != nil {
-		return Page[*quire.Block]{}, nil, err
+		return Results[*quire.Block]{}, nil, err
 	}
 	pg, err := paginate(s, list, bs, pageSize, func(b *quire.Block) any { return store.ChildKey{Position: b.Position, ID: b.ID} })
 	return pg, c, err

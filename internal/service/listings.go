@@ -12,13 +12,13 @@ var Sections = []string{"top_level", "recent", "folders", "mind_maps", "trash"}
 
 // ListPages pages through the pages the caller reaches, last edited first; pages in trash or
 // under a page in trash are left out.
-func (s *Service) ListPages(ctx context.Context, p *quire.Principal, startCursor string, pageSize int) (Page[*quire.Node], error) {
+func (s *Service) ListPages(ctx context.Context, p *quire.Principal, startCursor string, pageSize int) (Results[*quire.Node], error) {
 	q := store.NodeQuery{Objects: []string{quire.ObjectPage}, Order: store.ByRecentEdit}
 	return s.listNodes(ctx, p, "pages", q, startCursor, pageSize)
 }
 
 // WorkspaceSection pages through one section of the workspace's listing.
-func (s *Service) WorkspaceSection(ctx context.Context, p *quire.Principal, section, startCursor string, pageSize int) (Page[*quire.Node], error) {
+func (s *Service) WorkspaceSection(ctx context.Context, p *quire.Principal, section, startCursor string, pageSize int) (Results[*quire.Node], error) {
 	var q store.NodeQuery
 	switch section {
 	case "top_level":
@@ -32,21 +32,21 @@ func (s *Service) WorkspaceSection(ctx context.Context, p *quire.Principal, sect
 	case "trash":
 		q = store.NodeQuery{Trash: true, Order: store.ByRecentEdit}
 	default:
-		return Page[*quire.Node]{}, quire.Invalid("section", quire.ReasonInvalidValue,
+		return Results[*quire.Node]{}, quire.Invalid("section", quire.ReasonInvalidValue,
 			"section is one of top_level, recent, folders, mind_maps, trash.")
 	}
 	return s.listNodes(ctx, p, "section:"+section, q, startCursor, pageSize)
 }
 
-func (s *Service) listNodes(ctx context.Context, p *quire.Principal, name string, q store.NodeQuery, startCursor string, pageSize int) (Page[*quire.Node], error) {
+func (s *Service) listNodes(ctx context.Context, p *quire.Principal, name string, q store.NodeQuery, startCursor string, pageSize int) (Results[*quire.Node], error) {
 	if err := checkPageSize(pageSize); err != nil {
-		return Page[*quire.Node]{}, err
+		return Results[*quire.Node]{}, err
 	}
 	list := name + ":" + p.WorkspaceID()
 	if startCursor != "" {
 		q.After = &store.NodeKey{}
 		if err := s.cursors.Decode(startCursor, list, q.After); err != nil {
-			return Page[*quire.Node]{}, InvalidCursor()
+			return Results[*quire.Node]{}, InvalidCursor()
 		}
 	}
 	q.Workspace, q.Limit = p.WorkspaceID(), pageSize+1
@@ -55,10 +55,10 @@ func (s *Service) listNodes(ctx context.Context, p *quire.Principal, name string
 	}
 	nodes, err := s.store.ListNodes(ctx, q)
 	if err != nil {
-		return Page[*quire.Node]{}, err
+		return Results[*quire.Node]{}, err
 	}
 	if err := s.RenderRecords(ctx, nodes, nil); err != nil {
-		return Page[*quire.Node]{}, err
+		return Results[*quire.Node]{}, err
 	}
 	return paginate(s, list, nodes, pageSize, func(n *quire.Node) any { return q.Order.Key(n) })
 }

@@ -91,14 +91,14 @@ func hasUniqueID(schema quire.Schema) bool {
 // QueryDatabase runs a query on a database's records in the engine: the filter and sorts
 // compiled to SQL on record_values' indexes (internal/dbquery), a keyset cursor that carries
 // the last record's sort keys.
-func (s *Service) QueryDatabase(ctx context.Context, p *quire.Principal, id string, q RecordQuery) (Page[*quire.Node], error) {
+func (s *Service) QueryDatabase(ctx context.Context, p *quire.Principal, id string, q RecordQuery) (Results[*quire.Node], error) {
 	db, err := s.Database(ctx, p, id)
 	if err != nil {
-		return Page[*quire.Node]{}, err
+		return Results[*quire.Node]{}, err
 	}
 	schema, err := DatabaseSchema(db)
 	if err != nil {
-		return Page[*quire.Node]{}, err
+		return Results[*quire.Node]{}, err
 	}
 	props := make([]dbquery.Property, len(schema))
 	for i, prop := range schema {
@@ -109,7 +109,7 @@ func (s *Service) QueryDatabase(ctx context.Context, p *quire.Principal, id stri
 	}
 	filter, sorts, err := dbquery.Decode(dbquery.NewSchema(props), q.Filter, q.Sorts)
 	if err != nil {
-		return Page[*quire.Node]{}, err
+		return Results[*quire.Node]{}, err
 	}
 	var keep map[string]bool
 	if q.FilterProperties != nil {
@@ -127,7 +127,7 @@ func (s *Service) QueryDatabase(ctx context.Context, p *quire.Principal, id stri
 			keep[prop.ID] = true
 		}
 		if err := pr.Err(); err != nil {
-			return Page[*quire.Node]{}, err
+			return Results[*quire.Node]{}, err
 		}
 	}
 	// A cursor belongs to one query of one database: another filter or order would read its
@@ -138,7 +138,7 @@ func (s *Service) QueryDatabase(ctx context.Context, p *quire.Principal, id stri
 	if q.StartCursor != "" {
 		dq.After = &dbquery.Position{}
 		if err := s.cursors.Decode(q.StartCursor, list, dq.After); err != nil {
-			return Page[*quire.Node]{}, InvalidCursor()
+			return Results[*quire.Node]{}, InvalidCursor()
 		}
 	}
 	// Rendered under the schema the filter was read with, rather than the database read again.
@@ -148,15 +148,15 @@ func (s *Service) QueryDatabase(ctx context.Context, p *quire.Principal, id stri
 	}
 	page, err := s.store.QueryRecords(ctx, p.WorkspaceID(), dq, q.PageSize, hasUniqueID(shown))
 	if err != nil {
-		return Page[*quire.Node]{}, err
+		return Results[*quire.Node]{}, err
 	}
 	if err := renderIn(page.Records, shown, page.Numbers); err != nil {
-		return Page[*quire.Node]{}, err
+		return Results[*quire.Node]{}, err
 	}
-	out := Page[*quire.Node]{Items: page.Records}
+	out := Results[*quire.Node]{Items: page.Records}
 	if page.Next != nil {
 		if out.NextCursor, err = s.cursors.Encode(list, page.Next); err != nil {
-			return Page[*quire.Node]{}, err
+			return Results[*quire.Node]{}, err
 		}
 	}
 	return out, nil

@@ -193,7 +193,7 @@ func searchTerms(q string) []string {
 // content holds every term of the query, title matches first, then the latest edit; without a
 // query, everything reachable, last edited first. A sort
 // replaces the ranking.
-func (s *Service) Search(ctx context.Context, p *quire.Principal, r SearchRequest) (Page[store.SearchResult], error) {
+func (s *Service) Search(ctx context.Context, p *quire.Principal, r SearchRequest) (Results[store.SearchResult], error) {
 	q := store.SearchQuery{Workspace: p.WorkspaceID(), Terms: searchTerms(r.Query), Limit: r.PageSize + 1}
 	if !p.Token.WorkspaceScoped {
 		q.ReachOf = p.Token.ID
@@ -223,28 +223,28 @@ func (s *Service) Search(ctx context.Context, p *quire.Principal, r SearchReques
 	if r.StartCursor != "" {
 		q.After = &store.SearchKey{}
 		if err := s.cursors.Decode(r.StartCursor, list, q.After); err != nil {
-			return Page[store.SearchResult]{}, InvalidCursor()
+			return Results[store.SearchResult]{}, InvalidCursor()
 		}
 	}
 	res, resume, err := s.store.Search(ctx, q)
 	if err != nil {
-		return Page[store.SearchResult]{}, err
+		return Results[store.SearchResult]{}, err
 	}
 	nodes := make([]*quire.Node, len(res))
 	for i, r := range res {
 		nodes[i] = r.Node
 	}
 	if err := s.RenderRecords(ctx, nodes, nil); err != nil {
-		return Page[store.SearchResult]{}, err
+		return Results[store.SearchResult]{}, err
 	}
 	if resume != nil {
 		// The walk stopped at its bound (store.Search): fewer results than asked, and more may
 		// follow the place it stopped.
 		c, err := s.cursors.Encode(list, resume)
 		if err != nil {
-			return Page[store.SearchResult]{}, err
+			return Results[store.SearchResult]{}, err
 		}
-		return Page[store.SearchResult]{Items: res, NextCursor: c}, nil
+		return Results[store.SearchResult]{Items: res, NextCursor: c}, nil
 	}
 	return paginate(s, list, res, r.PageSize, func(r store.SearchResult) any { return r.Key })
 }

@@ -19,31 +19,25 @@ func (s *Service) User(ctx context.Context, p *quire.Principal, id string) (*qui
 	return u, nil
 }
 
-// Page is one page of a keyset-paginated list.
-type Page[T any] struct {
-	Items      []T
-	NextCursor string // "" on the last page
-}
-
 // ListUsers pages through the people of the caller's workspace (workspace-scoped tokens only).
-func (s *Service) ListUsers(ctx context.Context, p *quire.Principal, startCursor string, pageSize int) (Page[*quire.User], error) {
+func (s *Service) ListUsers(ctx context.Context, p *quire.Principal, startCursor string, pageSize int) (Results[*quire.User], error) {
 	if err := RequireWorkspaceScoped(p); err != nil {
-		return Page[*quire.User]{}, err
+		return Results[*quire.User]{}, err
 	}
 	if err := checkPageSize(pageSize); err != nil {
-		return Page[*quire.User]{}, err
+		return Results[*quire.User]{}, err
 	}
 	list := "users:" + p.WorkspaceID()
 	var after *store.UserKey
 	if startCursor != "" {
 		after = &store.UserKey{}
 		if err := s.cursors.Decode(startCursor, list, after); err != nil {
-			return Page[*quire.User]{}, InvalidCursor()
+			return Results[*quire.User]{}, InvalidCursor()
 		}
 	}
 	users, err := s.store.ListUsers(ctx, p.WorkspaceID(), after, pageSize+1)
 	if err != nil {
-		return Page[*quire.User]{}, err
+		return Results[*quire.User]{}, err
 	}
 	return paginate(s, list, users, pageSize, func(u *quire.User) any {
 		return store.UserKey{CreatedMs: u.CreatedMs, ID: u.ID}
@@ -51,16 +45,16 @@ func (s *Service) ListUsers(ctx context.Context, p *quire.Principal, startCursor
 }
 
 // paginate trims a page fetched with limit pageSize+1 and makes the cursor of its last item.
-func paginate[T any](s *Service, list string, items []T, pageSize int, key func(T) any) (Page[T], error) {
+func paginate[T any](s *Service, list string, items []T, pageSize int, key func(T) any) (Results[T], error) {
 	if len(items) <= pageSize {
-		return Page[T]{Items: items}, nil
+		return Results[T]{Items: items}, nil
 	}
 	items = items[:pageSize]
 	c, err := s.cursors.Encode(list, key(items[len(items)-1]))
 	if err != nil {
-		return Page[T]{}, err
+		return Results[T]{}, err
 	}
-	return Page[T]{Items: items, NextCursor: c}, nil
+	return Results[T]{Items: items, NextCursor: c}, nil
 }
 
 // checkPageSize enforces page_size 1–100 (contract §4) for every list, whatever the caller.

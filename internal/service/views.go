@@ -100,34 +100,34 @@ func (s *Service) View(ctx context.Context, p *quire.Principal, db, id string) (
 }
 
 // ListViews pages through the views of database db in order, leaving out views in trash.
-func (s *Service) ListViews(ctx context.Context, p *quire.Principal, db, startCursor string, pageSize int) (Page[*DatabaseView], error) {
+func (s *Service) ListViews(ctx context.Context, p *quire.Principal, db, startCursor string, pageSize int) (Results[*DatabaseView], error) {
 	if err := checkPageSize(pageSize); err != nil {
-		return Page[*DatabaseView]{}, err
+		return Results[*DatabaseView]{}, err
 	}
 	_, schema, err := s.viewDatabase(ctx, p, db)
 	if err != nil {
-		return Page[*DatabaseView]{}, err
+		return Results[*DatabaseView]{}, err
 	}
 	list := "views:" + db
 	var after *store.ViewKey
 	if startCursor != "" {
 		after = &store.ViewKey{}
 		if err := s.cursors.Decode(startCursor, list, after); err != nil {
-			return Page[*DatabaseView]{}, InvalidCursor()
+			return Results[*DatabaseView]{}, InvalidCursor()
 		}
 	}
 	rows, err := s.store.Views(ctx, db, views.Kinds, after, pageSize+1)
 	if err != nil {
-		return Page[*DatabaseView]{}, err
+		return Results[*DatabaseView]{}, err
 	}
 	pg, err := paginate(s, list, rows, pageSize, func(v *quire.View) any { return store.ViewKey{Position: v.Position, ID: v.ID} })
 	if err != nil {
-		return Page[*DatabaseView]{}, err
+		return Results[*DatabaseView]{}, err
 	}
-	out := Page[*DatabaseView]{Items: make([]*DatabaseView, len(pg.Items)), NextCursor: pg.NextCursor}
+	out := Results[*DatabaseView]{Items: make([]*DatabaseView, len(pg.Items)), NextCursor: pg.NextCursor}
 	for i, row := range pg.Items {
 		if out.Items[i], err = openView(row, schema); err != nil {
-			return Page[*DatabaseView]{}, err
+			return Results[*DatabaseView]{}, err
 		}
 	}
 	return out, nil
