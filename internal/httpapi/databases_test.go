@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -212,6 +213,10 @@ func databaseCases(t testing.TB, e *env, unknown string) []conformanceCase {
 		{name: "query without body", op: "query-database", method: "POST", path: "/v2/databases/" + id + "/query", token: e.full, status: 200},
 		{name: "query invalid", op: "query-database", method: "POST", path: "/v2/databases/" + id + "/query", token: e.full, status: 400,
 			body: `{"filter":{"property":"Nope","checkbox":{"equals":true}}}`, semantic: true},
+		{name: "query unsupported filter", op: "query-database", method: "POST", path: "/v2/databases/" + id + "/query", token: e.full, status: 400,
+			body: `{"filter":{"property":"Points","number":{"frobnicate":1}}}`, semantic: true},
+		{name: "query too many sorts", op: "query-database", method: "POST", path: "/v2/databases/" + id + "/query", token: e.full, status: 400,
+			body: `{"sorts":[` + strings.Repeat(`{"property":"Name","direction":"ascending"},`, 100) + `{"property":"Name","direction":"ascending"}]}`, semantic: true},
 		{name: "query without token", op: "query-database", method: "POST", path: "/v2/databases/" + id + "/query", status: 401, body: `{}`},
 		{name: "mutations", op: "mutate-database", method: "POST", path: "/v2/databases/" + id + "/mutations", token: e.full, status: 200,
 			body: `{"mutations":[{"op":"create","properties":{"Name":[{"text":{"content":"M"}}]}},{"op":"update","page_id":"` + rid + `","properties":{"Points":{"number":3}}}]}`},
