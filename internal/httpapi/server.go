@@ -107,6 +107,7 @@ func newServer(cfg Config, extra ...func(*Server)) *Server {
 	}
 	s.registerDocument() // last: it describes everything above
 	s.registerHealth()
+	s.registerReference()
 	s.mux.HandleFunc("/", s.unknownRoute)
 	s.handler = s.logRequests(s.refuseUncleanPaths(s.mux))
 	return s
