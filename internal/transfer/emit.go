@@ -2,6 +2,7 @@ package transfer
 
 import (
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"net/url"
 	"path"
@@ -26,6 +27,8 @@ type emitter struct {
 	files   map[string]string // attachment path → upload id
 	used    map[string]bool   // attachments some page shows
 	content map[*item][]*blocks.Block
+	now     int64  // the creation time of everything imported
+	by      string // and its creator
 }
 
 // readTree reads a folder of Markdown or a Notion export into a plan.
@@ -34,24 +37,32 @@ func readTree(fsys fs.FS, p *quire.Principal, opts Options, sum *Summary, notion
 	root := &item{kind: "root", dir: "."}
 	r.dir(".", root)
 	e := &emitter{pl: &plan{}, seed: p.WorkspaceID() + "/" + opts.Parent, sum: sum, ids: map[string]*item{},
-		files: map[string]string{}, used: map[string]bool{}, content: map[*item][]*blocks.Block{}}
+		files: map[string]string{}, used: map[string]bool{}, content: map[*item][]*blocks.Block{},
+		now: quire.NowMillis(), by: p.Token.OwnerID}
 	var all []*item
-	var index func(it *item)
-	index = func(it *item) {
+	var index func(it *item, row int)
+	index = func(it *item, row int) {
 		all = append(all, it)
 		it.id = derivedID(e.seed, it.source)
+		if it.kind == "record" {
+			// Records list in id order: the row's number leads, so they keep the CSV's.
+			it.id = fmt.Sprintf("%08x", row) + it.id[8:]
+		}
 		e.ids[it.source] = it
 		if it.dir != "" {
 			e.ids[it.dir] = it
 		}
+		if twin, ok := strings.CutSuffix(it.source, "_all.csv"); ok {
+			e.ids[twin+".csv"] = it // Notion links the database by its other CSV
+		}
 		for _, f := range it.attached {
 			e.files[f] = derivedID(e.seed, "file", f)
 		}
-		for _, c := range it.children {
-			index(c)
+		for i, c := range it.children {
+			index(c, i)
 		}
 	}
-	index(root)
+	index(root, 0)
 	// Every page is parsed before any is written, so an attachment one page links to is not
 	// also added to the page whose folder holds it.
 	for _, it := range all {
@@ -88,7 +99,7 @@ func (e *emitter) upload(f string) string {
 // emit adds item it (under parent, of type ptype) and its children to the plan.
 func (e *emitter) emit(it *item, ptype, parent string, schema quire.Schema) {
 	n := &quire.Node{ID: it.id, Object: quire.ObjectPage, PageType: quire.PageTypePage, ParentType: ptype, ParentID: parent,
-		Title: blocks.AppendRichText(nil, blocks.Plain(it.title))}
+		Title: blocks.AppendRichText(nil, blocks.Plain(it.title)), CreatedMs: e.now, CreatedBy: e.by, EditedMs: e.now, EditedBy: e.by}
 	if it.icon != "" {
 		var v any = map[string]any{"type": "emoji", "emoji": it.icon}
 		if strings.HasPrefix(it.icon, "{") {
