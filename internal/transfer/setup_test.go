@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/quire-dev/quire/internal/blocks"
 	"github.com/quire-dev/quire/internal/filestore"
 	"github.com/quire-dev/quire/internal/properties"
 	"github.com/quire-dev/quire/internal/quire"
@@ -125,4 +126,15 @@ func propTypes(t *testing.T, db *node) map[string]string {
 		out[p.Name] = p.Type
 	}
 	return out
+}
+
+// mustParent makes a top-level page "Inbox" to import under.
+func mustParent(t *testing.T, svc *service.Service, p *quire.Principal) *quire.Node {
+	t.Helper()
+	n, err := svc.CreatePage(ctx, p, service.NewPage{Parent: service.Parent{Type: quire.ParentWorkspace},
+		PageType: quire.PageTypePage, Title: blocks.Plain("Inbox")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
