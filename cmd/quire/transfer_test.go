@@ -132,3 +132,35 @@ func TestTransfer_RoundTrip(t *testing.T) {
 		})
 	}
 }
+
+// TestTransfer_Refusals checks the command lines that do nothing but say why.
+func TestTransfer_Refusals(t *testing.T) {
+	data := t.TempDir()
+	ws := runJSON(t, "workspace", "create", "--name", "W", "--data", data)["id"].(string)
+	full := t.TempDir()
+	if err := os.WriteFile(filepath.Join(full, "keep.txt"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"export", "--out", t.TempDir()}, "--workspace is required"},
+		{[]string{"import", "--workspace", ws}, "--from is required"},
+		{[]string{"export", "--workspace", ws, "--out", full}, "is not empty"},
+		{[]string{"import", "--workspace", ws, "--from", filepath.Join(full, "missing")}, "no such file"},
+		{[]string{"export", "--workspace", "01a21d49-f75d-7bef-b875-5167d667e614", "--out", t.TempDir()}, "Could not find workspace"},
+	} {
+		var out, errOut bytes.Buffer
+		err := run(context.Background(), append(tc.args, "--data", data), &out, &errOut)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("quire %s = %v; want an error saying %q", strings.Join(tc.args, " "), err, tc.want)
+		}
+		if out.Len() != 0 {
+			t.Errorf("quire %s printed %q", tc.args[0], out.String())
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(full, "keep.txt")); string(b) != "mine" {
+		t.Error("an export wrote into a folder that was not empty")
+	}
+}

@@ -98,7 +98,11 @@ func Export(ctx context.Context, svc *service.Service, p *quire.Principal, out S
 	if err != nil {
 		return nil, err
 	}
-	prog.start(len(top))
+	counts, err := svc.Workspace(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	prog.start(int(counts.Counts.Pages + counts.Counts.Databases))
 	for _, n := range top {
 		if err := e.node(ctx, n, "pages"); err != nil {
 			return nil, err
@@ -192,7 +196,6 @@ func (e *exporter) page(ctx context.Context, n *quire.Node, name string, number 
 	if err := e.markdown(ctx, n, name, number); err != nil {
 		return err
 	}
-	e.prog.grow(len(kids))
 	for _, id := range kids {
 		c, err := e.svc.StoredNode(ctx, e.p, id)
 		if err != nil {
@@ -311,7 +314,6 @@ func (e *exporter) database(ctx context.Context, n *quire.Node, dir string) erro
 	}
 	_ = w.Write(header)
 	err = e.svc.EachRecord(ctx, e.p, n.ID, func(r *quire.Node, number int64) error {
-		e.prog.grow(1)
 		props, err := e.plainProperties(ctx, r, number)
 		if err != nil {
 			return err

@@ -122,6 +122,11 @@ func TestImport_Notion(t *testing.T) {
 		if !strings.Contains(rec.content, "first draft") || strings.Contains(rec.content, "Points: 3") {
 			t.Errorf("the row's page content = %s", rec.content)
 		}
+		// Written through the store's inserts, the import is searchable at once.
+		hits, err := svc.Search(ctx, p, service.SearchRequest{Query: "draft", PageSize: 10})
+		if err != nil || len(hits.Items) != 1 || hits.Items[0].Node.ID != rec.ID {
+			t.Errorf("search for a word of the row's page = %+v, %v", hits.Items, err)
+		}
 		vals := rendered(t, svc, rec.Node)
 		if vals["Points"]["number"] != 3.0 || vals["Status"]["select"].(map[string]any)["name"] != "Done" ||
 			vals["Due"]["date"].(map[string]any)["start"] != "2026-11-01" || vals["Done"]["checkbox"] != true {

@@ -38,13 +38,6 @@ func (p *Progress) start(total int) {
 	}
 }
 
-// grow adds work found while working (an export learns its size as it walks).
-func (p *Progress) grow(n int) {
-	if p != nil {
-		p.total += n
-	}
-}
-
 func (p *Progress) step() {
 	if p == nil {
 		return
@@ -90,11 +83,11 @@ func (p *Progress) line(bar bool) string {
 		rate = float64(p.done) / elapsed
 	}
 	pct := 100
-	if p.total > 0 {
+	if p.total > p.done {
 		pct = p.done * 100 / p.total
 	}
-	left := "?"
-	if rate > 0 {
+	left := "0s"
+	if rate > 0 && p.total > p.done {
 		left = time.Duration(float64(p.total-p.done) / rate * float64(time.Second)).Round(time.Second).String()
 	}
 	s := fmt.Sprintf("%s: %d/%d (%d%%), %.1f/s, %s left", p.verb, p.done, p.total, pct, rate, left)
