@@ -7,22 +7,33 @@ import (
 	"time"
 )
 
-// TestProgress_Plain checks the lines written where there is no terminal: the size of the
-// work, a line at each tenth with counts, rate and time left, and problems as they come.
-func TestProgress_Plain(t *testing.T) {
+// steps runs n steps of a progress, each every, on a clock of its own; after is called after
+// step i.
+func steps(tty bool, verb string, n int, every time.Duration, after func(p *Progress, i int)) *bytes.Buffer {
 	var b bytes.Buffer
-	p := NewProgress(&b, false, "import")
+	p := NewProgress(&b, tty, verb)
 	clock := time.Unix(1_800_000_000, 0)
 	p.now = func() time.Time { return clock }
-	p.start(20)
-	for i := range 20 {
-		clock = clock.Add(500 * time.Millisecond)
+	p.start(n)
+	for i := range n {
+		clock = clock.Add(every)
 		p.step()
-		if i == 4 {
-			p.failed("Notes/Gone.md", "open Notes/Gone.md: no such file or directory")
+		if after != nil {
+			after(p, i)
 		}
 	}
 	p.finish()
+	return &b
+}
+
+// TestProgress_Plain checks the lines written where there is no terminal: the size of the
+// work, a line at each tenth with counts, rate and time left, and problems as they come.
+func TestProgress_Plain(t *testing.T) {
+	b := steps(false, "import", 20, 500*time.Millisecond, func(p *Progress, i int) {
+		if i == 4 {
+			p.failed("Notes/Gone.md", "open Notes/Gone.md: no such file or directory")
+		}
+	})
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
 	want := []string{
 		"import: 20 items",
@@ -49,16 +60,7 @@ func TestProgress_Plain(t *testing.T) {
 
 // TestProgress_Terminal checks that a terminal gets one redrawn line with a bar.
 func TestProgress_Terminal(t *testing.T) {
-	var b bytes.Buffer
-	p := NewProgress(&b, true, "export")
-	clock := time.Unix(1_800_000_000, 0)
-	p.now = func() time.Time { return clock }
-	p.start(4)
-	for range 4 {
-		clock = clock.Add(time.Second)
-		p.step()
-	}
-	p.finish()
+	b := steps(true, "export", 4, time.Second, nil)
 	out := b.String()
 	if strings.Count(out, "\n") != 1 || !strings.Contains(out, "\r[####################] export: 4/4 (100%), 1.0/s, 0s left\x1b[K\n") {
 		t.Fatalf("terminal output = %q", out)
