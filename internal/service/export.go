@@ -2,7 +2,10 @@ package service
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"net/http"
+	"time"
 
 	"github.com/quire-dev/quire/internal/quire"
 	"github.com/quire-dev/quire/internal/store"
@@ -131,7 +134,8 @@ func (s *Service) RenderedProperties(ctx context.Context, n *quire.Node, number 
 }
 
 // OpenStoredFile returns an uploaded file of the caller's workspace with its bytes, for an
-// export. It fails for a backend that presigns its URLs (S3): the export reports such files.
+// export: from the backend itself, or through a short-lived presigned URL for one that serves
+// its files that way (S3).
 func (s *Service) OpenStoredFile(ctx context.Context, p *quire.Principal, id string) (*quire.File, io.ReadCloser, error) {
 	backend, err := s.storage()
 	if err != nil {
@@ -144,9 +148,25 @@ func (s *Service) OpenStoredFile(ctx context.Context, p *quire.Principal, id str
 	if f.Status != quire.FileUploaded {
 		return nil, nil, quire.NotFound("file " + id)
 	}
-	r, _, err := backend.Open(ctx, f.StorageKey)
+	u, err := backend.PresignGet(ctx, f.StorageKey, time.Now().Add(time.Minute))
 	if err != nil {
 		return nil, nil, err
 	}
-	return f, r, nil
+	if u == "" {
+		r, _, err := backend.Open(ctx, f.StorageKey)
+		return f, r, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		return nil, nil, fmt.Errorf("file %s: the bucket answered %s", id, resp.Status)
+	}
+	return f, resp.Body, nil
 }

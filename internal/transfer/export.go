@@ -191,6 +191,7 @@ func (e *exporter) page(ctx context.Context, n *quire.Node, name string, number 
 				kids = append(kids, b.ID)
 			}
 		}
+		e.blockFiles(ctx, tree)
 	}
 	e.collectFiles(ctx, n.Icon, n.Cover, n.Properties)
 	if err := e.markdown(ctx, n, name, number); err != nil {
@@ -340,6 +341,14 @@ func (e *exporter) collectFiles(ctx context.Context, raws ...json.RawMessage) {
 		for _, m := range storedRef.FindAllSubmatch(raw, -1) {
 			e.exportFile(ctx, string(m[1]))
 		}
+	}
+}
+
+// blockFiles exports the uploads of blocks, those Markdown does not show (a callout's icon) too.
+func (e *exporter) blockFiles(ctx context.Context, bs []*service.StoredBlock) {
+	for _, b := range bs {
+		e.collectFiles(ctx, b.Content)
+		e.blockFiles(ctx, b.Children)
 	}
 }
 

@@ -28,6 +28,12 @@ func workspace(t *testing.T, st *store.Store) (*service.Service, *quire.Principa
 	if err != nil {
 		t.Fatal(err)
 	}
+	return workspaceOn(t, st, files)
+}
+
+// workspaceOn is workspace with files kept by backend.
+func workspaceOn(t *testing.T, st *store.Store, files filestore.Backend) (*service.Service, *quire.Principal) {
+	t.Helper()
 	svc := service.New(st, service.Options{Files: files})
 	w, err := svc.CreateWorkspace(ctx, "Imports")
 	if err != nil {
