@@ -126,6 +126,7 @@ func (s *Service) checkStoredNode(n *quire.Node) error {
 		n.Properties, err = properties.MarshalSchema(schema)
 		return err
 	case n.Object == quire.ObjectPage && n.ParentType == quire.ParentDatabase:
+		n.PageType = quire.PageTypePage
 		vals, err := properties.UnmarshalValues(n.Properties)
 		if err != nil {
 			return quire.Invalid("properties", quire.ReasonInvalidValue, "The values are not stored values.")

@@ -68,8 +68,15 @@ func (r *treeReader) dir(p string, parent *item) {
 			parent.children = append(parent.children, f)
 		case strings.HasSuffix(name, ".md"):
 			pg := r.page(full, stem)
+			if pg == nil && names[stem] {
+				// The page is reported; its children still come, in a folder of its name.
+				pg = &item{kind: "folder", source: full}
+			}
 			if pg == nil {
 				continue
+			}
+			if pg.title == "" {
+				pg.title = r.title(stem)
 			}
 			if names[stem] {
 				pg.dir = path.Join(p, stem)

@@ -14,7 +14,8 @@ import (
 
 // markdownFolder writes a plain folder of Markdown: a folder, front matter with a title and
 // an icon, relative links between files, a picture, pages whose front matter has fields, a
-// file that cannot be read (a link to nothing) and a CSV that is not CSV.
+// file that cannot be read (a link to nothing) with a folder of children, and a CSV that is
+// not CSV.
 func markdownFolder(t *testing.T) string {
 	dir := t.TempDir()
 	files := map[string]string{
@@ -25,6 +26,7 @@ func markdownFolder(t *testing.T) string {
 		"Books/Emma.md":       "---\nauthor: Jane Austen\nyear: 1815\nread: No\n---\n\nMatchmaking.\n",
 		"Books/Persuasion.md": "---\nauthor: Jane Austen\nyear: 1817\nread: Yes\n---\n",
 		"Broken.csv":          "Name,Size\n\"unclosed,3\n",
+		"Gone/Child.md":       "Still here.\n",
 	}
 	for p, body := range files {
 		full := filepath.Join(dir, filepath.FromSlash(p))
@@ -44,7 +46,8 @@ func markdownFolder(t *testing.T) string {
 // TestImport_MarkdownFolder imports a plain folder: folders become folder pages, front matter
 // titles and icons the pages', other front-matter fields the properties of a database of the
 // folder's pages, relative links page mentions, a picture an upload; the files that cannot be
-// read are reported with their reason and the rest is imported. A second run writes nothing.
+// read are reported with their reason and the rest (an unreadable page's children too) is
+// imported. A second run writes nothing.
 func TestImport_MarkdownFolder(t *testing.T) {
 	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
 		svc, p := workspace(t, st)
@@ -67,15 +70,18 @@ func TestImport_MarkdownFolder(t *testing.T) {
 		if len(reasons) != 2 || !strings.Contains(reasons["Gone.md"], "no such file") || !strings.Contains(reasons["Broken.csv"], "quote") {
 			t.Fatalf("failures = %+v", sum.Failed)
 		}
-		if sum.Pages != 4 || sum.Databases != 1 || sum.Records != 3 || sum.Files != 1 {
+		if sum.Pages != 6 || sum.Databases != 1 || sum.Records != 3 || sum.Files != 1 {
 			t.Fatalf("summary = %+v", sum)
 		}
 		top := tree(t, svc, p)
 		under := find(t, top, "Inbox").kids
-		if titles(under) != "Books, Notes, Plan" {
+		if titles(under) != "Books, Gone, Notes, Plan" {
 			t.Fatalf("imported under the parent: %s", titles(under))
 		}
-		books, notes, plan := under[0], under[1], under[2]
+		books, gone, notes, plan := under[0], under[1], under[2], under[3]
+		if gone.PageType != quire.PageTypeFolder || titles(gone.kids) != "Child" {
+			t.Errorf("the children of the unreadable Gone.md: %s %s", gone.PageType, titles(gone.kids))
+		}
 		if books.PageType != quire.PageTypeFolder || notes.PageType != quire.PageTypeFolder {
 			t.Fatalf("folders = %s, %s", books.PageType, notes.PageType)
 		}
@@ -105,7 +111,7 @@ func TestImport_MarkdownFolder(t *testing.T) {
 		}
 
 		again, err := transfer.Import(ctx, svc, p, src, transfer.Options{Parent: parent.ID})
-		if err != nil || again.Pages+again.Records+again.Databases != 0 || again.Skipped != 8 {
+		if err != nil || again.Pages+again.Records+again.Databases != 0 || again.Skipped != 10 {
 			t.Fatalf("second run = %+v, %v; want everything skipped", again, err)
 		}
 	})
