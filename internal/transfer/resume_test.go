@@ -48,7 +48,8 @@ func create(t *testing.T, svc *service.Service, p *quire.Principal, body string)
 	return n
 }
 
-// seed writes a page with six children of some content and a database of three records.
+// seed writes a page with six children of some content, a database of three records and a
+// database whose record relates to two of them.
 func seed(t *testing.T, svc *service.Service, p *quire.Principal) {
 	home := create(t, svc, p, `{"parent": {"workspace": true}, "properties": {"title": [{"text": {"content": "Home"}}]},
 		"markdown": "# Hello\n\nSome *text*.\n\n- a\n  - nested\n- b\n"}`)
@@ -58,10 +59,16 @@ func seed(t *testing.T, svc *service.Service, p *quire.Principal) {
 	}
 	db := create(t, svc, p, `{"parent": {"page_id": "`+home.ID+`"}, "title": [{"text": {"content": "Tasks"}}],
 		"schema": {"Name": {"title": {}}, "Points": {"number": {}}}}`)
+	var tasks []string
 	for i := range 3 {
-		create(t, svc, p, fmt.Sprintf(`{"parent": {"database_id": %q}, "properties": {"Name": {"title": [{"text": {"content": "Task %d"}}]},
-			"Points": {"number": %d}}, "markdown": "Do it."}`, db.ID, i, i))
+		tasks = append(tasks, create(t, svc, p, fmt.Sprintf(`{"parent": {"database_id": %q}, "properties": {"Name": {"title": [{"text": {"content": "Task %d"}}]},
+			"Points": {"number": %d}}, "markdown": "Do it."}`, db.ID, i, i)).ID)
 	}
+	// A dual relation: its values and the synced side are restored as they were.
+	people := create(t, svc, p, `{"parent": {"page_id": "`+home.ID+`"}, "title": [{"text": {"content": "People"}}],
+		"schema": {"Name": {"title": {}}, "Owns": {"relation": {"database_id": "`+db.ID+`"}}}}`)
+	create(t, svc, p, fmt.Sprintf(`{"parent": {"database_id": %q}, "properties": {"Name": {"title": [{"text": {"content": "Ada"}}]},
+		"Owns": {"relation": [{"id": %q}, {"id": %q}]}}}`, people.ID, tasks[0], tasks[2]))
 }
 
 // cancelAfter cancels an import once its progress has written n lines.
@@ -120,6 +127,10 @@ func TestImport_Interrupted(t *testing.T) {
 		again, err := transfer.Import(ctx, svc2, p2, src, transfer.Options{})
 		if err != nil || again.Skipped != sum.Pages+sum.Databases+sum.Records || len(again.Failed) != 0 {
 			t.Fatalf("re-run = %+v, %v (first run %+v)", again, err, sum)
+		}
+		people := find(t, find(t, tree(t, svc2, p2), "Home").kids, "People")
+		if owns := rendered(t, svc2, people.kids[0].Node)["Owns"]["relation"]; len(owns.([]any)) != 2 {
+			t.Errorf("Ada owns %v after the import, want two tasks", owns)
 		}
 		second := filepath.Join(t.TempDir(), "second")
 		export(t, svc2, p2, second)
