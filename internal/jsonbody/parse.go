@@ -32,30 +32,39 @@ const MessageNUL = "Text must not contain the NUL character (U+0000)."
 // when body is not JSON (its message says where) or not an object, or a validation_error
 // listing every string or key that holds U+0000.
 func Parse(body []byte) (map[string]any, error) {
-	m, _, err := parse(body, false)
+	v, _, err := parse(body, false, true)
+	m, _ := v.(map[string]any)
 	return m, err
+}
+
+// ParseValue is Parse for a document that may be any JSON value (a children array).
+func ParseValue(doc []byte) (any, error) {
+	v, _, err := parse(doc, false, false)
+	return v, err
 }
 
 // ParseMembers is Parse that also returns each member's bytes (slices of body): the decoders
 // that need a member's key order (a schema's properties) or keep it for a later stage (a
 // query's filter) read them from there.
 func ParseMembers(body []byte) (map[string]any, map[string]json.RawMessage, error) {
-	return parse(body, true)
+	v, members, err := parse(body, true, true)
+	m, _ := v.(map[string]any)
+	return m, members, err
 }
 
-func parse(body []byte, members bool) (map[string]any, map[string]json.RawMessage, error) {
+func parse(body []byte, members, object bool) (any, map[string]json.RawMessage, error) {
 	p := parser{b: body}
 	if members {
 		p.members = map[string]json.RawMessage{}
 	}
 	p.space()
-	if p.i < len(p.b) && p.b[p.i] != '{' {
+	if object && p.i < len(p.b) && p.b[p.i] != '{' {
 		return nil, nil, notObject()
 	}
 	v := p.value()
 	p.space()
 	if p.err == "" && p.i < len(p.b) {
-		p.fail("data after the object")
+		p.fail("more data after the JSON value")
 	}
 	if p.err != "" {
 		return nil, nil, p.syntaxError()
@@ -68,7 +77,7 @@ func parse(body []byte, members bool) (map[string]any, map[string]json.RawMessag
 		}
 		return nil, nil, probs.Err()
 	}
-	return v.(map[string]any), p.members, nil
+	return v, p.members, nil
 }
 
 func notObject() error {

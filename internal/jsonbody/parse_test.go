@@ -27,7 +27,7 @@ func TestParse_Errors(t *testing.T) {
 		{name: "trailing comma", body: `{"a":1,}`, wantCode: quire.CodeInvalidJSON,
 			wantMessage: "The request body is not valid JSON: expected a key in quotes at line 1, column 8."},
 		{name: "two objects", body: `{} {}`, wantCode: quire.CodeInvalidJSON,
-			wantMessage: "The request body is not valid JSON: data after the object at line 1, column 4."},
+			wantMessage: "The request body is not valid JSON: more data after the JSON value at line 1, column 4."},
 		{name: "bad literal", body: `{"a":tru}`, wantCode: quire.CodeInvalidJSON,
 			wantMessage: "The request body is not valid JSON: unexpected character 't' at line 1, column 6."},
 		{name: "huge number", body: `{"a":1e999}`, wantCode: quire.CodeInvalidJSON,

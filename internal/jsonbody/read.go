@@ -13,17 +13,21 @@ import (
 // problem at its exact path when it has the wrong JSON type. Each takes the path of the value
 // it reads.
 
-// Join extends path with an object key. A key that is empty or holds a character of the path
-// syntax (. [ ] ") is written quoted, so that every segment is non-empty and the path is
-// unambiguous: config."" or config."a.b".
-func Join(path, key string) string {
-	if key == "" || strings.ContainsAny(key, `.[]"`) {
-		key = strconv.Quote(key)
+// Join extends path with object keys, one level each. A key that is empty or holds a
+// character of the path syntax (. [ ] ") is written quoted, so that every segment is non-empty
+// and the path is unambiguous: config."" or config."a.b".
+func Join(path string, keys ...string) string {
+	for _, key := range keys {
+		if key == "" || strings.ContainsAny(key, `.[]"`) {
+			key = strconv.Quote(key)
+		}
+		if path == "" {
+			path = key
+		} else {
+			path += "." + key
+		}
 	}
-	if path == "" {
-		return key
-	}
-	return path + "." + key
+	return path
 }
 
 // Index extends path with an array index.

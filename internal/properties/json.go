@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/quire-dev/quire/internal/jsonbody"
 	"github.com/quire-dev/quire/internal/quire"
 )
 
@@ -94,46 +95,6 @@ func rawFields(p *quire.Problems, path string, raw []byte) ([]field, bool) {
 	return fs, true
 }
 
-func object(p *quire.Problems, path string, v any) (map[string]any, bool) {
-	m, ok := v.(map[string]any)
-	if !ok {
-		p.Add(path, quire.ReasonInvalidType, "Expected an object.")
-	}
-	return m, ok
-}
-
-// unknown reports every key of m that is not allowed, in sorted order so that answers are
-// stable.
-func unknown(p *quire.Problems, path string, m map[string]any, allowed ...string) {
-	var extra []string
-next:
-	for k := range m {
-		for _, a := range allowed {
-			if k == a {
-				continue next
-			}
-		}
-		extra = append(extra, k)
-	}
-	sort.Strings(extra)
-	for _, k := range extra {
-		p.Add(join(path, k), quire.ReasonUnknownField, "Unknown field "+strconv.Quote(k)+".")
-	}
-}
-
-// str reads an optional string; ok is false when absent or of the wrong type (reported).
-func str(p *quire.Problems, path string, m map[string]any, key string) (string, bool) {
-	v, present := m[key]
-	if !present {
-		return "", false
-	}
-	s, ok := v.(string)
-	if !ok {
-		p.Add(join(path, key), quire.ReasonInvalidType, "Expected a string.")
-	}
-	return s, ok
-}
-
 // nullableStr reads an optional string that may be null; present tells absent from null.
 func nullableStr(p *quire.Problems, path string, m map[string]any, key string) (s string, present, ok bool) {
 	v, present := m[key]
@@ -142,32 +103,9 @@ func nullableStr(p *quire.Problems, path string, m map[string]any, key string) (
 	}
 	s, ok = v.(string)
 	if !ok {
-		p.Add(join(path, key), quire.ReasonInvalidType, "Expected a string or null.")
+		p.Add(jsonbody.Join(path, key), quire.ReasonInvalidType, "Expected a string or null.")
 	}
 	return s, true, ok
-}
-
-func requiredStr(p *quire.Problems, path string, m map[string]any, key string) (string, bool) {
-	if _, present := m[key]; !present {
-		p.Add(join(path, key), quire.ReasonRequired, "Field "+strconv.Quote(key)+" is required.")
-		return "", false
-	}
-	return str(p, path, m, key)
-}
-
-// array reads v as an array of at most MaxArray items; a longer one is reported and not read
-// further, so that one oversized array does not answer with thousands of details.
-func array(p *quire.Problems, path string, v any) ([]any, bool) {
-	a, ok := v.([]any)
-	if !ok {
-		p.Add(path, quire.ReasonInvalidType, "Expected an array.")
-		return nil, false
-	}
-	if len(a) > MaxArray {
-		p.Add(path, quire.ReasonTooMany, "At most "+strconv.Itoa(MaxArray)+" items.")
-		return nil, false
-	}
-	return a, true
 }
 
 // number reads a JSON number, finite and in float64's range.

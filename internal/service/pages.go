@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/quire-dev/quire/internal/blocks"
+	"github.com/quire-dev/quire/internal/jsonbody"
 	"github.com/quire-dev/quire/internal/mindmap"
 	"github.com/quire-dev/quire/internal/order"
 	"github.com/quire-dev/quire/internal/quire"
@@ -53,7 +54,7 @@ func DecodeNewPage(body map[string]any) (NewPage, string, error) {
 		switch k {
 		case "parent", "page_type", "properties", "icon", "cover", "children", "markdown":
 		default:
-			p.Add(fieldName(k), quire.ReasonUnknownField, "A page has no field "+k+".")
+			p.Add(jsonbody.Join("", k), quire.ReasonUnknownField, "A page has no field "+k+".")
 		}
 	}
 	out.Parent = DecodeNewParent(&p, "parent", body)
@@ -128,7 +129,7 @@ func DecodeMove(body map[string]any) (Parent, string, error) {
 			}
 			after = s
 		default:
-			pr.Add(fieldName(k), quire.ReasonUnknownField, "A move has no field "+k+".")
+			pr.Add(jsonbody.Join("", k), quire.ReasonUnknownField, "A move has no field "+k+".")
 		}
 	}
 	return to, after, pr.Err()
@@ -165,7 +166,7 @@ func DecodePagePatch(body map[string]any) (PagePatch, error) {
 			}
 			out.InTrash = &b
 		default:
-			p.Add(fieldName(k), quire.ReasonUnknownField, "A page update has no field "+k+".")
+			p.Add(jsonbody.Join("", k), quire.ReasonUnknownField, "A page update has no field "+k+".")
 		}
 	}
 	return out, p.Err()
@@ -181,7 +182,7 @@ func decodeTitleProperties(p *quire.Problems, path string, v any) *blocks.RichTe
 	}
 	var out *blocks.RichText
 	for k, pv := range m {
-		kp := path + "." + fieldName(k)
+		kp := jsonbody.Join(path, k)
 		if k != "title" {
 			p.Add(kp, quire.ReasonUnknownField, "A page outside a database has only the title property.")
 			continue
@@ -193,7 +194,7 @@ func decodeTitleProperties(p *quire.Problems, path string, v any) *blocks.RichTe
 		case map[string]any:
 			for f := range t {
 				if f != "title" && f != "type" && f != "id" {
-					p.Add(kp+"."+fieldName(f), quire.ReasonUnknownField, "The title property holds title only.")
+					p.Add(jsonbody.Join(kp, f), quire.ReasonUnknownField, "The title property holds title only.")
 				}
 			}
 			if typ, ok := t["type"]; ok && typ != "title" {
@@ -219,14 +220,6 @@ func decodeIcon(p *quire.Problems, key string, body map[string]any, emoji bool) 
 		return nil
 	}
 	return blocks.DecodePageIcon(p, key, v, emoji)
-}
-
-// fieldName is a body key as a path segment: an empty key would leave no trace, so it reads "".
-func fieldName(k string) string {
-	if k == "" {
-		return `""`
-	}
-	return k
 }
 
 // mergeProblems adds the details of a validation error to p (anything else keeps its first

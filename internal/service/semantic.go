@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/quire-dev/quire/internal/embed"
+	"github.com/quire-dev/quire/internal/jsonbody"
 	"github.com/quire-dev/quire/internal/quire"
 	"github.com/quire-dev/quire/internal/store"
 )
@@ -58,7 +59,7 @@ func DecodeSemanticSearch(body map[string]any) (SemanticRequest, error) {
 		case "page_size":
 			out.PageSize = decodePageSize(&p, v, out.PageSize)
 		default:
-			p.Add(fieldName(k), quire.ReasonUnknownField, "A semantic search has no field "+k+".")
+			p.Add(jsonbody.Join("", k), quire.ReasonUnknownField, "A semantic search has no field "+k+".")
 		}
 	}
 	if _, ok := body["query"]; !ok {

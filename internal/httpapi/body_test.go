@@ -1,0 +1,88 @@
+package httpapi
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/quire-dev/quire/internal/quire"
+	"github.com/quire-dev/quire/internal/store"
+	"github.com/quire-dev/quire/internal/testdb"
+)
+
+// TestRequestBodiesMatchTheDocument keeps the documented request structs and the decoders
+// together: for every write in the served document, each top-level key its request schema
+// lists is taken (never unknown_field), a key it does not list is refused as unknown_field at
+// its path, and a body without the keys the schema requires names each of them (required).
+func TestRequestBodiesMatchTheDocument(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		page := e.mkPage(t, e.full, wsParent, "Home")
+		block := e.appendKids(t, page, para("x"))[0]["id"].(string)
+		_, db := e.newDatabase(t, map[string]any{"Name": map[string]any{"title": map[string]any{}}})
+		dbID := db["id"].(string)
+		view := e.mkView(t, dbID, map[string]any{"name": "All", "type": "table"}).body["id"].(string)
+		mm := e.mkMindMap(t, e.full, map[string]any{"parent": pageParent(page), "title": "Map"}).body["id"].(string)
+		ids := map[string]string{"page_id": page, "block_id": block, "database_id": dbID, "view_id": view, "mind_map_id": mm}
+
+		r := e.do(http.MethodGet, "/v2/openapi.json", "", nil)
+		wantOK(t, r, 200)
+		schemas := r.body["components"].(map[string]any)["schemas"].(map[string]any)
+		writes := 0
+		for path, item := range r.body["paths"].(map[string]any) {
+			for method, op := range item.(map[string]any) {
+				rb, ok := op.(map[string]any)["requestBody"].(map[string]any)
+				if !ok {
+					continue
+				}
+				writes++
+				schema := rb["content"].(map[string]any)["application/json"].(map[string]any)["schema"].(map[string]any)
+				if ref, ok := schema["$ref"].(string); ok {
+					schema = schemas[strings.TrimPrefix(ref, "#/components/schemas/")].(map[string]any)
+				}
+				url := path
+				for name, id := range ids {
+					url = strings.ReplaceAll(url, "{"+name+"}", id)
+				}
+				method = strings.ToUpper(method)
+				t.Run(method+" "+path, func(t *testing.T) {
+					props, _ := schema["properties"].(map[string]any)
+					for key := range props {
+						if d := detailAt(e.do(method, url, e.full, map[string]any{key: nil}), key); d == quire.ReasonUnknownField {
+							t.Errorf("documented key %q answered unknown_field", key)
+						}
+					}
+					if schema["additionalProperties"] == false {
+						if d := detailAt(e.do(method, url, e.full, map[string]any{"undocumented": 1}), "undocumented"); d != quire.ReasonUnknownField {
+							t.Errorf("undocumented key: detail %q, want unknown_field", d)
+						}
+					}
+					required, _ := schema["required"].([]any)
+					if len(required) == 0 {
+						return
+					}
+					r := e.do(method, url, e.full, map[string]any{})
+					for _, key := range required {
+						if d := detailAt(r, key.(string)); d != quire.ReasonRequired {
+							t.Errorf("required key %q left out: detail %q, want required; %d %s", key, d, r.status, r.raw)
+						}
+					}
+				})
+			}
+		}
+		if writes < 17 {
+			t.Fatalf("the document lists %d writes with a body, want at least 17", writes)
+		}
+	})
+}
+
+// detailAt is the reason of r's detail at path, or "".
+func detailAt(r *response, path string) string {
+	details, _ := r.body["details"].([]any)
+	i := slices.IndexFunc(details, func(d any) bool { return d.(map[string]any)["path"] == path })
+	if i < 0 {
+		return ""
+	}
+	return details[i].(map[string]any)["reason"].(string)
+}
