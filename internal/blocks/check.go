@@ -1,6 +1,7 @@
 package blocks
 
 import (
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -16,7 +17,7 @@ func checkLen(p *quire.Problems, path, s string, max int) {
 	// Characters are Unicode code points: never stricter than Notion's UTF-16 count, so
 	// anything Notion accepts is accepted here.
 	if len(s) > max && utf8.RuneCountInString(s) > max {
-		p.Add(path, quire.ReasonTooLong, "Text is too long.")
+		p.Add(path, quire.ReasonTooLong, "Text has at most "+strconv.Itoa(max)+" characters.")
 	}
 }
 
@@ -46,7 +47,7 @@ func checkURL(p *quire.Problems, path, s string) {
 	case s == "":
 		p.Add(path, quire.ReasonRequired, "A URL is required.")
 	case utf8.RuneCountInString(s) > MaxURLLength:
-		p.Add(path, quire.ReasonTooLong, "URL is too long.")
+		p.Add(path, quire.ReasonTooLong, "A URL has at most "+strconv.Itoa(MaxURLLength)+" characters.")
 	case !ValidURL(s):
 		p.Add(path, quire.ReasonInvalidValue, "URL is not valid.")
 	}
@@ -124,7 +125,7 @@ func checkDate(p *quire.Problems, path string, d *Date) {
 		p.Add(jsonbody.Join(path, "end"), quire.ReasonInvalidValue, "Not a date.")
 	}
 	if len(d.TimeZone) > 64 {
-		p.Add(jsonbody.Join(path, "time_zone"), quire.ReasonTooLong, "Time zone is too long.")
+		p.Add(jsonbody.Join(path, "time_zone"), quire.ReasonTooLong, "A time zone has at most 64 characters.")
 	}
 }
 

@@ -51,7 +51,7 @@ func integer(p *quire.Problems, path string, m map[string]any, key string) (int,
 		return 0, false
 	}
 	if f > 1e9 || f < -1e9 {
-		p.Add(jsonbody.Join(path, key), quire.ReasonOutOfRange, "Number is out of range.")
+		p.Add(jsonbody.Join(path, key), quire.ReasonOutOfRange, "Expected a number from -1000000000 to 1000000000.")
 		return 0, false
 	}
 	return int(f), true

@@ -1,6 +1,8 @@
 package blocks
 
 import (
+	"strconv"
+
 	"github.com/quire-dev/quire/internal/jsonbody"
 	"github.com/quire-dev/quire/internal/quire"
 )
@@ -23,7 +25,7 @@ func Validate(bs []*Block, path string, parent *Block, lim Limits) error {
 	v := validator{lim: lim}
 	v.children(bs, path, parent, 0, false)
 	if lim.MaxBlocks > 0 && v.count > lim.MaxBlocks {
-		v.p.Add(path, quire.ReasonTooMany, "Too many blocks.")
+		v.p.Add(path, quire.ReasonTooMany, "At most "+strconv.Itoa(lim.MaxBlocks)+" blocks in one request.")
 	}
 	return v.p.Err()
 }
@@ -36,7 +38,7 @@ type validator struct {
 
 func (v *validator) children(bs []*Block, path string, parent *Block, depth int, created bool) {
 	if v.lim.MaxChildren > 0 && len(bs) > v.lim.MaxChildren {
-		v.p.Add(path, quire.ReasonTooMany, "Too many children.")
+		v.p.Add(path, quire.ReasonTooMany, "At most "+strconv.Itoa(v.lim.MaxChildren)+" items.")
 	}
 	for i, b := range bs {
 		bp := jsonbody.Index(path, i)

@@ -86,3 +86,34 @@ func detailAt(r *response, path string) string {
 	}
 	return details[i].(map[string]any)["reason"].(string)
 }
+
+// TestBodyMessages: the messages of a body that is no JSON say where it breaks, a wrong
+// Content-Type is named, and a limit reads the same for a query parameter as for the body.
+func TestBodyMessages(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		for _, tc := range []struct {
+			name, method, path string
+			body               any
+			headers            []string
+			want               string
+		}{
+			{"cut short", "POST", "/v2/pages", `{"parent":`, nil, "The request body is not valid JSON: it ends too soon."},
+			{"malformed", "POST", "/v2/pages", "{\n  \"parent\" {}}", nil,
+				"The request body is not valid JSON: expected ':' after the key at line 2, column 12."},
+			{"wrong content type", "POST", "/v2/pages", `{}`, []string{"Content-Type", "text/plain"},
+				`The request body must be JSON: Content-Type is "text/plain", not application/json.`},
+			{"page_size in the query", "GET", "/v2/pages?page_size=500", nil, nil, "page_size must be between 1 and 100."},
+			{"page_size in the body", "POST", "/v2/search", map[string]any{"page_size": 500}, nil, "page_size must be between 1 and 100."},
+			{"cursor in the query", "GET", "/v2/pages?start_cursor=" + strings.Repeat("c", 2001), nil, nil, "start_cursor has at most 2000 characters."},
+			{"text", "POST", "/v2/pages", map[string]any{"properties": titleOf(strings.Repeat("t", 2001))}, nil, "Text has at most 2000 characters."},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				r := e.do(tc.method, tc.path, e.full, tc.body, tc.headers...)
+				if r.status != 400 || r.body["message"] != tc.want {
+					t.Errorf("%d %s, want 400 with message %q", r.status, r.raw, tc.want)
+				}
+			})
+		}
+	})
+}
