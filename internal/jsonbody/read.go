@@ -105,3 +105,13 @@ func RequiredStr(p *quire.Problems, path string, m map[string]any, key string) (
 	}
 	return Str(p, path, m, key)
 }
+
+// Enum reads v as a string that must be one of allowed.
+func Enum(p *quire.Problems, path string, v any, allowed []string) (string, bool) {
+	s, ok := String(p, path, v)
+	if ok && !slices.Contains(allowed, s) {
+		p.Add(path, quire.ReasonInvalidValue, "Expected one of "+strings.Join(allowed, ", ")+".")
+		return "", false
+	}
+	return s, ok
+}

@@ -3,7 +3,6 @@ package mindmap
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/quire-dev/quire/internal/blocks"
@@ -330,15 +329,9 @@ func decodeBool(p *quire.Problems, path string, v any) *bool {
 	return &b
 }
 
-// oneOf reads a string that must be one of allowed.
+// oneOf reads a string that must be one of allowed; nil when it is not.
 func oneOf(p *quire.Problems, path string, v any, allowed []string) *string {
-	s, ok := v.(string)
-	switch {
-	case !ok:
-		p.Add(path, quire.ReasonInvalidType, "Expected a string.")
-	case !slices.Contains(allowed, s):
-		p.Add(path, quire.ReasonInvalidValue, "Expected one of "+strings.Join(allowed, ", ")+".")
-	default:
+	if s, ok := jsonbody.Enum(p, path, v, allowed); ok {
 		return &s
 	}
 	return nil

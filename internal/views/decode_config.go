@@ -65,9 +65,9 @@ func (d *decoder) configKey(c *Config, at, k string, raw any) bool {
 	case "aggregations":
 		c.Aggregations, ok = d.aggregations(at, raw)
 	case "card_size":
-		c.CardSize, ok = oneOf(d.p, at, raw, cardSizes)
+		c.CardSize, ok = jsonbody.Enum(d.p, at, raw, cardSizes)
 	case "card_preview":
-		c.CardPreview, ok = oneOf(d.p, at, raw, cardPreviews)
+		c.CardPreview, ok = jsonbody.Enum(d.p, at, raw, cardPreviews)
 	case "cover_property":
 		c.CoverProperty, ok = d.ref(at, raw, coverTypes)
 	case "fit_image":
@@ -176,7 +176,7 @@ func (d *decoder) aggregations(at string, raw any) (map[string]string, bool) {
 			continue
 		}
 		p := d.property(ip, id)
-		fn, fnOK := oneOf(d.p, ip, m[id], aggregations)
+		fn, fnOK := jsonbody.Enum(d.p, ip, m[id], aggregations)
 		switch {
 		case p == nil || !fnOK:
 			ok = false

@@ -100,7 +100,7 @@ func (d *decoder) sorts(path string, v any) []Sort {
 		if m["direction"] == nil {
 			d.p.Add(jsonbody.Join(ip, "direction"), quire.ReasonRequired, "Field \"direction\" is required.")
 		} else {
-			s.Direction, _ = oneOf(d.p, jsonbody.Join(ip, "direction"), m["direction"], []string{Ascending, Descending})
+			s.Direction, _ = jsonbody.Enum(d.p, jsonbody.Join(ip, "direction"), m["direction"], []string{Ascending, Descending})
 		}
 		out = append(out, s)
 	}

@@ -48,19 +48,6 @@ func integer(p *quire.Problems, path string, v any, min, max int) (int, bool) {
 	return int(f), true
 }
 
-// oneOf reads v as a string from list.
-func oneOf(p *quire.Problems, path string, v any, list []string) (string, bool) {
-	s, ok := jsonbody.String(p, path, v)
-	if !ok {
-		return "", false
-	}
-	if !contains(list, s) {
-		p.Add(path, quire.ReasonInvalidValue, strconv.Quote(s)+" is not one of the allowed values.")
-		return "", false
-	}
-	return s, true
-}
-
 // tooLong reports whether s has more than max characters (Unicode code points).
 func tooLong(s string, max int) bool {
 	return len(s) > max && utf8.RuneCountInString(s) > max
