@@ -43,6 +43,13 @@ func ParseValue(doc []byte) (any, error) {
 	return v, err
 }
 
+// ParseOrdered is ParseValue that also returns, when doc is an object, its keys in the order
+// they first appear (a schema's properties are created in that order).
+func ParseOrdered(doc []byte) (any, []string, error) {
+	p, v, err := run(doc, false, false)
+	return v, p.order, err
+}
+
 // ParseMembers is Parse that also returns each member's bytes (slices of body): the decoders
 // that need a member's key order (a schema's properties) or keep it for a later stage (a
 // query's filter) read them from there.
@@ -53,13 +60,18 @@ func ParseMembers(body []byte) (map[string]any, map[string]json.RawMessage, erro
 }
 
 func parse(body []byte, members, object bool) (any, map[string]json.RawMessage, error) {
-	p := parser{b: body}
+	p, v, err := run(body, members, object)
+	return v, p.members, err
+}
+
+func run(body []byte, members, object bool) (*parser, any, error) {
+	p := &parser{b: body}
 	if members {
 		p.members = map[string]json.RawMessage{}
 	}
 	p.space()
 	if object && p.i < len(p.b) && p.b[p.i] != '{' {
-		return nil, nil, notObject()
+		return p, nil, notObject()
 	}
 	v := p.value()
 	p.space()
@@ -67,7 +79,7 @@ func parse(body []byte, members, object bool) (any, map[string]json.RawMessage, 
 		p.fail("more data after the JSON value")
 	}
 	if p.err != "" {
-		return nil, nil, p.syntaxError()
+		return p, nil, p.syntaxError()
 	}
 	if len(p.nul) > 0 {
 		slices.Sort(p.nul)
@@ -75,9 +87,9 @@ func parse(body []byte, members, object bool) (any, map[string]json.RawMessage, 
 		for _, path := range slices.Compact(p.nul) {
 			probs.Add(path, quire.ReasonInvalidValue, MessageNUL)
 		}
-		return nil, nil, probs.Err()
+		return p, nil, probs.Err()
 	}
-	return v, p.members, nil
+	return p, v, nil
 }
 
 func notObject() error {
@@ -99,6 +111,7 @@ type parser struct {
 	stack   []segment
 	nul     []string
 	members map[string]json.RawMessage
+	order   []string // the top-level object's keys, first appearance first
 }
 
 func (p *parser) fail(what string) {
@@ -186,7 +199,7 @@ func (p *parser) value() any {
 }
 
 func (p *parser) object() any {
-	top := len(p.stack) == 0 && p.members != nil
+	top := len(p.stack) == 0
 	p.i++ // {
 	m := map[string]any{}
 	p.space()
@@ -213,8 +226,11 @@ func (p *parser) object() any {
 		}
 		p.space()
 		start := p.i
+		if _, dup := m[k]; top && !dup {
+			p.order = append(p.order, k)
+		}
 		m[k] = p.value()
-		if top {
+		if top && p.members != nil {
 			p.members[k] = p.b[start:p.i]
 		}
 		p.stack = p.stack[:len(p.stack)-1]

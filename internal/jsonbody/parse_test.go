@@ -81,6 +81,22 @@ func TestParseMembers_KeepsEachMembersBytes(t *testing.T) {
 	}
 }
 
+func TestParseOrdered_KeysInTheirFirstPlace(t *testing.T) {
+	v, order, err := ParseOrdered([]byte(`{"b":{"z":1,"y":2},"a":1,"b":3,"c":null}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"b", "a", "c"}, order); diff != "" {
+		t.Errorf("order (-want +got):\n%s", diff)
+	}
+	if want := map[string]any{"a": 1.0, "b": 3.0, "c": nil}; !reflect.DeepEqual(v, want) {
+		t.Errorf("value = %v, want %v", v, want)
+	}
+	if _, order, _ := ParseOrdered([]byte(`[{"a":1}]`)); order != nil {
+		t.Errorf("an array's order = %v, want none", order)
+	}
+}
+
 // FuzzParse holds Parse to encoding/json, the reference: a body encoding/json reads into a map
 // reads the same, and one it refuses is refused, unless the difference is U+0000, which Parse
 // refuses at its path.

@@ -1,11 +1,8 @@
 package properties
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
 	"math"
-	"sort"
 	"strconv"
 	"unicode/utf8"
 
@@ -13,8 +10,7 @@ import (
 	"github.com/quire-dev/quire/internal/quire"
 )
 
-// Helpers that read a value parsed by encoding/json (with or without UseNumber) and record a
-// problem at the exact path when it has the wrong JSON type.
+// The readers this package adds to jsonbody's.
 
 // field is one key of a JSON object with its value, in request order when known.
 type field struct {
@@ -33,64 +29,33 @@ func fields(p *quire.Problems, path string, v any) ([]field, bool) {
 	case []byte:
 		return rawFields(p, path, raw)
 	}
-	m, ok := v.(map[string]any)
+	m, ok := jsonbody.Object(p, path, v)
 	if !ok {
-		p.Add(path, quire.ReasonInvalidType, "Expected an object.")
 		return nil, false
 	}
 	fs := make([]field, 0, len(m))
-	for k, e := range m {
-		fs = append(fs, field{k, e})
+	for _, k := range jsonbody.SortedKeys(m) {
+		fs = append(fs, field{k, m[k]})
 	}
-	sort.Slice(fs, func(i, j int) bool { return fs[i].key < fs[j].key })
 	return fs, true
 }
 
-// rawFields parses raw as one JSON object in key order. A later duplicate key replaces the
+// rawFields reads raw as one JSON object in key order. A later duplicate key replaces the
 // value of the first, as encoding/json does, and keeps the first one's place.
 func rawFields(p *quire.Problems, path string, raw []byte) ([]field, bool) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	bad := func() ([]field, bool) {
-		// The body as a whole was JSON, so only a caller's slice of it can be malformed.
+	v, order, err := jsonbody.ParseOrdered(raw)
+	if err != nil {
+		// The body as a whole was read, so only a caller's slice of it can be malformed.
 		p.Add(path, quire.ReasonInvalidValue, "Not valid JSON.")
 		return nil, false
 	}
-	tok, err := dec.Token()
-	if err != nil {
-		return bad()
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		if !json.Valid(raw) {
-			return bad()
-		}
-		p.Add(path, quire.ReasonInvalidType, "Expected an object.")
+	m, ok := jsonbody.Object(p, path, v)
+	if !ok {
 		return nil, false
 	}
-	var fs []field
-	at := map[string]int{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return bad()
-		}
-		k, _ := tok.(string)
-		var v any
-		if err := dec.Decode(&v); err != nil {
-			return bad()
-		}
-		if i, dup := at[k]; dup {
-			fs[i].val = v
-			continue
-		}
-		at[k] = len(fs)
-		fs = append(fs, field{k, v})
-	}
-	if _, err := dec.Token(); err != nil {
-		return bad()
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return bad()
+	fs := make([]field, len(order))
+	for i, k := range order {
+		fs[i] = field{k, m[k]}
 	}
 	return fs, true
 }
