@@ -234,15 +234,8 @@ func (p *parser) object() any {
 			p.members[k] = p.b[start:p.i]
 		}
 		p.stack = p.stack[:len(p.stack)-1]
-		p.space()
-		switch {
-		case p.i < len(p.b) && p.b[p.i] == ',':
-			p.i++
-		case p.i < len(p.b) && p.b[p.i] == '}':
-			p.i++
-			return m
-		default:
-			p.expect("',' or '}'")
+		if !p.next('}') {
+			break
 		}
 	}
 	return m
@@ -260,18 +253,27 @@ func (p *parser) array() any {
 		p.stack = append(p.stack, segment{i: len(a)})
 		a = append(a, p.value())
 		p.stack = p.stack[:len(p.stack)-1]
-		p.space()
-		switch {
-		case p.i < len(p.b) && p.b[p.i] == ',':
-			p.i++
-		case p.i < len(p.b) && p.b[p.i] == ']':
-			p.i++
-			return a
-		default:
-			p.expect("',' or ']'")
+		if !p.next(']') {
+			break
 		}
 	}
 	return a
+}
+
+// next reads what follows a member or an item: a comma (another comes: true) or the closing
+// byte (false; false too after a syntax error).
+func (p *parser) next(closing byte) bool {
+	p.space()
+	switch {
+	case p.i < len(p.b) && p.b[p.i] == ',':
+		p.i++
+		return true
+	case p.i < len(p.b) && p.b[p.i] == closing:
+		p.i++
+		return false
+	}
+	p.expect("',' or '" + string(closing) + "'")
+	return false
 }
 
 // expect fails at the current byte, or with "unexpected end" when there is none.
