@@ -40,9 +40,14 @@ func SortedKeys(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) 
 func Unknown(p *quire.Problems, path string, m map[string]any, allowed ...string) {
 	for _, k := range SortedKeys(m) {
 		if !slices.Contains(allowed, k) {
-			p.Add(Join(path, k), quire.ReasonUnknownField, "Unknown field "+strconv.Quote(k)+".")
+			UnknownKey(p, path, k)
 		}
 	}
+}
+
+// UnknownKey reports key of the object at path as unknown.
+func UnknownKey(p *quire.Problems, path, key string) {
+	p.Add(Join(path, key), quire.ReasonUnknownField, "Unknown field "+strconv.Quote(key)+".")
 }
 
 // Object reads v as an object; anything else is reported as invalid_type.

@@ -321,12 +321,10 @@ func decodeText(p *quire.Problems, path string, v any) *string {
 }
 
 func decodeBool(p *quire.Problems, path string, v any) *bool {
-	b, ok := v.(bool)
-	if !ok {
-		p.Add(path, quire.ReasonInvalidType, "Expected a boolean.")
-		return nil
+	if b, ok := jsonbody.Bool(p, path, v); ok {
+		return &b
 	}
-	return &b
+	return nil
 }
 
 // oneOf reads a string that must be one of allowed; nil when it is not.

@@ -117,19 +117,14 @@ func decodeNew(p *quire.Problems, fp, key string, v any) (prop *quire.Property, 
 // configuration object under that key (present false when the key is absent: {} then).
 // Unknown fields other than name and id are reported here.
 func propertyType(p *quire.Problems, fp string, m map[string]any) (typ string, cfg any, present, ok bool) {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var typeKeys []string
-	for _, k := range keys {
+	for _, k := range jsonbody.SortedKeys(m) {
 		switch {
 		case k == "type" || k == "name" || k == "id":
 		case Known(k) || notYet[k]:
 			typeKeys = append(typeKeys, k)
 		default:
-			p.Add(jsonbody.Join(fp, k), quire.ReasonUnknownField, "Unknown field "+strconv.Quote(k)+".")
+			jsonbody.UnknownKey(p, fp, k)
 		}
 	}
 	if tv, hasType := m["type"]; hasType {

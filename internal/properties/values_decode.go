@@ -153,7 +153,7 @@ func envelope(p *quire.Problems, fp string, prop *quire.Property, m map[string]a
 			p.Add(jsonbody.Join(fp, k), quire.ReasonInvalidValue, "The property is of type "+prop.Type+", not "+k+".")
 			wrongType = true
 		default:
-			p.Add(jsonbody.Join(fp, k), quire.ReasonUnknownField, "Unknown field "+strconv.Quote(k)+".")
+			jsonbody.UnknownKey(p, fp, k)
 		}
 	}
 	if id, ok := jsonbody.Str(p, fp, m, "id"); ok && id != prop.ID {
