@@ -30,7 +30,7 @@ type NewUpload struct {
 func DecodeNewUpload(body map[string]any) (NewUpload, error) {
 	var p quire.Problems
 	var out NewUpload
-	for k := range body {
+	for _, k := range jsonbody.SortedKeys(body) {
 		switch k {
 		case "parent", "filename", "content_type", "size":
 		default:

@@ -50,7 +50,7 @@ func DecodeNewPage(body map[string]any) (NewPage, string, error) {
 	var p quire.Problems
 	var out NewPage
 	var md string
-	for k := range body {
+	for _, k := range jsonbody.SortedKeys(body) {
 		switch k {
 		case "parent", "page_type", "properties", "icon", "cover", "children", "markdown":
 		default:
@@ -119,7 +119,8 @@ func DecodeMove(body map[string]any) (Parent, string, error) {
 	var pr quire.Problems
 	to := DecodeParent(&pr, "parent", body["parent"])
 	after := ""
-	for k, v := range body {
+	for _, k := range jsonbody.SortedKeys(body) {
+		v := body[k]
 		switch k {
 		case "parent":
 		case "after":
@@ -139,7 +140,8 @@ func DecodeMove(body map[string]any) (Parent, string, error) {
 func DecodePagePatch(body map[string]any) (PagePatch, error) {
 	var p quire.Problems
 	var out PagePatch
-	for k, v := range body {
+	for _, k := range jsonbody.SortedKeys(body) {
+		v := body[k]
 		switch k {
 		case "properties":
 			// Whether the page is a record is known only once it is read: a body that is not
@@ -181,8 +183,8 @@ func decodeTitleProperties(p *quire.Problems, path string, v any) *blocks.RichTe
 		return nil
 	}
 	var out *blocks.RichText
-	for k, pv := range m {
-		kp := jsonbody.Join(path, k)
+	for _, k := range jsonbody.SortedKeys(m) { // sorted: the same body, the same answer
+		pv, kp := m[k], jsonbody.Join(path, k)
 		if k != "title" {
 			p.Add(kp, quire.ReasonUnknownField, "A page outside a database has only the title property.")
 			continue
@@ -192,7 +194,7 @@ func decodeTitleProperties(p *quire.Problems, path string, v any) *blocks.RichTe
 			rt := blocks.DecodeRichText(p, kp, t)
 			out = &rt
 		case map[string]any:
-			for f := range t {
+			for _, f := range jsonbody.SortedKeys(t) {
 				if f != "title" && f != "type" && f != "id" {
 					p.Add(jsonbody.Join(kp, f), quire.ReasonUnknownField, "The title property holds title only.")
 				}

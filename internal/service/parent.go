@@ -38,7 +38,7 @@ func DecodeParent(p *quire.Problems, path string, v any) Parent {
 		return out
 	}
 	typ, hasType := m["type"]
-	for k := range m {
+	for _, k := range jsonbody.SortedKeys(m) {
 		switch k {
 		case "type", quire.ParentWorkspace, quire.ParentPage, quire.ParentDatabase:
 		default:

@@ -56,7 +56,8 @@ func DecodePlacement(body map[string]any) (Placement, error) {
 		}
 		return s
 	}
-	for k, v := range body {
+	for _, k := range jsonbody.SortedKeys(body) {
+		v := body[k]
 		switch k {
 		case "children":
 		case "after":

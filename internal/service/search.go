@@ -35,7 +35,8 @@ type SearchRequest struct {
 func DecodeSearch(body map[string]any) (SearchRequest, error) {
 	var p quire.Problems
 	out := SearchRequest{PageSize: 20}
-	for k, v := range body {
+	for _, k := range jsonbody.SortedKeys(body) {
+		v := body[k]
 		switch k {
 		case "query":
 			s, ok := v.(string)

@@ -40,7 +40,8 @@ type SemanticRequest struct {
 func DecodeSemanticSearch(body map[string]any) (SemanticRequest, error) {
 	var p quire.Problems
 	out := SemanticRequest{PageSize: 20}
-	for k, v := range body {
+	for _, k := range jsonbody.SortedKeys(body) {
+		v := body[k]
 		switch k {
 		case "query":
 			s, ok := v.(string)
