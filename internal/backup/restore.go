@@ -3,6 +3,7 @@ package backup
 import (
 	"archive/tar"
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -37,6 +38,15 @@ var ErrNotEmpty = errors.New("the target store is not empty")
 // the store's triggers rebuild the keyword index from the rows as they arrive. File bytes go to
 // opts.FilesDir, each checked against its checksum before the transaction commits.
 func Restore(ctx context.Context, st *store.Store, path string, opts RestoreOptions) (*Manifest, error) {
+	// An archive is read whole before anything is written; a store with content is refused
+	// before that read, which may be long.
+	empty, err := st.Empty(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !empty && !opts.Force {
+		return nil, ErrNotEmpty
+	}
 	m, err := Verify(path)
 	if err != nil {
 		return nil, err
@@ -50,16 +60,9 @@ func Restore(ctx context.Context, st *store.Store, path string, opts RestoreOpti
 		return nil, fmt.Errorf("the archive is of schema version %d and this quire's is %d: restore it with the quire that made it (%s), "+
 			"then run this one, which migrates the store when it opens it", m.SchemaVersion, v, m.QuireVersion)
 	}
-	empty, err := st.Empty(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if !empty && !opts.Force {
-		return nil, ErrNotEmpty
-	}
 	r := &restorer{st: st, m: m, opts: opts}
 	err = st.InTx(ctx, func(tx *store.Tx) error {
-		if err := r.clear(ctx, tx, empty); err != nil {
+		if err := r.clear(ctx, tx); err != nil {
 			return err
 		}
 		return walk(path, func(h *tar.Header, rd io.Reader) error { return r.entry(ctx, tx, h, rd) })
@@ -83,10 +86,11 @@ type restorer struct {
 }
 
 // clear empties the tables a restore writes: all of them when replacing content (--force), and
-// settings always, since opening the store made it a signing secret of its own.
-func (r *restorer) clear(ctx context.Context, tx *store.Tx, empty bool) error {
+// settings always, since opening the store made it a signing secret of its own. Without
+// --force it checks again, inside the transaction, that the store holds no workspace.
+func (r *restorer) clear(ctx context.Context, tx *store.Tx) error {
 	names := []string{"settings"}
-	if !empty {
+	if r.opts.Force {
 		r.opts.progress("replacing the store's content (--force)")
 		names = nil
 		for _, t := range slices.Backward(tables) {
@@ -94,6 +98,8 @@ func (r *restorer) clear(ctx context.Context, tx *store.Tx, empty bool) error {
 		}
 		// Deleting content makes the triggers delete its index entries and queue the nodes.
 		names = append(names, "search_docs", "embed_queue")
+	} else if n, err := count(ctx, tx, "workspaces"); err != nil || n > 0 {
+		return cmp.Or(err, ErrNotEmpty)
 	}
 	for _, n := range names {
 		if err := tx.Load(ctx, `DELETE FROM `+n); err != nil {
@@ -101,6 +107,20 @@ func (r *restorer) clear(ctx context.Context, tx *store.Tx, empty bool) error {
 		}
 	}
 	return nil
+}
+
+// count is the number of rows of table name.
+func count(ctx context.Context, tx *store.Tx, name string) (int64, error) {
+	rows, err := tx.Query(ctx, `SELECT COUNT(*) FROM `+name)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	var n int64
+	if rows.Next() {
+		err = rows.Scan(&n)
+	}
+	return n, errors.Join(err, rows.Err())
 }
 
 // entry restores one archive entry; the manifest is done with already.
@@ -245,15 +265,7 @@ func (r *restorer) finish(ctx context.Context, tx *store.Tx) error {
 		}
 	}
 	for _, t := range r.m.Tables {
-		var n int64
-		rows, err := tx.Query(ctx, `SELECT COUNT(*) FROM `+t.Name)
-		if err != nil {
-			return err
-		}
-		if rows.Next() {
-			err = rows.Scan(&n)
-		}
-		rows.Close()
+		n, err := count(ctx, tx, t.Name)
 		if err != nil {
 			return err
 		}
