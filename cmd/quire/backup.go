@@ -13,16 +13,17 @@ import (
 	"github.com/quire-dev/quire/internal/backup"
 )
 
-const backupSynopsis = `backup --out FILE.tar.gz [--data DIR | --database-url URL] [--s3-endpoint URL --s3-bucket NAME]
+const backupSynopsis = `backup --out FILE.tar.gz|FILE.tar.zst [--data DIR | --database-url URL] [--s3-endpoint URL --s3-bucket NAME]
 
 Writes one consistent archive of the store while servers keep taking writes: every table read
 inside one snapshot (an SQLite read transaction, or a PostgreSQL REPEATABLE READ one), the
 uploaded files kept under DATA/files, and a manifest (versions, row counts, SHA-256 of every
 entry). Files kept in a bucket are listed in the manifest, not copied. The archive is written to
 FILE.partial and renamed to FILE once complete and synced. "quire restore" loads it onto either
-engine. See docs/backup.md.`
+engine. The name's ending chooses the compression: .tar.gz (gzip) or .tar.zst (zstd, faster).
+See docs/backup.md.`
 
-const restoreSynopsis = `restore --in FILE.tar.gz [--data DIR | --database-url URL] [--force]
+const restoreSynopsis = `restore --in FILE.tar.gz|FILE.tar.zst [--data DIR | --database-url URL] [--force]
 
 Loads an archive made by "quire backup" into the store (either engine, whichever made the
 archive), after checking every entry against the manifest's checksums. A store that already
@@ -37,22 +38,28 @@ func backupCmd(ctx context.Context, args []string, _, stderr io.Writer) error {
 	sf.add(fs)
 	var ff fileFlags
 	ff.add(fs)
-	out := fs.String("out", "", "the archive to write, FILE.tar.gz (required)")
+	out := fs.String("out", "", "the archive to write, FILE.tar.gz or FILE.tar.zst (required)")
 	if help, err := parse(fs, args); help || err != nil {
 		return err
 	}
 	if err := required(fs, "out"); err != nil {
 		return err
 	}
-	if !strings.HasSuffix(*out, ".tar.gz") && !strings.HasSuffix(*out, ".tgz") {
-		return fmt.Errorf("--out %s: the archive is a gzip-compressed tar, name it FILE.tar.gz", *out)
+	var compression backup.Compression
+	switch {
+	case strings.HasSuffix(*out, ".tar.gz"), strings.HasSuffix(*out, ".tgz"):
+		compression = backup.Gzip
+	case strings.HasSuffix(*out, ".tar.zst"):
+		compression = backup.Zstd
+	default:
+		return fmt.Errorf("--out %s: name the archive FILE.tar.gz (gzip) or FILE.tar.zst (zstd)", *out)
 	}
 	st, err := sf.open(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	opts := backup.Options{QuireVersion: quireVersion(), Progress: progressTo(stderr, "backup")}
+	opts := backup.Options{QuireVersion: quireVersion(), Compression: compression, Progress: progressTo(stderr, "backup")}
 	if ff.s3Endpoint == "" && ff.s3Bucket == "" {
 		opts.FilesDir = filepath.Join(sf.data, "files")
 	} else {

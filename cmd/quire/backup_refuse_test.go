@@ -27,12 +27,15 @@ func TestRestore_Refusals(t *testing.T) {
 			first := filepath.Join(dir, "first.tar.gz")
 			mustQuire(t, append([]string{"backup", "--out", first}, srcArgs...)...)
 			firstView := crawl(t, src, token)
+			zst := filepath.Join(dir, "first.tar.zst")
+			mustQuire(t, append([]string{"backup", "--out", zst}, srcArgs...)...)
 
 			dstArgs := storeFlags(t)
 			for _, c := range []struct{ name, archive, want string }{
 				{"altered", alter(t, first, dir, "Meeting notes", "Meeting Notes"), "sha256"},
 				{"truncated", truncate(t, first, dir), "damaged"},
-				{"not an archive", write(t, dir, "notes.tar.gz", []byte("hello")), "not a gzip file"},
+				{"truncated zstd", truncate(t, zst, dir), "damaged"},
+				{"not an archive", write(t, dir, "notes.tar.gz", []byte("hello")), "neither a gzip nor a zstd file"},
 			} {
 				out, err := runCmd(append([]string{"restore", "--in", c.archive}, dstArgs...)...)
 				if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "nothing was restored") {

@@ -135,7 +135,8 @@ func TestBackupRestore_RoundTrip(t *testing.T) {
 			srcArgs := fromFlags(t)
 			src := openLive(t, srcArgs)
 			token := src.seed(t)
-			archive := filepath.Join(t.TempDir(), "quire.tar.gz")
+			// Each compression once: gzip from SQLite, zstd from PostgreSQL.
+			archive := filepath.Join(t.TempDir(), map[string]string{"sqlite": "quire.tar.gz", "postgres": "quire.tar.zst"}[from])
 			// Something in trash: booleans must survive the trip between engines.
 			folders := results(src.ok(t, "GET", "/v2/workspace/pages/folders", token, nil))
 			src.ok(t, "DELETE", "/v2/pages/"+folders[0], token, nil)

@@ -2,7 +2,6 @@ package backup
 
 import (
 	"archive/tar"
-	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -24,8 +23,9 @@ const chunkBytes = 4 << 20
 
 // Options say what a backup reads besides the store, and where it reports.
 type Options struct {
-	FilesDir     string // folder of uploaded files (DATA/files); "" when they live in a bucket
-	Bucket       string // the bucket of uploaded files, when they live in one: listed, not copied
+	FilesDir     string      // folder of uploaded files (DATA/files); "" when they live in a bucket
+	Bucket       string      // the bucket of uploaded files, when they live in one: listed, not copied
+	Compression  Compression // Gzip when empty
 	QuireVersion string
 	Progress     func(format string, args ...any) // one line per step; nil: silent
 }
@@ -36,18 +36,21 @@ func (o Options) progress(format string, args ...any) {
 	}
 }
 
-// Backup writes a .tar.gz archive of st to w: every carried table read inside one snapshot, so
+// Backup writes a .tar.gz (or .tar.zst) archive of st to w: every carried table read inside one snapshot, so
 // the archive holds every write acknowledged before Backup began and no part of any write
 // that was not, while writers go on; then the bytes of the uploaded files the snapshot lists,
 // and last the manifest.
 func Backup(ctx context.Context, st *store.Store, w io.Writer, opts Options) (*Manifest, error) {
-	gz := gzip.NewWriter(w)
-	aw := &archiveWriter{tw: tar.NewWriter(gz), now: time.Now()}
+	zw, err := compressor(w, opts.Compression)
+	if err != nil {
+		return nil, err
+	}
+	aw := &archiveWriter{tw: tar.NewWriter(zw), now: time.Now()}
 	m := &Manifest{Format: Format, FormatVersion: FormatVersion, QuireVersion: opts.QuireVersion,
 		CreatedTime: quire.FormatMillis(aw.now.UnixMilli()), Engine: string(st.Engine()),
 		Files: []FileInfo{}, S3Objects: []RemoteObject{}, MissingFiles: []FileInfo{}}
 	var uploaded []FileInfo
-	err := st.ReadSnapshot(ctx, func(sn *store.Snapshot, version int64) error {
+	err = st.ReadSnapshot(ctx, func(sn *store.Snapshot, version int64) error {
 		m.SchemaVersion = version
 		opts.progress("snapshot taken (%s store, schema version %d)", st.Engine(), version)
 		for _, t := range tables {
@@ -79,7 +82,7 @@ func Backup(ctx context.Context, st *store.Store, w io.Writer, opts Options) (*M
 	if err := aw.tw.Close(); err != nil {
 		return nil, err
 	}
-	return m, gz.Close()
+	return m, zw.Close()
 }
 
 // uploadedFiles lists the files whose upload completed: their bytes are final (an upload is

@@ -3,6 +3,7 @@ package backup
 import (
 	"archive/tar"
 	"bytes"
+	"compress/flate"
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
@@ -12,6 +13,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // ErrCorrupt marks an archive that is damaged, altered or not a Quire backup.
@@ -29,11 +32,12 @@ func walk(path string, fn func(h *tar.Header, r io.Reader) error) error {
 		return err
 	}
 	defer f.Close()
-	gz, err := gzip.NewReader(f)
+	zr, err := decompressor(f)
 	if err != nil {
-		return corrupt("not a gzip file: %v", err)
+		return err
 	}
-	tr := tar.NewReader(gz)
+	defer zr.Close()
+	tr := tar.NewReader(zr)
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
@@ -46,17 +50,25 @@ func walk(path string, fn func(h *tar.Header, r io.Reader) error) error {
 			return corrupt("entry %s is not a regular file", h.Name)
 		}
 		if err := fn(h, tr); err != nil {
-			if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) {
+			if damaged(err) {
 				return corrupt("reading %s: %v", h.Name, err)
 			}
 			return err
 		}
 	}
 	// The gzip trailer's CRC is checked only once the stream is read to its end.
-	if _, err := io.Copy(io.Discard, gz); err != nil {
+	if _, err := io.Copy(io.Discard, zr); err != nil {
 		return corrupt("reading the archive: %v", err)
 	}
 	return nil
+}
+
+// damaged tells the errors of a cut or corrupted compressed stream from those of the store.
+func damaged(err error) bool {
+	var flateErr flate.CorruptInputError
+	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) ||
+		errors.As(err, &flateErr) || errors.Is(err, zstd.ErrCRCMismatch) || errors.Is(err, zstd.ErrMagicMismatch) ||
+		errors.Is(err, zstd.ErrBlockTooSmall) || errors.Is(err, zstd.ErrReservedBlockType) || errors.Is(err, zstd.ErrCompressedSizeTooBig)
 }
 
 // summer hashes and counts what passes through it, lines included.
