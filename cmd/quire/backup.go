@@ -20,7 +20,7 @@ inside one snapshot (an SQLite read transaction, or a PostgreSQL REPEATABLE READ
 uploaded files kept under DATA/files, and a manifest (versions, row counts, SHA-256 of every
 entry). Files kept in a bucket are listed in the manifest, not copied. The archive is written to
 FILE.partial and renamed to FILE once complete and synced. "quire restore" loads it onto either
-engine. The name's ending chooses the compression: .tar.gz (gzip) or .tar.zst (zstd, faster).
+engine. The name's ending chooses the compression: .tar.gz (gzip) or .tar.zst (zstd).
 See docs/backup.md.`
 
 const restoreSynopsis = `restore --in FILE.tar.gz|FILE.tar.zst [--data DIR | --database-url URL] [--force]
