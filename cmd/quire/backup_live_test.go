@@ -98,8 +98,8 @@ func (l *live) embedAll(t *testing.T) {
 	t.Fatal("the embedding queue never emptied")
 }
 
-// call sends one request and returns the status and decoded body.
-func (l *live) call(t *testing.T, method, path, token string, body any) (int, map[string]any) {
+// call sends one request, with the header pairs given, and returns the status and decoded body.
+func (l *live) call(t *testing.T, method, path, token string, body any, header ...string) (int, map[string]any) {
 	t.Helper()
 	var rd io.Reader
 	if body != nil {
@@ -109,6 +109,9 @@ func (l *live) call(t *testing.T, method, path, token string, body any) (int, ma
 	req, _ := http.NewRequest(method, l.ts.URL+strings.TrimPrefix(path, liveBase), rd)
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
 	res, err := l.ts.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -122,9 +125,9 @@ func (l *live) call(t *testing.T, method, path, token string, body any) (int, ma
 }
 
 // ok is call that expects 200.
-func (l *live) ok(t *testing.T, method, path, token string, body any) map[string]any {
+func (l *live) ok(t *testing.T, method, path, token string, body any, header ...string) map[string]any {
 	t.Helper()
-	code, m := l.call(t, method, path, token, body)
+	code, m := l.call(t, method, path, token, body, header...)
 	if code != http.StatusOK {
 		t.Fatalf("%s %s: %d %v", method, path, code, m)
 	}

@@ -140,6 +140,9 @@ func TestBackupRestore_RoundTrip(t *testing.T) {
 			// Something in trash: booleans must survive the trip between engines.
 			folders := results(src.ok(t, "GET", "/v2/workspace/pages/folders", token, nil))
 			src.ok(t, "DELETE", "/v2/pages/"+folders[0], token, nil)
+			// A stored idempotent answer (a binary column) replays after the trip.
+			once := map[string]any{"properties": map[string]any{"title": []any{map[string]any{"text": map[string]any{"content": "Once"}}}}}
+			first := src.ok(t, "POST", "/v2/pages", token, once, "Idempotency-Key", "backup-1")
 			src.embedAll(t)
 			want, wantFiles := crawl(t, src, token), fileBytes(t, src, token)
 			t.Logf("crawled %d answers, %d files", len(want), len(wantFiles))
@@ -163,6 +166,9 @@ func TestBackupRestore_RoundTrip(t *testing.T) {
 					}
 					if diff := cmp.Diff(wantFiles, fileBytes(t, dst, token)); diff != "" {
 						t.Fatalf("restored file bytes differ")
+					}
+					if _, again := dst.call(t, "POST", "/v2/pages", token, once, "Idempotency-Key", "backup-1"); again["id"] != first["id"] {
+						t.Fatalf("the repeated request made %v; want the replay of %v", again["id"], first["id"])
 					}
 				})
 			}
