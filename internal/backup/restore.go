@@ -60,7 +60,7 @@ func Restore(ctx context.Context, st *store.Store, path string, opts RestoreOpti
 		return nil, fmt.Errorf("the archive is of schema version %d and this quire's is %d: restore it with the quire that made it (%s), "+
 			"then run this one, which migrates the store when it opens it", m.SchemaVersion, v, m.QuireVersion)
 	}
-	r := &restorer{st: st, m: m, opts: opts}
+	r := &restorer{st: st, m: m, opts: opts, loaded: map[string]int64{}}
 	err = st.InTx(ctx, func(tx *store.Tx) error {
 		if err := r.clear(ctx, tx); err != nil {
 			return err
@@ -71,7 +71,7 @@ func Restore(ctx context.Context, st *store.Store, path string, opts RestoreOpti
 		r.removeWritten(ctx)
 		return nil, err
 	}
-	opts.progress("restored %d tables and %d files", len(m.Tables), len(m.Files))
+	opts.progress("committed: %d tables (row counts checked) and %d files", len(m.Tables), len(m.Files))
 	return m, st.Analyze(ctx)
 }
 
@@ -83,6 +83,7 @@ type restorer struct {
 	written []string // file keys this restore created, removed again if it fails
 	next    int      // index of the next entry in m.Entries
 	queued  bool     // embed_queue was emptied of the triggers' entries
+	loaded  map[string]int64
 }
 
 // clear empties the tables a restore writes: all of them when replacing content (--force), and
@@ -137,7 +138,10 @@ func (r *restorer) entry(ctx context.Context, tx *store.Tx, h *tar.Header, rd io
 	tee := io.TeeReader(rd, s)
 	var err error
 	if name, ok := chunkTable(e.Path); ok {
-		err = r.loadChunk(ctx, tx, name, tee)
+		if err = r.loadChunk(ctx, tx, name, tee); err == nil {
+			r.loaded[name] += e.Rows
+			r.opts.progress("%s: %d of %d rows", name, r.loaded[name], r.m.Rows(name))
+		}
 	} else {
 		err = r.putFile(ctx, strings.TrimPrefix(e.Path, "files/"), tee, e.Bytes)
 	}
@@ -272,7 +276,6 @@ func (r *restorer) finish(ctx context.Context, tx *store.Tx) error {
 		if n != t.Rows {
 			return fmt.Errorf("table %s holds %d rows after the restore, the archive %d", t.Name, n, t.Rows)
 		}
-		r.opts.progress("%s: %d rows", t.Name, n)
 	}
 	return nil
 }
