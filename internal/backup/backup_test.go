@@ -167,3 +167,38 @@ func TestValues(t *testing.T) {
 		}
 	}
 }
+
+// TestBackup_MissingFileBytes: a completed upload whose bytes are gone from the files folder is
+// listed as missing, and the rest of the store is still backed up and restores.
+func TestBackup_MissingFileBytes(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		err := s.InTx(ctx, func(tx *store.Tx) error {
+			if err := tx.ExecForTest(ctx, `INSERT INTO workspaces (id, name, created_ms) VALUES ('ws1', 'Acme', 1)`); err != nil {
+				return err
+			}
+			return tx.ExecForTest(ctx, `INSERT INTO files (id, workspace_id, token_id, parent_id, name, content_type, size, status,
+				storage_key, created_ms, expires_ms, completed_ms) VALUES ('file-gone', 'ws1', 't', NULL, 'a.txt', 'text/plain', 3,
+				'uploaded', 'file-gone', 1, 2, 2)`)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		archive := backupOf(t, s)
+		m, err := Verify(archive)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []FileInfo{{ID: "file-gone", Key: "file-gone", Size: 3}}
+		if diff := cmp.Diff(want, m.MissingFiles); diff != "" || len(m.Files) != 0 || m.Rows("files") != 1 {
+			t.Fatalf("missing files (-want +got):\n%s\nfiles %v, file rows %d", diff, m.Files, m.Rows("files"))
+		}
+		target := testdb.SQLite(t)
+		if _, err := Restore(ctx, target, archive, RestoreOptions{FilesDir: t.TempDir()}); err != nil {
+			t.Fatal(err)
+		}
+		if empty, err := target.Empty(ctx); empty || err != nil {
+			t.Fatalf("restored store empty = %v, %v", empty, err)
+		}
+	})
+}
