@@ -77,12 +77,14 @@ func TestBackup_WritersRunning(t *testing.T) {
 				}
 			}
 			top := dst.ok(t, "GET", "/v2/workspace/pages/top_level?page_size=100", token, nil)
+			checked := 0
 			for top != nil {
 				for _, id := range results(top) {
 					md := dst.ok(t, "GET", "/v2/pages/"+id+"/content/markdown", token, nil)
 					if !strings.Contains(fmt.Sprint(md), "first writer") {
 						continue // a page of the demo
 					}
+					checked++
 					if n := len(results(dst.ok(t, "GET", "/v2/blocks/"+id+"/children", token, nil))); n != 3 || !slices.Contains(acked, id) {
 						t.Errorf("restored page %s: %d blocks, acknowledged %v; want 3 blocks of an acknowledged write", id, n, slices.Contains(acked, id))
 					}
@@ -91,6 +93,9 @@ func TestBackup_WritersRunning(t *testing.T) {
 					break
 				}
 				top = dst.ok(t, "GET", "/v2/workspace/pages/top_level?page_size=100&start_cursor="+top["next_cursor"].(string), token, nil)
+			}
+			if checked < len(before) {
+				t.Errorf("the top level lists %d of the writers' pages, fewer than the %d acknowledged before the backup", checked, len(before))
 			}
 		})
 	}
