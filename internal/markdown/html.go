@@ -65,7 +65,7 @@ func (c *converter) toggle(d *details) *blocks.Block {
 }
 
 // html maps an HTML block: the exported markers, a lone <br> (an empty paragraph), a stray
-// </details> (dropped); anything else is kept as text.
+// </details> (dropped); anything else is kept as raw HTML.
 func (c *converter) html(raw string) []*blocks.Block {
 	switch {
 	case brTag.MatchString(raw):
@@ -76,11 +76,10 @@ func (c *converter) html(raw string) []*blocks.Block {
 	if m := commentTag.FindStringSubmatch(raw); m != nil {
 		return []*blocks.Block{{Type: m[1]}}
 	}
-	t := strings.ReplaceAll(strings.TrimSpace(raw), "\x00", "\uFFFD")
-	if t == "" {
+	if strings.TrimSpace(raw) == "" {
 		return nil
 	}
-	return textBlocks("paragraph", blocks.Plain(t), nil, 0)
+	return rawHTMLBlocks(strings.TrimSuffix(raw, "\n"))
 }
 
 func (c *converter) rawHTML(h *ast.RawHTML) string {

@@ -22,6 +22,9 @@ func (c *converter) quote(n *ast.Blockquote, depth int) []*blocks.Block {
 	if len(ks) > 0 {
 		switch first := ks[0].(type) {
 		case *ast.Paragraph:
+			if c.onlyHTML(first) {
+				break // kept as a raw HTML child
+			}
 			var line []byte
 			if lines := first.Lines(); lines.Len() > 0 {
 				seg := lines.At(0)
@@ -66,6 +69,9 @@ func (c *converter) listItem(li ast.Node, ordered bool, depth int) []*blocks.Blo
 	if len(ks) > 0 {
 		switch first := ks[0].(type) {
 		case *ast.Paragraph, *ast.TextBlock:
+			if c.onlyHTML(first) {
+				break // kept as a raw HTML child
+			}
 			if box, ok := first.FirstChild().(*east.TaskCheckBox); ok {
 				typ, checked = "to_do", box.IsChecked
 			}
@@ -118,6 +124,19 @@ func trimLeftSpace(rt blocks.RichText) blocks.RichText {
 			return rt
 		}
 		rt = rt[1:]
+	}
+	return rt
+}
+
+func trimRightSpace(rt blocks.RichText) blocks.RichText {
+	for len(rt) > 0 && rt[len(rt)-1].Type == "text" {
+		it := rt[len(rt)-1]
+		s := strings.TrimRight(it.Text.Content, " ")
+		if s != "" {
+			rt[len(rt)-1] = blocks.NewText(s, it.Annotations, it.Href)
+			return rt
+		}
+		rt = rt[:len(rt)-1]
 	}
 	return rt
 }

@@ -40,7 +40,8 @@ func Parse(src []byte) []*blocks.Block {
 
 type converter struct {
 	src     []byte
-	summary bool // converting a <summary>: equations carry character references
+	summary bool    // converting a <summary>: equations carry character references
+	drop    dropped // of the text being converted
 }
 
 func kids(n ast.Node) []ast.Node {
@@ -141,6 +142,9 @@ func (c *converter) block(n ast.Node, depth int) []*blocks.Block {
 	case *ast.Paragraph:
 		return c.paragraph(n, depth)
 	case *ast.TextBlock:
+		if c.onlyHTML(n) {
+			return rawHTMLBlocks(strings.TrimSuffix(c.lines(n), "\n"))
+		}
 		return textBlocks("paragraph", c.inline(n), nil, depth)
 	case *ast.Heading:
 		typ := "heading_" + strconv.Itoa(min(n.Level, 3))

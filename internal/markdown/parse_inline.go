@@ -21,23 +21,56 @@ func (m marks) annotations() blocks.Annotations {
 	return blocks.Annotations{Bold: m.bold > 0, Italic: m.italic > 0, Strikethrough: m.strike > 0, Code: m.code > 0}
 }
 
+// openA is an <a> tag being read: the link in force before it, and whether it is an
+// anchor (<a name="…">, no href), which shows nothing.
+type openA struct {
+	prev   string
+	anchor bool
+}
+
+// dropped tracks tags dropped at the edges of a text: the spaces beside them ("<a
+// name="x"></a>" then a line break) would otherwise start or end the text.
+type dropped struct {
+	lead  bool // a tag was dropped before any visible text
+	trail bool // … and after the last
+}
+
 // inline converts the inline children of n to rich text (not yet merged or split).
 func (c *converter) inline(n ast.Node) blocks.RichText {
 	var rt blocks.RichText
 	var m marks
-	var links []string // <a href> tags open
+	var links []openA // <a> tags open
+	c.drop = dropped{}
 	c.walkInline(n, &rt, &m, &links)
-	return merge(unstyleSpaces(rt))
+	rt = merge(unstyleSpaces(rt))
+	if c.drop.lead {
+		rt = trimLeftSpace(rt)
+	}
+	if c.drop.trail {
+		rt = trimRightSpace(rt)
+	}
+	return rt
 }
 
 func (c *converter) add(rt *blocks.RichText, m *marks, s string) {
 	if s == "" {
 		return
 	}
+	if strings.TrimSpace(s) != "" {
+		c.drop.trail = false
+	}
 	*rt = append(*rt, blocks.NewText(s, m.annotations(), m.link))
 }
 
-func (c *converter) walkInline(n ast.Node, rt *blocks.RichText, m *marks, links *[]string) {
+// dropTag notes a tag that shows nothing.
+func (c *converter) dropTag(rt blocks.RichText) {
+	if strings.TrimSpace(rt.PlainText()) == "" {
+		c.drop.lead = true
+	}
+	c.drop.trail = true
+}
+
+func (c *converter) walkInline(n ast.Node, rt *blocks.RichText, m *marks, links *[]openA) {
 	for k := n.FirstChild(); k != nil; k = k.NextSibling() {
 		switch k := k.(type) {
 		case *ast.Text:
@@ -99,7 +132,9 @@ func (c *converter) walkInline(n ast.Node, rt *blocks.RichText, m *marks, links 
 			m.link = saved
 		case *ast.Image:
 			saved := m.link
-			if url := unescape(k.Destination); blocks.ValidURL(url) {
+			// In text an image is its alt text, linked to the image unless it is inside a
+			// link (a badge), whose target is where a reader goes.
+			if url := unescape(k.Destination); m.link == "" && blocks.ValidURL(url) {
 				m.link = url
 			}
 			c.walkInline(k, rt, m, links)
@@ -115,6 +150,7 @@ func (c *converter) walkInline(n ast.Node, rt *blocks.RichText, m *marks, links 
 				c.add(rt, m, "$"+expr+"$")
 				continue
 			}
+			c.drop.trail = false
 			*rt = append(*rt, blocks.NewEquation(expr, m.annotations())) // equations carry no link
 		case *east.TaskCheckBox:
 			// read by listItem
@@ -125,14 +161,27 @@ func (c *converter) walkInline(n ast.Node, rt *blocks.RichText, m *marks, links 
 }
 
 var (
-	openTag  = regexp.MustCompile(`(?i)^<(strong|b|em|i|del|s|strike|code)\s*>$`)
-	closeTag = regexp.MustCompile(`(?i)^</(strong|b|em|i|del|s|strike|code|a)\s*>$`)
-	aTag     = regexp.MustCompile(`(?is)^<a\s+href\s*=\s*"([^"]*)"\s*>$`)
+	openTag  = regexp.MustCompile(`(?i)^<(strong|b|em|i|del|s|strike|code|kbd)\s*>$`)
+	closeTag = regexp.MustCompile(`(?i)^</(strong|b|em|i|del|s|strike|code|kbd|a)\s*>$`)
+	aTag     = regexp.MustCompile(`(?is)^<a(?:\s[^>]*)?>$`)
+	imgTag   = regexp.MustCompile(`(?is)^<img\s[^>]*>$`)
+	attrs    = regexp.MustCompile(`(?is)\s([a-z][a-z0-9_:.-]*)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>` + "`" + `]+))`)
 )
 
+// attr is the value of the attribute name in a tag, or "".
+func attr(tag, name string) string {
+	for _, g := range attrs.FindAllStringSubmatch(tag, -1) {
+		if strings.EqualFold(g[1], name) {
+			return unescape([]byte(g[2] + g[3] + g[4]))
+		}
+	}
+	return ""
+}
+
 // tag applies the inline HTML the exporter writes (and the common equivalents): <br>,
-// <strong>/<b>, <em>/<i>, <del>/<s>, <code>, <a href>. Other tags are dropped.
-func (c *converter) tag(t string, rt *blocks.RichText, m *marks, links *[]string) {
+// <strong>/<b>, <em>/<i>, <del>/<s>, <code>/<kbd>, <a href>; <img> is its alt text, as a
+// Markdown image is. Other tags, <a name> anchors among them, are dropped.
+func (c *converter) tag(t string, rt *blocks.RichText, m *marks, links *[]openA) {
 	if brTag.MatchString(t) {
 		c.add(rt, m, "\n")
 		return
@@ -145,7 +194,7 @@ func (c *converter) tag(t string, rt *blocks.RichText, m *marks, links *[]string
 			return &m.italic
 		case "del", "s", "strike":
 			return &m.strike
-		case "code":
+		case "code", "kbd":
 			return &m.code
 		}
 		return nil
@@ -154,23 +203,45 @@ func (c *converter) tag(t string, rt *blocks.RichText, m *marks, links *[]string
 		*counter(g[1])++
 		return
 	}
-	if g := aTag.FindStringSubmatch(t); g != nil {
-		*links = append(*links, m.link)
-		if url := unescape([]byte(g[1])); blocks.ValidURL(url) {
-			m.link = url
+	if aTag.MatchString(t) {
+		href := attr(t, "href")
+		*links = append(*links, openA{prev: m.link, anchor: href == ""})
+		if blocks.ValidURL(href) {
+			m.link = href
 		}
+		if href == "" {
+			c.dropTag(*rt)
+		}
+		return
+	}
+	if imgTag.MatchString(t) {
+		saved := m.link
+		if src := attr(t, "src"); m.link == "" && blocks.ValidURL(src) {
+			m.link = src
+		}
+		if alt := attr(t, "alt"); alt != "" {
+			c.add(rt, m, alt)
+		} else {
+			c.dropTag(*rt)
+		}
+		m.link = saved
 		return
 	}
 	if g := closeTag.FindStringSubmatch(t); g != nil {
 		if strings.EqualFold(g[1], "a") {
 			if n := len(*links); n > 0 {
-				m.link = (*links)[n-1]
-				*links = (*links)[:n-1]
+				a := (*links)[n-1]
+				m.link, *links = a.prev, (*links)[:n-1]
+				if a.anchor {
+					c.dropTag(*rt)
+				}
 			}
 			return
 		}
 		if p := counter(g[1]); *p > 0 {
 			*p--
 		}
+		return
 	}
+	c.dropTag(*rt)
 }

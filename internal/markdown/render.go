@@ -282,6 +282,10 @@ func (r *Renderer) block(f *frame, p string, b *blocks.Block, number int) {
 		f.prefix = p + "> "
 	case "code":
 		r.start(p, false)
+		if raw, ok := rawHTMLText(c); ok {
+			r.writeRawHTML(p, raw)
+			return
+		}
 		r.code(p, c)
 	case "divider":
 		r.start(p, false)
@@ -299,12 +303,7 @@ func (r *Renderer) block(f *frame, p string, b *blocks.Block, number int) {
 		r.line(p, "$$")
 	case "image":
 		r.start(p, false)
-		r.buf = append(r.buf, p...)
-		r.buf = append(r.buf, "!["...)
-		r.buf, r.scratch = appendInline(r.buf, c.Caption, inlineMode{}, r.scratch)
-		r.buf = append(r.buf, "]("...)
-		r.buf = appendDestination(r.buf, fileURL(c.File))
-		r.buf = append(r.buf, ")\n"...)
+		r.image(p, c)
 	case "file", "pdf", "video", "bookmark", "embed":
 		url := c.URL
 		if b.Type != "bookmark" && b.Type != "embed" {
@@ -335,6 +334,44 @@ func (r *Renderer) block(f *frame, p string, b *blocks.Block, number int) {
 	}
 	// column_list, column and stray table rows write nothing; their children stand at the
 	// parent's level.
+}
+
+// image writes ![caption](url), or [![caption](url)](link) when the whole caption is one
+// link: the form of a badge.
+func (r *Renderer) image(p string, c *blocks.Content) {
+	caption, link := c.Caption, captionLink(c.Caption)
+	r.buf = append(r.buf, p...)
+	if link != "" {
+		r.buf = append(r.buf, '[')
+		caption = make(blocks.RichText, len(c.Caption))
+		for i, it := range c.Caption {
+			caption[i] = blocks.NewText(it.Text.Content, it.Annotations, "")
+		}
+	}
+	r.buf = append(r.buf, "!["...)
+	r.buf, r.scratch = appendInline(r.buf, caption, inlineMode{}, r.scratch)
+	r.buf = append(r.buf, "]("...)
+	r.buf = appendDestination(r.buf, fileURL(c.File))
+	r.buf = append(r.buf, ')')
+	if link != "" {
+		r.buf = append(r.buf, "]("...)
+		r.buf = appendDestination(r.buf, link)
+		r.buf = append(r.buf, ')')
+	}
+	r.buf = append(r.buf, '\n')
+}
+
+// captionLink is the link of a caption whose every item is text linked to it, or "".
+func captionLink(rt blocks.RichText) string {
+	if len(rt) == 0 || rt[0].Href == "" {
+		return ""
+	}
+	for _, it := range rt {
+		if it.Type != "text" || it.Text == nil || it.Href != rt[0].Href {
+			return ""
+		}
+	}
+	return rt[0].Href
 }
 
 func fileURL(f *blocks.FileSource) string {
@@ -445,7 +482,7 @@ func (r *Renderer) cells(p string, cells []blocks.RichText, width int) {
 	for i := 0; i < width; i++ {
 		r.buf = append(r.buf, ' ')
 		if i < len(cells) {
-			r.buf, r.scratch = appendInline(r.buf, cells[i], inlineMode{}, r.scratch)
+			r.buf, r.scratch = appendInline(r.buf, cells[i], inlineMode{cell: true}, r.scratch)
 		}
 		r.buf = append(r.buf, " |"...)
 	}
