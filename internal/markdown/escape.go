@@ -77,6 +77,10 @@ func startsCharRef(s string) bool {
 // start of the inline is a line start.
 func (w *inlineWriter) escape(dst []byte, s string, atLine bool) []byte {
 	lineStart := atLine && len(dst) == w.start
+	before := rune('*') // what precedes s: unknown (an emphasis body) is taken as a delimiter
+	if atLine {
+		before, _ = lastRune(dst[w.start:])
+	}
 	digits := 0  // leading digits of a line, which with '.' or ')' start an ordered list
 	hashes := -1 // in a heading, the '#'s before this index close it unless escaped
 	for i, r := range s {
@@ -87,7 +91,7 @@ func (w *inlineWriter) escape(dst []byte, s string, atLine bool) []byte {
 			dst = append(dst, "\uFFFD"...) // what any CommonMark parser reads NUL as
 		case w.mode.html && strings.ContainsRune(`&<>"`, r):
 			dst = appendHTMLEscaped(dst, string(r))
-		case w.special(s, i, r, lineStart && i == 0, lineStart && digits > 0 && digits == i, &hashes):
+		case w.special(s, i, r, before, lineStart && i == 0, lineStart && digits > 0 && digits == i, &hashes):
 			if w.mode.html || r >= utf8.RuneSelf || r < ' ' || r == 0x7f || r == ' ' || r == '\t' {
 				dst = append(append(append(dst, "&#"...), strconv.Itoa(int(r))...), ';')
 			} else {
@@ -103,21 +107,30 @@ func (w *inlineWriter) escape(dst []byte, s string, atLine bool) []byte {
 	return dst
 }
 
-// special reports whether r at s[i] must be escaped. atStart: s[i] starts a line; afterDigits:
-// s[:i] is the digits that start a line.
-func (w *inlineWriter) special(s string, i int, r rune, atStart, afterDigits bool, hashes *int) bool {
+// special reports whether r at s[i] must be escaped. before: the character written before s
+// (0 for none); atStart: s[i] starts a line; afterDigits: s[:i] is the digits that start a line.
+func (w *inlineWriter) special(s string, i int, r rune, before rune, atStart, afterDigits bool, hashes *int) bool {
 	next, _ := utf8.DecodeRuneInString(s[i+len(string(r)):])
 	hasNext := i+len(string(r)) < len(s)
-	prev, _ := utf8.DecodeLastRuneInString(s[:i])
+	prev := before
+	if i > 0 {
+		prev, _ = utf8.DecodeLastRuneInString(s[:i])
+	}
 	switch {
 	case r == '\r' || r < ' ' && r != '\t' || r == 0x7f:
 		return true
 	case r == ' ' || r == '\t':
 		return atStart // leading spaces would be stripped (or indent code)
-	case strings.ContainsRune("`*[]~$", r):
-		return true // code spans, emphasis, links, strikethrough, math
-	case w.mode.html && strings.ContainsRune(`\_|@`, r):
+	case strings.ContainsRune("`*~$", r):
+		return true // code spans, emphasis, strikethrough, math
+	case w.mode.html && strings.ContainsRune(`\_|@[]`, r) || w.mode.bracket && (r == '[' || r == ']'):
 		return true
+	case r == '[':
+		// Nothing defines a reference, so only "](" makes a link; at a line's start "[x]:" is a
+		// definition and "[ ]" a task box.
+		return atStart || strings.Contains(s[i:], "](")
+	case r == ']':
+		return false
 	case r == '\\':
 		// Only before punctuation is a backslash an escape; before a letter it is itself.
 		// At the end, what follows (a delimiter, a character reference) is not known.
@@ -131,8 +144,8 @@ func (w *inlineWriter) special(s string, i int, r rune, atStart, afterDigits boo
 	case r == '&':
 		return startsCharRef(s[i:])
 	case r == '@':
-		// GFM reads "name@host.tld" as an e-mail link; after a space there is no name.
-		return i == 0 || !unicode.IsSpace(prev)
+		// GFM reads "name@host.tld" as an e-mail link, but not in a link's text.
+		return !w.mode.bracket && emailRune(prev)
 	case r == '|':
 		return w.mode.cell // a cell separator; elsewhere no table can start inside a line
 	case r == '>':
@@ -145,11 +158,16 @@ func (w *inlineWriter) special(s string, i int, r rune, atStart, afterDigits boo
 		if afterDigits && i < 10 {
 			return true
 		}
-		return r == '.' && i >= 3 && strings.EqualFold(s[i-3:i], "www") // GFM autolinks www.
+		return r == '.' && !w.mode.bracket && i >= 3 && strings.EqualFold(s[i-3:i], "www") // GFM autolinks www.
 	case r == ':':
-		return strings.HasPrefix(s[i:], "://") // keeps GFM's autolinking from making a link
+		return !w.mode.bracket && strings.HasPrefix(s[i:], "://") // GFM autolinks bare URLs
 	}
 	return false
+}
+
+// emailRune is a character of an e-mail address's local part.
+func emailRune(r rune) bool {
+	return r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune(".!#$%&'*+/=?^_`{|}~-", r))
 }
 
 // wordRune is a character that makes an underscore beside it intraword.

@@ -20,6 +20,7 @@ type inlineMode struct {
 	html    bool // inside <summary>: HTML tags and character references only
 	heading bool // escape a run of '#' that could close the heading
 	cell    bool // a table cell: '|' is escaped everywhere, code spans included
+	bracket bool // a link's text or an image's alt: brackets escaped, no autolinks there
 }
 
 // run is a stretch of rich text with one set of marks.
@@ -144,9 +145,12 @@ func (w *inlineWriter) link(rs []run, i, j int) {
 		w.dst = append(w.dst, '[')
 	}
 	w.lastDelim = false
+	outer := w.mode
+	w.mode.bracket = !w.mode.html
 	for k := i; k < j; k++ {
 		w.run(rs, k, j)
 	}
+	w.mode = outer
 	if w.mode.html {
 		w.dst = append(w.dst, "</a>"...)
 	} else {

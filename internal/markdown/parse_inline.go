@@ -62,6 +62,11 @@ func (c *converter) add(rt *blocks.RichText, m *marks, s string) {
 	*rt = append(*rt, blocks.NewText(s, m.annotations(), m.link))
 }
 
+func endsWithNewline(rt blocks.RichText) bool {
+	n := len(rt)
+	return n > 0 && rt[n-1].Type == "text" && strings.HasSuffix(rt[n-1].Text.Content, "\n")
+}
+
 // dropTag notes a tag that shows nothing.
 func (c *converter) dropTag(rt blocks.RichText) {
 	if strings.TrimSpace(rt.PlainText()) == "" {
@@ -83,8 +88,8 @@ func (c *converter) walkInline(n ast.Node, rt *blocks.RichText, m *marks, links 
 			switch {
 			case k.HardLineBreak():
 				c.add(rt, m, "\n")
-			case k.SoftLineBreak():
-				c.add(rt, m, " ")
+			case k.SoftLineBreak() && !endsWithNewline(*rt):
+				c.add(rt, m, " ") // after a <br> the next line starts a line: no space
 			}
 		case *ast.String:
 			c.add(rt, m, string(k.Value))

@@ -349,7 +349,7 @@ func (r *Renderer) image(p string, c *blocks.Content) {
 		}
 	}
 	r.buf = append(r.buf, "!["...)
-	r.buf, r.scratch = appendInline(r.buf, caption, inlineMode{}, r.scratch)
+	r.buf, r.scratch = appendInline(r.buf, caption, inlineMode{bracket: true}, r.scratch)
 	r.buf = append(r.buf, "]("...)
 	r.buf = appendDestination(r.buf, fileURL(c.File))
 	r.buf = append(r.buf, ')')
@@ -385,7 +385,7 @@ func (r *Renderer) link(p string, text blocks.RichText, url, title string) {
 	r.buf = append(r.buf, p...)
 	r.buf = append(r.buf, '[')
 	n := len(r.buf)
-	r.buf, r.scratch = appendInline(r.buf, text, inlineMode{}, r.scratch)
+	r.buf, r.scratch = appendInline(r.buf, text, inlineMode{bracket: true}, r.scratch)
 	if len(r.buf) == n {
 		r.buf = append(r.buf, "<br>"...) // an empty link text would not parse as a link
 	}

@@ -37,7 +37,7 @@ func TestRender(t *testing.T) {
 			{"type":"toggle","toggle":{"rich_text":[{"text":{"content":"t"}}],"children":[` + p("in") + `]}}]}}]`,
 			"- a\n\n  <details>\n  <summary>t</summary>\n\n  in\n\n  </details>\n"},
 		{"file with no name shows its URL", `[{"type":"file","file":{"external":{"url":"https://x.test/a(1).txt"}}}]`,
-			"[https\\://x.test/a(1).txt](<https://x.test/a(1).txt> \"file\")\n"},
+			"[https://x.test/a(1).txt](<https://x.test/a(1).txt> \"file\")\n"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
