@@ -131,6 +131,8 @@ func (w *inlineWriter) special(s string, i int, r rune, before rune, atStart, af
 		return atStart || strings.Contains(s[i:], "](")
 	case r == ']':
 		return false
+	case r == '!':
+		return !hasNext // a link may follow: "![" would make it an image
 	case r == '\\':
 		// Only before punctuation is a backslash an escape; before a letter it is itself.
 		// At the end, what follows (a delimiter, a character reference) is not known.
