@@ -66,6 +66,23 @@ func (w *inlineWriter) autolink(rs []run) string {
 	return ""
 }
 
+// bangSafe escapes a '!' that ends dst, where a link is about to start: "![" would make it
+// an image.
+func bangSafe(dst []byte, start int) []byte {
+	n := len(dst)
+	if n == start || dst[n-1] != '!' {
+		return dst
+	}
+	slashes := 0
+	for i := n - 2; i >= start && dst[i] == '\\'; i-- {
+		slashes++
+	}
+	if slashes%2 == 1 {
+		return dst // already escaped
+	}
+	return append(append(dst[:n-1], '\\'), '!')
+}
+
 // startsCharRef reports whether s starts with a character reference Parse would resolve.
 func startsCharRef(s string) bool {
 	_, n := charRef([]byte(s[:min(len(s), 41)]))
@@ -131,8 +148,6 @@ func (w *inlineWriter) special(s string, i int, r rune, before rune, atStart, af
 		return atStart || strings.Contains(s[i:], "](")
 	case r == ']':
 		return false
-	case r == '!':
-		return !hasNext // a link may follow: "![" would make it an image
 	case r == '\\':
 		// Only before punctuation is a backslash an escape; before a letter it is itself.
 		// At the end, what follows (a delimiter, a character reference) is not known.

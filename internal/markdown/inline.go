@@ -142,7 +142,7 @@ func (w *inlineWriter) link(rs []run, i, j int) {
 		w.dst = appendHTMLEscaped(w.dst, url)
 		w.dst = append(w.dst, `">`...)
 	} else {
-		w.dst = append(w.dst, '[')
+		w.dst = append(bangSafe(w.dst, w.start), '[')
 	}
 	w.lastDelim = false
 	outer := w.mode
