@@ -29,6 +29,8 @@ func TestFidelity(t *testing.T) {
 			{"a line of inline HTML alone", "<a href=\"https://x.test\"><img src=\"https://x.test/i.png\"></a>\n",
 				`[` + rawBlock(`<a href=\"https://x.test\"><img src=\"https://x.test/i.png\"></a>`) + `]`,
 				"<a href=\"https://x.test\"><img src=\"https://x.test/i.png\"></a>\n"},
+			{"an unclosed comment is code", "text\n\n<!-- open\n", `[` + p("text") + `,{"type":"code","code":{"rich_text":[{"text":{"content":"<!-- open"}}],"language":"html"}}]`,
+				"text\n\n```html\n<!-- open\n```\n"},
 			{"in a list item", "- <div>x</div>\n", "", "- <br>\n\n  <div>x</div>\n"},
 			{"inline tags in text: formatting kept, others dropped", "x<sup>2</sup> <kbd>Ctrl</kbd> <img src=\"https://x.test/i.png\" alt=\"pic\">\n", "",
 				"x2 `Ctrl` [pic](https://x.test/i.png)\n"},

@@ -65,8 +65,10 @@ func (c *converter) toggle(d *details) *blocks.Block {
 }
 
 // html maps an HTML block: the exported markers, a lone <br> (an empty paragraph), a stray
-// </details> (dropped); anything else is kept as raw HTML.
-func (c *converter) html(raw string) []*blocks.Block {
+// </details> (dropped); anything else is kept as raw HTML, or as an html code block when it
+// does not end (an unclosed "<!--" reaches the end of the document, and written back it
+// would swallow whatever follows it).
+func (c *converter) html(raw string, ends bool) []*blocks.Block {
 	switch {
 	case brTag.MatchString(raw):
 		return []*blocks.Block{{Type: "paragraph"}}
@@ -79,7 +81,16 @@ func (c *converter) html(raw string) []*blocks.Block {
 	if strings.TrimSpace(raw) == "" {
 		return nil
 	}
+	if !ends {
+		return codeBlocks("html", strings.TrimSuffix(raw, "\n"))
+	}
 	return rawHTMLBlocks(strings.TrimSuffix(raw, "\n"))
+}
+
+// ends reports whether an HTML block ends by itself: at a blank line (kinds 6 and 7) or at
+// its closing marker (-->, </pre>, ?>, ]]>, …), which it holds.
+func ends(hb *ast.HTMLBlock) bool {
+	return hb.HTMLBlockType >= ast.HTMLBlockType6 || hb.HasClosure()
 }
 
 func (c *converter) rawHTML(h *ast.RawHTML) string {

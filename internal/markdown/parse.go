@@ -75,7 +75,7 @@ func (c *converter) blocks(nodes []ast.Node, depth int) []*blocks.Block {
 		raw := c.lines(hb)
 		d := parseDetails(raw)
 		if d == nil {
-			out = append(out, c.html(raw)...)
+			out = append(out, c.html(raw, ends(hb))...)
 			continue
 		}
 		var children []*blocks.Block
@@ -176,7 +176,7 @@ func (c *converter) block(n ast.Node, depth int) []*blocks.Block {
 	case *east.Table:
 		return c.table(n)
 	case *ast.HTMLBlock:
-		return c.html(c.lines(n))
+		return c.html(c.lines(n), ends(n))
 	}
 	if n.Type() == ast.TypeBlock {
 		return c.blocks(kids(n), depth)

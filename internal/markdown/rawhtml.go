@@ -42,9 +42,11 @@ func rawHTMLText(c *blocks.Content) (string, bool) {
 	if raw == "" || len(raw) > blocks.MaxTextLength*blocks.MaxArray {
 		return "", false
 	}
-	back := Parse([]byte(raw))
-	if len(back) != 1 || back[0].Type != "code" || back[0].Content.Caption.PlainText() != RawHTMLCaption ||
-		back[0].Content.RichText.PlainText() != raw {
+	// Followed by a blank line and text, as the writer follows it by the next block: HTML
+	// that does not end there (an unclosed "<!--") would swallow what comes after it.
+	back := Parse([]byte(raw + "\n\nx\n"))
+	if len(back) != 2 || back[0].Type != "code" || back[0].Content.Caption.PlainText() != RawHTMLCaption ||
+		back[0].Content.RichText.PlainText() != raw || back[1].Content.RichText.PlainText() != "x" {
 		return "", false
 	}
 	return raw, true

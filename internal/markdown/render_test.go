@@ -36,6 +36,10 @@ func TestRender(t *testing.T) {
 		{"toggle in a list", `[{"type":"bulleted_list_item","bulleted_list_item":{"rich_text":[{"text":{"content":"a"}}],"children":[
 			{"type":"toggle","toggle":{"rich_text":[{"text":{"content":"t"}}],"children":[` + p("in") + `]}}]}}]`,
 			"- a\n\n  <details>\n  <summary>t</summary>\n\n  in\n\n  </details>\n"},
+		{"raw HTML that would not read back is a fence", `[
+			{"type":"code","code":{"rich_text":[{"text":{"content":"hello *world*"}}],"language":"html","caption":[{"text":{"content":"Raw HTML"}}]}},
+			{"type":"code","code":{"rich_text":[{"text":{"content":"<!-- open"}}],"language":"html","caption":[{"text":{"content":"Raw HTML"}}]}},` + p("after") + `]`,
+			"```html\nhello *world*\n```\n\n```html\n<!-- open\n```\n\nafter\n"},
 		{"file with no name shows its URL", `[{"type":"file","file":{"external":{"url":"https://x.test/a(1).txt"}}}]`,
 			"[https://x.test/a(1).txt](<https://x.test/a(1).txt> \"file\")\n"},
 	}
