@@ -21,7 +21,8 @@
 // the indentation of a paragraph's children have no Markdown form and are dropped; mentions
 // export as their plain text (a link when they have an href). Import reads headings 4–6 as
 // heading_3, any GitHub alert kind as a callout, soft line breaks as spaces, unknown fence
-// languages as plain text, and keeps other raw HTML blocks as text.
+// languages as plain text, and keeps other raw HTML as html code blocks that export verbatim
+// (rawhtml.go); linked images become image blocks with a linked caption.
 package markdown
 
 import (
