@@ -100,6 +100,7 @@ func (w *inlineWriter) escape(dst []byte, s string, atLine bool) []byte {
 	}
 	digits := 0  // leading digits of a line, which with '.' or ')' start an ordered list
 	hashes := -1 // in a heading, the '#'s before this index close it unless escaped
+	w.linkEnd = strings.LastIndex(s, "](")
 	for i, r := range s {
 		switch {
 		case r == '\n':
@@ -127,8 +128,9 @@ func (w *inlineWriter) escape(dst []byte, s string, atLine bool) []byte {
 // special reports whether r at s[i] must be escaped. before: the character written before s
 // (0 for none); atStart: s[i] starts a line; afterDigits: s[:i] is the digits that start a line.
 func (w *inlineWriter) special(s string, i int, r rune, before rune, atStart, afterDigits bool, hashes *int) bool {
-	next, _ := utf8.DecodeRuneInString(s[i+len(string(r)):])
-	hasNext := i+len(string(r)) < len(s)
+	_, size := utf8.DecodeRuneInString(s[i:])
+	next, _ := utf8.DecodeRuneInString(s[i+size:])
+	hasNext := i+size < len(s)
 	prev := before
 	if i > 0 {
 		prev, _ = utf8.DecodeLastRuneInString(s[:i])
@@ -145,7 +147,7 @@ func (w *inlineWriter) special(s string, i int, r rune, before rune, atStart, af
 	case r == '[':
 		// Nothing defines a reference, so only "](" makes a link; at a line's start "[x]:" is a
 		// definition and "[ ]" a task box.
-		return atStart || strings.Contains(s[i:], "](")
+		return atStart || i < w.linkEnd
 	case r == ']':
 		return false
 	case r == '\\':

@@ -103,6 +103,7 @@ type inlineWriter struct {
 	start     int // where this inline began: line-start rules apply there
 	mode      inlineMode
 	lastDelim bool // dst ends with an emphasis delimiter
+	linkEnd   int  // escape: where the last "](" of the text being escaped is, or -1
 }
 
 // appendInline appends rt as inline Markdown.
