@@ -32,6 +32,7 @@ func TestFidelity(t *testing.T) {
 			{"an unclosed comment is code", "text\n\n<!-- open\n", `[` + p("text") + `,{"type":"code","code":{"rich_text":[{"text":{"content":"<!-- open"}}],"language":"html"}}]`,
 				"text\n\n```html\n<!-- open\n```\n"},
 			{"in a list item", "- <div>x</div>\n", "", "- <br>\n\n  <div>x</div>\n"},
+			{"a control character in <code> is a space, as in a code span", "a <code>x\x01y</code>\n", "", "a `x y`\n"},
 			{"inline tags in text: formatting kept, others dropped", "x<sup>2</sup> <kbd>Ctrl</kbd> <img src=\"https://x.test/i.png\" alt=\"pic\">\n", "",
 				"x2 `Ctrl` [pic](https://x.test/i.png)\n"},
 		},

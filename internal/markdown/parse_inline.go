@@ -59,6 +59,9 @@ func (c *converter) add(rt *blocks.RichText, m *marks, s string) {
 	if strings.TrimSpace(s) != "" {
 		c.drop.trail = false
 	}
+	if m.code > 0 {
+		s = codeSafe(s) // <code> and <kbd> text is a code span when exported
+	}
 	*rt = append(*rt, blocks.NewText(s, m.annotations(), m.link))
 }
 
