@@ -189,9 +189,11 @@ func emailRune(r rune) bool {
 	return r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune(".!#$%&'*+/=?^_`{|}~-", r))
 }
 
-// wordRune is a character that makes an underscore beside it intraword.
+// wordRune is a character that makes an underscore beside it intraword: a letter or digit,
+// which is written as it is (a control character beside it would be a character reference,
+// whose ';' is punctuation).
 func wordRune(r rune) bool {
-	return !unicode.IsSpace(r) && !isPunct(r)
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
 // closesHeading reports whether the '#' at s[i] is in a run of '#'s that could be read as a
