@@ -149,7 +149,7 @@ func (w *inlineWriter) special(s string, i int, r rune, before rune, atStart, af
 		// definition and "[ ]" a task box.
 		return atStart || i < w.linkEnd
 	case r == ']':
-		return false
+		return next == '(' && hasNext // the '[' may stand in an earlier run: "[a*](b)*"
 	case r == '\\':
 		// Only before punctuation is a backslash an escape; before a letter it is itself.
 		// At the end, what follows (a delimiter, a character reference) is not known.

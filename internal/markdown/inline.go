@@ -10,9 +10,9 @@ import (
 )
 
 // Rich text → inline Markdown. A character that Markdown would read as syntax there is
-// escaped (see escape.go), so that text survives export → import unchanged; annotations become `**`, `*`,
-// `~~` and backticks, and fall back to <strong>, <em> and <del> where CommonMark's flanking
-// rules would not read the delimiters back (say `a**"b"**c`). Newlines become <br>, which
+// escaped (see escape.go), so that text survives export → import unchanged; annotations
+// become `**`, `*`, `~~` and backticks, and fall back to <strong>, <em> and <del> where
+// CommonMark's flanking rules would not read the delimiters back (say `a**"b"**c`). Newlines become <br>, which
 // keeps every block on one line: the simplest way to be safe inside list items, quotes and
 // table cells.
 
