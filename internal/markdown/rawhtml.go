@@ -58,12 +58,12 @@ var formatTag = regexp.MustCompile(`(?i)^</?(strong|b|em|i|del|s|strike|code|kbd
 // tag beyond the formatting ones the exporter writes: `<a href="…"><img src="…"></a>` on a
 // line, say. Such a paragraph has no text to keep, so it is kept as raw HTML instead.
 func (c *converter) onlyHTML(n ast.Node) bool {
-	real := false
+	tag := false
 	for k := n.FirstChild(); k != nil; k = k.NextSibling() {
 		switch k := k.(type) {
 		case *ast.RawHTML:
 			if !formatTag.MatchString(strings.TrimSpace(c.rawHTML(k))) {
-				real = true
+				tag = true
 			}
 		case *ast.Text:
 			if strings.TrimSpace(string(k.Segment.Value(c.src))) != "" {
@@ -73,7 +73,7 @@ func (c *converter) onlyHTML(n ast.Node) bool {
 			return false
 		}
 	}
-	return real
+	return tag
 }
 
 // writeRawHTML writes raw HTML as it is, each line under the block's prefix.
