@@ -81,14 +81,7 @@ func (s *textScanner) value(keep bool) bool {
 }
 
 func (s *textScanner) object() bool {
-	s.pos++ // {
-	s.space()
-	if s.pos < len(s.src) && s.src[s.pos] == '}' {
-		s.pos++
-		return true
-	}
-	for {
-		s.space()
+	return s.members('}', func() bool {
 		if s.pos >= len(s.src) || s.src[s.pos] != '"' {
 			return false
 		}
@@ -102,35 +95,26 @@ func (s *textScanner) object() bool {
 		}
 		s.pos++
 		s.space()
-		if !s.value(key == "plain_text" || key == "expression") {
-			return false
-		}
-		s.space()
-		if s.pos >= len(s.src) {
-			return false
-		}
-		switch s.src[s.pos] {
-		case ',':
-			s.pos++
-		case '}':
-			s.pos++
-			return true
-		default:
-			return false
-		}
-	}
+		return s.value(key == "plain_text" || key == "expression")
+	})
 }
 
 func (s *textScanner) array() bool {
-	s.pos++ // [
+	return s.members(']', func() bool { return s.value(false) })
+}
+
+// members reads the members of an object or array from its opening byte to end, each by member
+// (called at the member's first byte), separated by commas.
+func (s *textScanner) members(end byte, member func() bool) bool {
+	s.pos++ // { or [
 	s.space()
-	if s.pos < len(s.src) && s.src[s.pos] == ']' {
+	if s.pos < len(s.src) && s.src[s.pos] == end {
 		s.pos++
 		return true
 	}
 	for {
 		s.space()
-		if !s.value(false) {
+		if !member() {
 			return false
 		}
 		s.space()
@@ -140,7 +124,7 @@ func (s *textScanner) array() bool {
 		switch s.src[s.pos] {
 		case ',':
 			s.pos++
-		case ']':
+		case end:
 			s.pos++
 			return true
 		default:
