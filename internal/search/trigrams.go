@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/quire-dev/quire/internal/sqlq"
 )
 
 // FTS5 intersects the trigram lists of a phrase in step: every rowid that one list offers is
@@ -70,15 +72,14 @@ func (r *run) planTrigrams(ctx context.Context, fts string, terms []string) (fts
 			perTerm[i][k] = g
 		}
 	}
-	var args []any
+	a := sqlq.NewArgs()
 	parts := make([]string, len(sampled))
 	for i, g := range sampled {
-		args = append(args, ftsString(g.text))
-		parts[i] = `SELECT * FROM (SELECT ` + strconv.Itoa(i) + `, rowid FROM ` + fts + ` WHERE ` + fts + ` MATCH $` +
-			strconv.Itoa(len(args)) + ` LIMIT ` + strconv.Itoa(trigramSample) + `)`
+		parts[i] = `SELECT * FROM (SELECT ` + strconv.Itoa(i) + `, rowid FROM ` + fts + ` WHERE ` + fts + ` MATCH ` +
+			a.Arg(ftsString(g.text)) + ` LIMIT ` + strconv.Itoa(trigramSample) + `)`
 	}
 	query := `SELECT -1, COALESCE(MAX(rid), 0) FROM search_docs UNION ALL ` + strings.Join(parts, " UNION ALL ")
-	rows, err := r.db.QueryContext(ctx, query, args...)
+	rows, err := r.db.QueryContext(ctx, query, a.List...)
 	if err != nil {
 		return ftsPlan{}, err
 	}
