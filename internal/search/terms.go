@@ -203,7 +203,7 @@ func (r *run) indexMatch(ctx context.Context, terms []string, titles bool, limit
 	return from, strings.Join(conds, " AND "), few, true, false, nil
 }
 
-// contains is a case-insensitive substring test of column against term (search_fold.go).
+// contains is a case-insensitive substring test of column against term (fold.go).
 func (r *run) contains(column, term string, a *sqlq.Args) string {
 	switch {
 	case r.d == Postgres:

@@ -36,7 +36,7 @@ type vectorKey struct{ workspace, model string }
 type vectorSet struct {
 	mu      sync.RWMutex
 	lastUse atomic.Int64
-	bytes   atomic.Int64 // size() after the last refresh, read without the lock
+	bytes   atomic.Int64 // Size() after the last refresh, read without the lock
 	vectorData
 }
 
