@@ -62,9 +62,11 @@ func (tx *Tx) UploadedFiles(ctx context.Context, ws string, ids []string) (map[s
 			` AND id IN (` + sqlq.In(a, batch) + `)`
 	}, func(rows *sql.Rows) error {
 		var id string
-		err := rows.Scan(&id)
+		if err := rows.Scan(&id); err != nil {
+			return err
+		}
 		out[id] = true
-		return err
+		return nil
 	})
 	if err != nil {
 		return nil, err

@@ -106,11 +106,16 @@ func recordNumbers(ctx context.Context, q querier, ids []string) (map[string]int
 	}, func(rows *sql.Rows) error {
 		var id string
 		var n float64
-		err := rows.Scan(&id, &n)
+		if err := rows.Scan(&id, &n); err != nil {
+			return err
+		}
 		out[id] = int64(n)
-		return err
+		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // Nodes returns the nodes ids of workspace ws in the order of ids (missing ones are left out).
