@@ -7,6 +7,8 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"path"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -86,7 +88,7 @@ func newServer(cfg Config, extra ...func(*Server)) *Server {
 	hc.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
 		"bearer": {Type: "http", Scheme: "bearer", Description: "A token made with `quire token create`."},
 	}
-	hc.Formats = s.presentFiles(hc.Formats)
+	hc.Formats = rawBodies(s.presentFiles(hc.Formats))
 	s.api = humago.New(&routeMux{s}, hc)
 
 	s.registerUsers()
@@ -106,9 +108,29 @@ func newServer(cfg Config, extra ...func(*Server)) *Server {
 	}
 	s.registerDocument() // last: it describes everything above
 	s.registerHealth()
+	s.registerReference()
 	s.mux.HandleFunc("/", s.unknownRoute)
-	s.handler = s.logRequests(s.mux)
+	s.handler = s.logRequests(s.refuseUncleanPaths(s.mux))
 	return s
+}
+
+// refuseUncleanPaths answers 404 not_found for a path with an empty, "." or ".." segment
+// (/v2/pages//content/markdown). The ServeMux would answer a 307 to the cleaned path, with an
+// HTML body, and a client that follows it re-sends a PATCH to a route it never named.
+func (s *Server) refuseUncleanPaths(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := r.URL.Path; p != "/" && p != "" && r.Method != http.MethodConnect {
+			clean := path.Clean(p)
+			if strings.HasSuffix(p, "/") {
+				clean += "/"
+			}
+			if clean != p {
+				writeError(w, r, s.log, &quire.Error{Code: quire.CodeNotFound, Message: "There is no route " + p + " (a path segment is empty, \".\" or \"..\")."})
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // ServeHTTP answers one request.
@@ -139,6 +161,11 @@ func (m *routeMux) ServeHTTP(w http.ResponseWriter, r *http.Request) { m.s.mux.S
 
 // register adds one operation: its access requirements, its documentation, its handler.
 func register[I, O any](s *Server, op huma.Operation, rt route, h func(ctx context.Context, in *I) (*O, error)) {
+	if f, ok := reflect.TypeFor[I]().FieldByName("Body"); ok && (f.Type.Implements(rawSetterType) || reflect.PointerTo(f.Type).Implements(rawSetterType)) {
+		// A reqBody is read by jsonbody, which reports every problem at its path; huma's own
+		// validation would answer first, in its words.
+		op.SkipValidateBody = true
+	}
 	if op.MaxBodyBytes == 0 {
 		// huma refuses a body that reaches its limit; the contract refuses one over 1 MiB.
 		op.MaxBodyBytes = maxBody + 1

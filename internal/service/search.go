@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/quire-dev/quire/internal/jsonbody"
 	"github.com/quire-dev/quire/internal/quire"
 	"github.com/quire-dev/quire/internal/search"
 )
@@ -31,7 +32,8 @@ type SearchRequest struct {
 func DecodeSearch(body map[string]any) (SearchRequest, error) {
 	var p quire.Problems
 	out := SearchRequest{PageSize: 20}
-	for k, v := range body {
+	for _, k := range jsonbody.SortedKeys(body) {
+		v := body[k]
 		switch k {
 		case "query":
 			s, ok := v.(string)
@@ -57,7 +59,7 @@ func DecodeSearch(body map[string]any) (SearchRequest, error) {
 		case "page_size":
 			out.PageSize = decodePageSize(&p, v, out.PageSize)
 		default:
-			p.Add(fieldName(k), quire.ReasonUnknownField, "A search has no field "+k+".")
+			p.Add(jsonbody.Join("", k), quire.ReasonUnknownField, "A search has no field "+k+".")
 		}
 	}
 	if len(searchTerms(out.Query)) > MaxQueryTerms {
@@ -104,7 +106,7 @@ func decodeSearchFilter(p *quire.Problems, v any) string {
 				p.Add("filter.value", quire.ReasonInvalidValue, "filter.value is one of page, database, folder, mind_map.")
 			}
 		default:
-			p.Add("filter."+fieldName(k), quire.ReasonUnknownField, "filter has no field "+k+".")
+			p.Add(jsonbody.Join("filter", k), quire.ReasonUnknownField, "filter has no field "+k+".")
 		}
 	}
 	if _, ok := m["property"]; !ok {
@@ -143,7 +145,7 @@ func decodeSearchSort(p *quire.Problems, v any) (by string, asc bool) {
 				p.Add("sort.direction", quire.ReasonInvalidValue, "sort.direction is ascending or descending.")
 			}
 		default:
-			p.Add("sort."+fieldName(k), quire.ReasonUnknownField, "sort has no field "+k+".")
+			p.Add(jsonbody.Join("sort", k), quire.ReasonUnknownField, "sort has no field "+k+".")
 		}
 	}
 	return by, asc

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/quire-dev/quire/internal/embed"
+	"github.com/quire-dev/quire/internal/jsonbody"
 	"github.com/quire-dev/quire/internal/quire"
 	"github.com/quire-dev/quire/internal/search"
 )
@@ -27,7 +28,8 @@ type SemanticRequest struct {
 func DecodeSemanticSearch(body map[string]any) (SemanticRequest, error) {
 	var p quire.Problems
 	out := SemanticRequest{PageSize: 20}
-	for k, v := range body {
+	for _, k := range jsonbody.SortedKeys(body) {
+		v := body[k]
 		switch k {
 		case "query":
 			s, ok := v.(string)
@@ -46,7 +48,7 @@ func DecodeSemanticSearch(body map[string]any) (SemanticRequest, error) {
 		case "page_size":
 			out.PageSize = decodePageSize(&p, v, out.PageSize)
 		default:
-			p.Add(fieldName(k), quire.ReasonUnknownField, "A semantic search has no field "+k+".")
+			p.Add(jsonbody.Join("", k), quire.ReasonUnknownField, "A semantic search has no field "+k+".")
 		}
 	}
 	if _, ok := body["query"]; !ok {
