@@ -1,4 +1,4 @@
-package store
+package search
 
 import (
 	"cmp"
@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/quire-dev/quire/internal/sqlq"
 )
 
 // denseAfter is how many matching nodes make a term set "dense": past it, a search walks the
@@ -49,37 +51,37 @@ const probeNodes = 50
 //     denseAfter entries (sparse), and otherwise the walk goes on, unbounded, until the page is
 //     full (dense). Terms all shorter than three characters are looked up on SQLite by the
 //     trigrams they start (shortMatch); on PostgreSQL they have no trigram to look up: walk.
-func (s *Store) searchTerms(ctx context.Context, q SearchQuery) ([]SearchResult, *SearchKey, error) {
-	dense := cmp.Or(q.DenseAfter, denseAfter)
-	titles, err := s.indexMatches(ctx, q.Terms, true, dense)
+func (r *run) searchTerms(ctx context.Context, q Query) ([]Result, *Key, error) {
+	dense := cmp.Or(q.Tuning.DenseAfter, denseAfter)
+	titles, err := r.indexMatches(ctx, q.Terms, true, dense)
 	if err != nil {
 		return nil, nil, err
 	}
 	// blocks answers the content part: the probe, then the index or the walk.
-	blocks := func(tier int, after *SearchKey, limit int) ([]SearchResult, *SearchKey, error) {
-		probe := q.Probe
-		if probe == 0 && s.engine == Postgres {
+	blocks := func(tier int, after *Key, limit int) ([]Result, *Key, error) {
+		probe := q.Tuning.Probe
+		if probe == 0 && r.d == Postgres {
 			probe = probeNodes
 		}
 		if probe > 0 {
-			res, full, _, err := s.searchSegment(ctx, q, tier, &matches{titles: titles}, after, limit, probe)
+			res, full, _, err := r.searchSegment(ctx, q, tier, &matches{titles: titles}, after, limit, probe)
 			if err != nil || full {
 				return res, nil, err
 			}
 		}
-		bodies, err := s.indexMatches(ctx, q.Terms, false, dense)
+		bodies, err := r.indexMatches(ctx, q.Terms, false, dense)
 		if err != nil {
 			return nil, nil, err
 		}
-		res, _, resume, err := s.searchSegment(ctx, q, tier, &matches{titles, bodies}, after, limit, 0)
+		res, _, resume, err := r.searchSegment(ctx, q, tier, &matches{titles, bodies}, after, limit, 0)
 		return res, resume, err
 	}
 	if q.Order != ByRelevance {
 		return blocks(0, q.After, q.Limit)
 	}
-	var out []SearchResult
+	var out []Result
 	if q.After == nil || q.After.Tier >= tierTitle {
-		res, _, resume, err := s.searchSegment(ctx, q, tierTitle, &matches{titles: titles}, q.After, q.Limit, 0)
+		res, _, resume, err := r.searchSegment(ctx, q, tierTitle, &matches{titles: titles}, q.After, q.Limit, 0)
 		if err != nil || resume != nil || len(res) == q.Limit {
 			return res, resume, err
 		}
@@ -97,13 +99,9 @@ func (s *Store) searchTerms(ctx context.Context, q SearchQuery) ([]SearchResult,
 // every term: fewer than denseAfter nodes, from fewer than denseAfter entries (entriesPerNode
 // times as many when indexMatch says they are few). nil means more (dense), or that the index
 // has nothing to look up.
-func (s *Store) indexMatches(ctx context.Context, terms []string, titles bool, denseAfter int) (map[string]bool, error) {
-	var args []any
-	arg := func(v any) string {
-		args = append(args, v)
-		return "$" + strconv.Itoa(len(args))
-	}
-	src, where, few, ok, none, err := s.indexMatch(ctx, terms, titles, denseAfter, arg)
+func (r *run) indexMatches(ctx context.Context, terms []string, titles bool, denseAfter int) (map[string]bool, error) {
+	a := sqlq.NewArgs()
+	src, where, few, ok, none, err := r.indexMatch(ctx, terms, titles, denseAfter, a)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -119,22 +117,18 @@ func (s *Store) indexMatches(ctx context.Context, terms []string, titles bool, d
 		field = "title"
 	}
 	query := `SELECT d.node_id FROM ` + src + ` WHERE ` + where + ` AND d.field = '` + field + `'`
-	if titles && s.engine == Postgres {
+	if titles && r.d == Postgres {
 		// The titles' trigram index is on nodes (nodes_title_trgm).
-		args = args[:0]
-		conds := make([]string, len(terms))
-		for i, t := range terms {
-			conds[i] = s.contains("n.title_plain", t, arg)
-		}
-		query = `SELECT n.id FROM nodes n WHERE ` + strings.Join(conds, " AND ")
+		a = sqlq.NewArgs()
+		query = `SELECT n.id FROM nodes n WHERE ` + r.all("n.title_plain", terms, a)
 	}
-	if s.engine == Postgres {
+	if r.d == Postgres {
 		// Planned apart from the LIMIT: with it in view, PostgreSQL's planner trusts its guess of
 		// how many entries match and scans the table for the first few, a million rows for a
 		// term that is not there. Materialized, the lookup reads the trigram index.
 		query = `WITH m AS MATERIALIZED (` + query + `) SELECT * FROM m`
 	}
-	rows, err := s.read.QueryContext(ctx, query+` LIMIT `+strconv.Itoa(entries), args...)
+	rows, err := r.db.QueryContext(ctx, query+` LIMIT `+strconv.Itoa(entries), a.List...)
 	if err != nil {
 		return nil, err
 	}
@@ -163,23 +157,23 @@ func (s *Store) indexMatches(ctx context.Context, terms []string, titles bool, d
 // says block entries match in fewer than entriesPerNode × limit entries (SQLite: the rarest
 // trigram's list is that short). ok is false when the index has nothing to look up; none is true
 // when some trigram or term occurs nowhere (nothing matches).
-func (s *Store) indexMatch(ctx context.Context, terms []string, titles bool, limit int, arg func(any) string) (from, where string, few, ok, none bool, err error) {
+func (r *run) indexMatch(ctx context.Context, terms []string, titles bool, limit int, a *sqlq.Args) (from, where string, few, ok, none bool, err error) {
 	long, short := longTerms(terms)
 	if len(long) == 0 {
-		if s.engine == SQLite {
-			from, where, ok, none, err = s.shortMatch(ctx, terms, titles, limit, arg)
+		if r.d == SQLite {
+			from, where, ok, none, err = r.shortMatch(ctx, terms, titles, limit, a)
 			return from, where, false, ok, none, err
 		}
 		return "", "", false, false, false, nil
 	}
 	var conds []string
 	from = "search_docs d"
-	if s.engine == SQLite {
+	if r.d == SQLite {
 		fts := "search_fts"
 		if titles {
 			fts = "search_title_fts"
 		}
-		plan, err := s.planTrigrams(ctx, fts, long)
+		plan, err := r.planTrigrams(ctx, fts, long)
 		if err != nil || plan.none {
 			return "", "", false, true, plan.none, err
 		}
@@ -189,7 +183,7 @@ func (s *Store) indexMatch(ctx context.Context, terms []string, titles bool, lim
 			// Counted only when the sample leaves room: a trigram of every tenth block of a
 			// million is not counted to 5,000 (1–2 ms).
 			if plan.rarestCount < 0 && plan.rarestMost < float64(10*n) {
-				if few, err = s.fewerThan(ctx, fts, plan.rarest, n); err != nil {
+				if few, err = r.fewerThan(ctx, fts, plan.rarest, n); err != nil {
 					return "", "", false, false, false, err
 				}
 			}
@@ -200,25 +194,39 @@ func (s *Store) indexMatch(ctx context.Context, terms []string, titles bool, lim
 			q[i] = ftsString(t)
 		}
 		from = fts + " f JOIN search_docs d ON d.rid = f.rowid"
-		conds = append(conds, fts+" MATCH "+arg(strings.Join(q, " AND ")))
+		conds = append(conds, fts+" MATCH "+a.Arg(strings.Join(q, " AND ")))
 		long = plan.verify
 	}
 	for _, t := range append(long, short...) {
-		conds = append(conds, s.contains("d.text", t, arg))
+		conds = append(conds, r.contains("d.text", t, a))
 	}
 	return from, strings.Join(conds, " AND "), few, true, false, nil
 }
 
-// contains is a case-insensitive substring test of column against term (search_fold.go).
-func (s *Store) contains(column, term string, arg func(any) string) string {
+// contains is a case-insensitive substring test of column against term (fold.go).
+func (r *run) contains(column, term string, a *sqlq.Args) string {
 	switch {
-	case s.engine == Postgres:
-		return column + " ILIKE " + arg("%"+escapeLike(term)+"%") + ` ESCAPE '\'`
+	case r.d == Postgres:
+		return column + " ILIKE " + a.Arg("%"+likeEscaper.Replace(term)+"%") + ` ESCAPE '\'`
 	case foldsBeyondASCII(term):
-		return "quire_contains(" + column + ", " + arg(fold(term)) + ")"
+		return "quire_contains(" + column + ", " + a.Arg(fold(term)) + ")"
 	default:
-		return column + " LIKE " + arg("%"+escapeLike(term)+"%") + ` ESCAPE '\'`
+		return column + " LIKE " + a.Arg("%"+likeEscaper.Replace(term)+"%") + ` ESCAPE '\'`
 	}
+}
+
+// all is the test that column holds every term, in parentheses.
+func (r *run) all(column string, terms []string, a *sqlq.Args) string {
+	conds := make([]string, len(terms))
+	for i, t := range terms {
+		conds[i] = r.contains(column, t, a)
+	}
+	return "(" + strings.Join(conds, " AND ") + ")"
+}
+
+// inBody is the test that some block entry of node n holds every term.
+func (r *run) inBody(terms []string, a *sqlq.Args) string {
+	return "EXISTS (SELECT 1 FROM search_docs d WHERE d.node_id = n.id AND d.field = 'body' AND " + r.all(r.nodeText(), terms, a) + r.perNode() + ")"
 }
 
 // matches are the nodes whose title holds every term, and those with a block that does; a nil
@@ -230,36 +238,23 @@ type matches struct{ titles, bodies map[string]bool }
 // where m has them, by a walk of the nodes where a set is nil. With prefix, only the next prefix
 // nodes in order are considered; full reports whether the results are the segment's answer
 // (limit found, or the prefix was not cut short).
-func (s *Store) searchSegment(ctx context.Context, q SearchQuery, tier int, m *matches, after *SearchKey, limit, prefix int) (out []SearchResult, full bool, resume *SearchKey, err error) {
+func (r *run) searchSegment(ctx context.Context, q Query, tier int, m *matches, after *Key, limit, prefix int) (out []Result, full bool, resume *Key, err error) {
 	if limit <= 0 {
 		return nil, true, nil, nil
 	}
 	walk := m.titles == nil && tier != tierContent || m.bodies == nil && tier != tierTitle
 	if walk && prefix == 0 {
-		out, resume, err := s.walkSegment(ctx, q, tier, after, limit)
+		out, resume, err := r.walkSegment(ctx, q, tier, after, limit)
 		return out, true, resume, err
 	}
-	args := []any{q.Workspace}
-	arg := func(v any) string {
-		args = append(args, v)
-		return "$" + strconv.Itoa(len(args))
-	}
+	a := sqlq.NewArgs(q.Workspace)
 	var sb strings.Builder
 	if q.ReachOf != "" {
-		sb.WriteString("WITH RECURSIVE " + reachCTE(q, arg) + " ")
+		sb.WriteString("WITH RECURSIVE " + sqlq.Reach(a, q.ReachOf) + " ")
 	}
 	// Built only where used: PostgreSQL cannot type a parameter that no clause reads.
-	all := func(column string) string {
-		conds := make([]string, len(q.Terms))
-		for i, t := range q.Terms {
-			conds[i] = s.contains(column, t, arg)
-		}
-		return strings.Join(conds, " AND ")
-	}
-	inTitle := func() string { return "(" + all("n.title_plain") + ")" }
-	inBody := func() string {
-		return "EXISTS (SELECT 1 FROM search_docs d WHERE d.node_id = n.id AND d.field = 'body' AND " + all(s.nodeText()) + s.perNode() + ")"
-	}
+	inTitle := func() string { return r.all("n.title_plain", q.Terms, a) }
+	inBody := func() string { return r.inBody(q.Terms, a) }
 	in := func(sets ...map[string]bool) string {
 		seen := map[string]bool{}
 		var ids []string
@@ -275,10 +270,7 @@ func (s *Store) searchSegment(ctx context.Context, q SearchQuery, tier int, m *m
 			return "FALSE"
 		}
 		slices.Sort(ids) // one SQL text per set, whatever the map order
-		for i, id := range ids {
-			ids[i] = arg(id)
-		}
-		return "n.id IN (" + strings.Join(ids, ", ") + ")"
+		return "n.id IN (" + sqlq.In(a, ids) + ")"
 	}
 	var match string
 	byID := true // the nodes are a set of ids (sparse), not a walk
@@ -298,46 +290,35 @@ func (s *Store) searchSegment(ctx context.Context, q SearchQuery, tier int, m *m
 	}
 	ms, _ := keyOrder(q)
 	order, wsCol := ms, "n.workspace_id"
-	if byID && prefix == 0 && s.engine == SQLite {
+	if byID && prefix == 0 && r.d == SQLite {
 		// Read by id and sorted: without statistics SQLite prefers to walk the workspace's
 		// nodes in order (an index on workspace_id and the time) to avoid the sort, testing each
 		// against the few ids (2 ms for 10,000 pages). The unary plus keeps it off those indexes.
 		order, wsCol = "+"+ms, "+n.workspace_id"
 	}
 	var base strings.Builder // the nodes in order, before matching
-	base.WriteString("SELECT " + prefixed("n.", nodeColumns) + " FROM nodes n")
-	base.WriteString("\nWHERE " + nodeFilter(q, after, wsCol, arg))
+	base.WriteString("SELECT " + r.columns() + " FROM nodes n")
+	base.WriteString("\nWHERE " + nodeFilter(q, after, wsCol, a))
 	_, dir := keyOrder(q)
 	orderBy := "\nORDER BY " + order + dir + ", n.id" + dir
 	if prefix > 0 {
-		sb.WriteString("SELECT " + prefixed("n.", nodeColumns) + " FROM (" + base.String() + orderBy + " LIMIT " + arg(prefix) + ") AS n")
+		sb.WriteString("SELECT " + r.columns() + " FROM (" + base.String() + orderBy + " LIMIT " + a.Arg(prefix) + ") AS n")
 		sb.WriteString("\nWHERE " + match)
 	} else {
 		sb.WriteString(base.String() + " AND " + match)
 	}
-	sb.WriteString(orderBy + " LIMIT " + arg(limit))
+	sb.WriteString(orderBy + " LIMIT " + a.Arg(limit))
 
-	rows, err := s.read.QueryContext(ctx, sb.String(), args...)
+	rows, err := r.db.QueryContext(ctx, sb.String(), a.List...)
 	if err != nil {
 		return nil, false, nil, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		n, err := scanNode(rows)
-		if err != nil {
-			return nil, false, nil, err
-		}
-		r := SearchResult{Node: n, Key: SearchKey{Tier: tier, Ms: n.EditedMs, ID: n.ID}}
-		if q.Order == ByCreated {
-			r.Key.Ms = n.CreatedMs
-		}
-		out = append(out, r)
-	}
-	return out, len(out) == limit || prefix == 0, nil, rows.Err()
+	out, err = r.results(rows, tier)
+	return out, len(out) == limit || prefix == 0, nil, err
 }
 
 // keyOrder is the time column of q's order and the direction of the walk (" DESC" or "").
-func keyOrder(q SearchQuery) (ms, dir string) {
+func keyOrder(q Query) (ms, dir string) {
 	ms, dir = "n.edited_ms", " DESC"
 	if q.Order == ByCreated {
 		ms = "n.created_ms"
@@ -350,17 +331,17 @@ func keyOrder(q SearchQuery) (ms, dir string) {
 
 // nodeFilter is the condition on the nodes (n) a search may answer, after key after: the
 // workspace's (wsCol, $1), not in trash, reached (reachCTE), of the kind asked for.
-func nodeFilter(q SearchQuery, after *SearchKey, wsCol string, arg func(any) string) string {
+func nodeFilter(q Query, after *Key, wsCol string, a *sqlq.Args) string {
 	var b strings.Builder
 	b.WriteString(wsCol + " = $1 AND n.in_trash = FALSE AND n.trashed_under = FALSE")
 	if q.ReachOf != "" {
 		b.WriteString(" AND n.id IN (SELECT id FROM reach)")
 	}
 	if q.Object != "" {
-		b.WriteString(" AND n.object = " + arg(q.Object))
+		b.WriteString(" AND n.object = " + a.Arg(q.Object))
 	}
 	if q.PageType != "" {
-		b.WriteString(" AND n.page_type = " + arg(q.PageType))
+		b.WriteString(" AND n.page_type = " + a.Arg(q.PageType))
 	}
 	if after != nil {
 		ms, dir := keyOrder(q)
@@ -368,16 +349,7 @@ func nodeFilter(q SearchQuery, after *SearchKey, wsCol string, arg func(any) str
 		if dir == "" {
 			op = ">"
 		}
-		b.WriteString(" AND (" + ms + ", n.id) " + op + " (" + arg(after.Ms) + ", " + arg(after.ID) + ")")
+		b.WriteString(" AND (" + ms + ", n.id) " + op + " (" + a.Arg(after.Ms) + ", " + a.Arg(after.ID) + ")")
 	}
 	return b.String()
-}
-
-// reachCTE is the common table reach: the nodes q's token reaches (granted, and below).
-func reachCTE(q SearchQuery, arg func(any) string) string {
-	return `reach (id) AS (
-			SELECT g.target_id FROM grants g WHERE g.token_id = ` + arg(q.ReachOf) + `
-			UNION
-			SELECT n.id FROM nodes n JOIN reach r ON n.parent_id = r.id
-		)`
 }

@@ -1,51 +1,17 @@
-package store
+package search
 
 import (
-	"context"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
-
-	"github.com/quire-dev/quire/internal/quire"
 )
 
-// indexNewBlocks writes the search entries of new blocks (SQLite) before the blocks themselves,
-// in one statement. The insert trigger (blocks_search_ai, 00010) would compute the same entry
-// with json_tree, row by row (a tenth of a 100-block append's CPU); it skips a block whose entry
-// is there already, and still indexes every block this path leaves out: text it cannot read
-// exactly as SQLite does (blockSearchText), and rows inserted by any other statement.
-func (tx *Tx) indexNewBlocks(ctx context.Context, blocks []*quire.Block) error {
-	var sb strings.Builder
-	var args []any
-	for _, b := range blocks {
-		if b.InTrash || b.Type == "child_page" || b.Type == "child_database" {
-			continue
-		}
-		text, ok := blockSearchText(b.Content)
-		if !ok || text == "" {
-			continue
-		}
-		if len(args) == 0 {
-			sb.WriteString(`INSERT INTO search_docs (ref, node_id, field, text) VALUES `)
-		} else {
-			sb.WriteString(", ")
-		}
-		sb.WriteString("(?, ?, 'body', ?)")
-		args = append(args, b.ID, b.PageID, text)
-	}
-	if len(args) == 0 {
-		return nil
-	}
-	_, err := tx.tx.ExecContext(ctx, sb.String(), args...)
-	return err
-}
-
-// blockSearchText is a block's searchable text as SQLite's trigger computes it: the string
+// BlockText is a block's searchable text as SQLite's trigger computes it: the string
 // values of every member named plain_text or expression, at any depth, in document order
 // (json_tree's order), joined by spaces. ok is false when content is not JSON this scanner reads
 // exactly as SQLite does (a lone surrogate escape, a raw control character, JSON5); the trigger
 // then computes the entry itself.
-func blockSearchText(content []byte) (text string, ok bool) {
+func BlockText(content []byte) (text string, ok bool) {
 	s := textScanner{src: content}
 	s.space()
 	if !s.value(false) {
@@ -115,14 +81,7 @@ func (s *textScanner) value(keep bool) bool {
 }
 
 func (s *textScanner) object() bool {
-	s.pos++ // {
-	s.space()
-	if s.pos < len(s.src) && s.src[s.pos] == '}' {
-		s.pos++
-		return true
-	}
-	for {
-		s.space()
+	return s.members('}', func() bool {
 		if s.pos >= len(s.src) || s.src[s.pos] != '"' {
 			return false
 		}
@@ -136,35 +95,26 @@ func (s *textScanner) object() bool {
 		}
 		s.pos++
 		s.space()
-		if !s.value(key == "plain_text" || key == "expression") {
-			return false
-		}
-		s.space()
-		if s.pos >= len(s.src) {
-			return false
-		}
-		switch s.src[s.pos] {
-		case ',':
-			s.pos++
-		case '}':
-			s.pos++
-			return true
-		default:
-			return false
-		}
-	}
+		return s.value(key == "plain_text" || key == "expression")
+	})
 }
 
 func (s *textScanner) array() bool {
-	s.pos++ // [
+	return s.members(']', func() bool { return s.value(false) })
+}
+
+// members reads the members of an object or array from its opening byte to end, each by member
+// (called at the member's first byte), separated by commas.
+func (s *textScanner) members(end byte, member func() bool) bool {
+	s.pos++ // { or [
 	s.space()
-	if s.pos < len(s.src) && s.src[s.pos] == ']' {
+	if s.pos < len(s.src) && s.src[s.pos] == end {
 		s.pos++
 		return true
 	}
 	for {
 		s.space()
-		if !s.value(false) {
+		if !member() {
 			return false
 		}
 		s.space()
@@ -174,7 +124,7 @@ func (s *textScanner) array() bool {
 		switch s.src[s.pos] {
 		case ',':
 			s.pos++
-		case ']':
+		case end:
 			s.pos++
 			return true
 		default:

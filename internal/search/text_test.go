@@ -1,16 +1,27 @@
-package store_test
+package search_test
 
 import (
+	"database/sql"
 	"testing"
 
 	"github.com/quire-dev/quire/internal/blocks"
-	"github.com/quire-dev/quire/internal/store"
-	"github.com/quire-dev/quire/internal/testdb"
+	"github.com/quire-dev/quire/internal/search"
 )
 
 // sqliteText is a block's text as the SQLite trigger computes it ("" for none).
 const sqliteText = `SELECT COALESCE((SELECT group_concat(value, ' ') FROM json_tree($1)
 	WHERE key IN ('plain_text', 'expression') AND type = 'text'), '')`
+
+// memoryDB is an SQLite database in memory: json_tree needs no tables.
+func memoryDB(t testing.TB) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
 
 // FuzzBlockSearchText checks that whatever text the Go scanner reads from a block's content is
 // exactly what json_tree reads (the store writes an append's entries from it, and the trigger
@@ -30,18 +41,18 @@ func FuzzBlockSearchText(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
-	s := testdb.SQLite(f)
+	db := memoryDB(f)
 	f.Fuzz(func(t *testing.T, content []byte) {
-		got, ok := store.BlockSearchText(content)
+		got, ok := search.BlockText(content)
 		if !ok {
 			return // left to the trigger
 		}
-		rows, err := s.RowsForTest(ctx, sqliteText, string(content))
-		if err != nil {
+		var want string
+		if err := db.QueryRow(sqliteText, string(content)).Scan(&want); err != nil {
 			t.Fatalf("Go read %q from %q, SQLite refuses it: %v", got, content, err)
 		}
-		if len(rows) != 1 || rows[0] != got {
-			t.Fatalf("text of %q: Go %q, SQLite %q", content, got, rows)
+		if want != got {
+			t.Fatalf("text of %q: Go %q, SQLite %q", content, got, want)
 		}
 	})
 }
@@ -49,7 +60,7 @@ func FuzzBlockSearchText(f *testing.F) {
 // TestBlockSearchText_Canonical checks that the content Quire writes is read by the Go scanner
 // (not left to the trigger) and gives the trigger's text.
 func TestBlockSearchText_Canonical(t *testing.T) {
-	s := testdb.SQLite(t)
+	db := memoryDB(t)
 	rt := blocks.RichText{
 		blocks.NewText("Plain \"quoted\" 東京 \u2028 tab\t", blocks.Annotations{Bold: true}, "https://example.com"),
 		blocks.NewText("second", blocks.Annotations{}, ""),
@@ -63,17 +74,17 @@ func TestBlockSearchText_Canonical(t *testing.T) {
 		{Type: "divider"},
 	} {
 		content := blocks.MarshalContent(b)
-		got, ok := store.BlockSearchText(content)
+		got, ok := search.BlockText(content)
 		if !ok {
 			t.Errorf("%s: the Go scanner leaves %s to the trigger", b.Type, content)
 			continue
 		}
-		rows, err := s.RowsForTest(ctx, sqliteText, string(content))
-		if err != nil || len(rows) != 1 || rows[0] != got {
-			t.Errorf("%s: Go %q, SQLite %q (%v)", b.Type, got, rows, err)
+		var want string
+		if err := db.QueryRow(sqliteText, string(content)).Scan(&want); err != nil || want != got {
+			t.Errorf("%s: Go %q, SQLite %q (%v)", b.Type, got, want, err)
 		}
 	}
-	if _, ok := store.BlockSearchText([]byte(`{"plain_text":"\ud800"}`)); ok {
+	if _, ok := search.BlockText([]byte(`{"plain_text":"\ud800"}`)); ok {
 		t.Error("a lone surrogate escape is read by Go; SQLite reads those its own way")
 	}
 }

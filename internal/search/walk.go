@@ -1,12 +1,13 @@
-package store
+package search
 
 import (
 	"cmp"
 	"context"
 	"database/sql"
 	"errors"
-	"strconv"
 	"strings"
+
+	"github.com/quire-dev/quire/internal/sqlq"
 )
 
 // A walk checks the nodes one by one in result order when no index can give the matches: terms
@@ -22,13 +23,13 @@ const walkEntries = 20000
 // nodes: the first twice the page, each next one twice the last, less when the entries per node
 // seen so far say the bound is near. resume is where it stopped when the bound came before
 // limit results.
-func (s *Store) walkSegment(ctx context.Context, q SearchQuery, tier int, after *SearchKey, limit int) (out []SearchResult, resume *SearchKey, err error) {
-	bound := cmp.Or(q.Walk, walkEntries)
+func (r *run) walkSegment(ctx context.Context, q Query, tier int, after *Key, limit int) (out []Result, resume *Key, err error) {
+	bound := cmp.Or(q.Tuning.Walk, walkEntries)
 	var hits []string
 	if tier == tierTitle {
-		hits, resume, err = s.titleWalk(ctx, q, after, limit, bound)
+		hits, resume, err = r.titleWalk(ctx, q, after, limit, bound)
 	} else {
-		hits, resume, err = s.stepWalk(ctx, q, tier, after, limit, bound)
+		hits, resume, err = r.stepWalk(ctx, q, tier, after, limit, bound)
 	}
 	if err != nil || len(hits) == 0 {
 		return nil, resume, err
@@ -37,18 +38,18 @@ func (s *Store) walkSegment(ctx context.Context, q SearchQuery, tier int, after 
 	for _, id := range hits {
 		found[id] = true
 	}
-	out, _, _, err = s.searchSegment(ctx, q, tier, &matches{titles: found, bodies: found}, after, limit, 0)
+	out, _, _, err = r.searchSegment(ctx, q, tier, &matches{titles: found, bodies: found}, after, limit, 0)
 	return out, resume, err
 }
 
 // stepWalk walks in steps of nodes (walkStep), for the tiers that read a node's blocks.
-func (s *Store) stepWalk(ctx context.Context, q SearchQuery, tier int, after *SearchKey, limit, bound int) (found []string, resume *SearchKey, err error) {
+func (r *run) stepWalk(ctx context.Context, q Query, tier int, after *Key, limit, bound int) (found []string, resume *Key, err error) {
 	cur, used, walked, step := after, 0, 0, min(2*limit, bound)
 	for {
 		if walked > 0 {
 			step = min(2*step, max(1, (bound-used)*walked/max(used, 1)))
 		}
-		hits, last, nodes, entries, err := s.walkStep(ctx, q, tier, cur, step)
+		hits, last, nodes, entries, err := r.walkStep(ctx, q, tier, cur, step)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -72,32 +73,23 @@ func (s *Store) stepWalk(ctx context.Context, q SearchQuery, tier int, after *Se
 // steps' stored rows (a two-character term walked 10,000 titles in 17 ms that way, about 5 ms
 // so). Only when the page is not full does a second statement find the bound-th node, where
 // the next request goes on (none: the walk reached the end).
-func (s *Store) titleWalk(ctx context.Context, q SearchQuery, after *SearchKey, limit, bound int) (hits []string, resume *SearchKey, err error) {
+func (r *run) titleWalk(ctx context.Context, q Query, after *Key, limit, bound int) (hits []string, resume *Key, err error) {
 	ms, dir := keyOrder(q)
-	build := func(tail func(arg func(any) string) string) (string, []any) {
-		args := []any{q.Workspace}
-		arg := func(v any) string {
-			args = append(args, v)
-			return "$" + strconv.Itoa(len(args))
-		}
-		var sb strings.Builder
+	build := func(tail func(a *sqlq.Args) string) (string, []any) {
+		a := sqlq.NewArgs(q.Workspace)
+		with := ""
 		if q.ReachOf != "" {
-			sb.WriteString("WITH RECURSIVE " + reachCTE(q, arg) + " ")
+			with = "WITH RECURSIVE " + sqlq.Reach(a, q.ReachOf) + " "
 		}
-		sb.WriteString(tail(arg))
-		return sb.String(), args
+		return with + tail(a), a.List
 	}
 	order := " ORDER BY " + ms + dir + ", n.id" + dir
-	query, args := build(func(arg func(any) string) string {
-		conds := make([]string, len(q.Terms))
-		for i, t := range q.Terms {
-			conds[i] = s.contains("n.title_plain", t, arg)
-		}
+	query, args := build(func(a *sqlq.Args) string {
 		return `SELECT n.id FROM (SELECT n.id, n.title_plain, n.edited_ms, n.created_ms FROM nodes n
-			WHERE ` + nodeFilter(q, after, "n.workspace_id", arg) + order + ` LIMIT ` + arg(bound) + `) AS n
-			WHERE ` + strings.Join(conds, " AND ") + order + ` LIMIT ` + arg(limit)
+			WHERE ` + nodeFilter(q, after, "n.workspace_id", a) + order + ` LIMIT ` + a.Arg(bound) + `) AS n
+			WHERE ` + r.all("n.title_plain", q.Terms, a) + order + ` LIMIT ` + a.Arg(limit)
 	})
-	rows, err := s.read.QueryContext(ctx, query, args...)
+	rows, err := r.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -117,16 +109,16 @@ func (s *Store) titleWalk(ctx context.Context, q SearchQuery, after *SearchKey, 
 	// workspace's index alone, without the filter's reads of each node that finding the
 	// bound-th node takes (as long again as the walk).
 	var n int
-	if err := s.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM nodes WHERE workspace_id = $1 LIMIT $2) AS w`,
+	if err := r.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM nodes WHERE workspace_id = $1 LIMIT $2) AS w`,
 		q.Workspace, bound).Scan(&n); err != nil || n < bound {
 		return hits, nil, err
 	}
-	query, args = build(func(arg func(any) string) string {
-		return `SELECT n.id, ` + ms + ` FROM nodes n WHERE ` + nodeFilter(q, after, "n.workspace_id", arg) + order +
-			` LIMIT 1 OFFSET ` + arg(bound-1)
+	query, args = build(func(a *sqlq.Args) string {
+		return `SELECT n.id, ` + ms + ` FROM nodes n WHERE ` + nodeFilter(q, after, "n.workspace_id", a) + order +
+			` LIMIT 1 OFFSET ` + a.Arg(bound-1)
 	})
-	key := SearchKey{Tier: tierTitle}
-	switch err := s.read.QueryRowContext(ctx, query, args...).Scan(&key.ID, &key.Ms); {
+	key := Key{Tier: tierTitle}
+	switch err := r.db.QueryRowContext(ctx, query, args...).Scan(&key.ID, &key.Ms); {
 	case errors.Is(err, sql.ErrNoRows):
 		return hits, nil, nil // fewer than bound nodes: the walk saw them all
 	case err != nil:
@@ -138,27 +130,15 @@ func (s *Store) titleWalk(ctx context.Context, q SearchQuery, after *SearchKey, 
 // walkStep checks the next k nodes after key after, in result order, against the terms: their
 // titles (tierTitle), their blocks and not their titles (tierContent), or either. It returns the
 // matching nodes in order, the last node checked, and how many nodes and entries it checked.
-func (s *Store) walkStep(ctx context.Context, q SearchQuery, tier int, after *SearchKey, k int) (hits []string, last *SearchKey, nodes, entries int, err error) {
-	args := []any{q.Workspace}
-	arg := func(v any) string {
-		args = append(args, v)
-		return "$" + strconv.Itoa(len(args))
-	}
-	all := func(column string) string {
-		conds := make([]string, len(q.Terms))
-		for i, t := range q.Terms {
-			conds[i] = s.contains(column, t, arg)
-		}
-		return "(" + strings.Join(conds, " AND ") + ")"
-	}
-	inBody := func() string {
-		return "EXISTS (SELECT 1 FROM search_docs d WHERE d.node_id = n.id AND d.field = 'body' AND " + all(s.nodeText()) + s.perNode() + ")"
-	}
+func (r *run) walkStep(ctx context.Context, q Query, tier int, after *Key, k int) (hits []string, last *Key, nodes, entries int, err error) {
+	a := sqlq.NewArgs(q.Workspace)
+	all := func(column string) string { return r.all(column, q.Terms, a) }
+	inBody := func() string { return r.inBody(q.Terms, a) }
 	const blocks = "(SELECT COUNT(*) FROM search_docs d WHERE d.node_id = n.id AND d.field = 'body')"
 	var sb strings.Builder
 	sb.WriteString("WITH ")
 	if q.ReachOf != "" {
-		sb.WriteString("RECURSIVE " + reachCTE(q, arg) + ", ")
+		sb.WriteString("RECURSIVE " + sqlq.Reach(a, q.ReachOf) + ", ")
 	}
 	ms, dir := keyOrder(q)
 	var hit, cost, cond string
@@ -182,18 +162,18 @@ func (s *Store) walkStep(ctx context.Context, q SearchQuery, tier int, after *Se
 	sb.WriteString(`w AS MATERIALIZED (
 		SELECT n.id AS id, ` + ms + ` AS ms, CASE WHEN ` + hit + ` THEN 1 ELSE 0 END AS hit, ` + cost + ` AS cost
 		FROM (SELECT n.id, n.title_plain, n.edited_ms, n.created_ms FROM nodes n
-			WHERE ` + nodeFilter(q, after, "n.workspace_id", arg) + cond + `
-			ORDER BY ` + ms + dir + `, n.id` + dir + ` LIMIT ` + arg(k) + `) AS n)
+			WHERE ` + nodeFilter(q, after, "n.workspace_id", a) + cond + `
+			ORDER BY ` + ms + dir + `, n.id` + dir + ` LIMIT ` + a.Arg(k) + `) AS n)
 	SELECT id, ms, hit, (SELECT COUNT(*) FROM w), (SELECT SUM(cost) FROM w) FROM w
 	WHERE hit = 1 OR (ms, id) = (SELECT ms, id FROM w ORDER BY ms` + rdir + `, id` + rdir + ` LIMIT 1)
 	ORDER BY ms` + dir + `, id` + dir)
-	rows, err := s.read.QueryContext(ctx, sb.String(), args...)
+	rows, err := r.db.QueryContext(ctx, sb.String(), a.List...)
 	if err != nil {
 		return nil, nil, 0, 0, err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var key SearchKey
+		var key Key
 		var h int
 		if err := rows.Scan(&key.ID, &key.Ms, &h, &nodes, &entries); err != nil {
 			return nil, nil, 0, 0, err
@@ -211,8 +191,8 @@ func (s *Store) walkStep(ctx context.Context, q SearchQuery, tier int, after *Se
 // expression keeps the planner off the trigram index, which it would otherwise combine with the
 // node's entries for every node checked: a term under three characters has no trigram, so that
 // index scan read the whole index each time (0.1 s per 40 pages of 100 blocks).
-func (s *Store) nodeText() string {
-	if s.engine == Postgres {
+func (r *run) nodeText() string {
+	if r.d == Postgres {
 		return "(d.text || '')"
 	}
 	return "d.text"
@@ -221,8 +201,8 @@ func (s *Store) nodeText() string {
 // perNode ends a subquery that checks one node's entries. On PostgreSQL, OFFSET 0 keeps it a
 // check per node: as a semi-join, a generic plan (after five runs of a prepared statement)
 // could hash every entry of the index that holds the terms first, 1.6 s at a million blocks.
-func (s *Store) perNode() string {
-	if s.engine == Postgres {
+func (r *run) perNode() string {
+	if r.d == Postgres {
 		return " OFFSET 0"
 	}
 	return ""

@@ -1,4 +1,4 @@
-package store
+package search
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/quire-dev/quire/internal/sqlq"
 )
 
 // padRune follows every entry's text in the FTS5 indexes, twice (migration 00015), so that
@@ -19,7 +21,7 @@ const padRune = '\x01'
 // sparse when it has at most limit occurrences; the entries are those of the first sparse term
 // (they must still be checked by substring for every term: the trigrams fold case and carry
 // padding). dense: every term has more, and the index gives no short list.
-func (s *Store) shortCandidates(ctx context.Context, fts string, terms []string, limit int) (rids []int64, dense bool, err error) {
+func (r *run) shortCandidates(ctx context.Context, fts string, terms []string, limit int) (rids []int64, dense bool, err error) {
 	vocab := map[string]string{"search_fts": "search_fts_terms", "search_title_fts": "search_title_terms"}[fts]
 	// Two characters say more than one.
 	terms = slices.Clone(terms)
@@ -28,7 +30,7 @@ terms:
 	for _, t := range terms {
 		var docs []int64
 		for _, from := range indexForms(t) {
-			rows, err := s.read.QueryContext(ctx, `SELECT doc FROM `+vocab+` WHERE term >= $1 AND term <= $2 LIMIT $3`,
+			rows, err := r.db.QueryContext(ctx, `SELECT doc FROM `+vocab+` WHERE term >= $1 AND term <= $2 LIMIT $3`,
 				from, from+"\U0010FFFF\U0010FFFF", limit+1-len(docs))
 			if err != nil {
 				return nil, false, err
@@ -81,12 +83,12 @@ func indexForms(term string) []string {
 
 // shortMatch is indexMatch for terms all under three characters, on SQLite: the entries among
 // shortCandidates that hold every term. ok is false when every term is dense.
-func (s *Store) shortMatch(ctx context.Context, terms []string, titles bool, limit int, arg func(any) string) (from, where string, ok, none bool, err error) {
+func (r *run) shortMatch(ctx context.Context, terms []string, titles bool, limit int, a *sqlq.Args) (from, where string, ok, none bool, err error) {
 	fts := "search_fts"
 	if titles {
 		fts = "search_title_fts"
 	}
-	rids, dense, err := s.shortCandidates(ctx, fts, terms, limit)
+	rids, dense, err := r.shortCandidates(ctx, fts, terms, limit)
 	if err != nil || dense {
 		return "", "", false, false, err
 	}
@@ -98,9 +100,9 @@ func (s *Store) shortMatch(ctx context.Context, terms []string, titles bool, lim
 		return "", "", false, false, err
 	}
 	// One statement text for any number of candidates (the statement cache keeps it).
-	conds := []string{"d.rid IN (SELECT value FROM json_each(" + arg(string(list)) + "))"}
+	conds := []string{"d.rid IN (SELECT value FROM json_each(" + a.Arg(string(list)) + "))"}
 	for _, t := range terms {
-		conds = append(conds, s.contains("d.text", t, arg))
+		conds = append(conds, r.contains("d.text", t, a))
 	}
 	return "search_docs d", strings.Join(conds, " AND "), true, false, nil
 }

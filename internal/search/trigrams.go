@@ -1,4 +1,4 @@
-package store
+package search
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/quire-dev/quire/internal/sqlq"
 )
 
 // FTS5 intersects the trigram lists of a phrase in step: every rowid that one list offers is
@@ -41,7 +43,7 @@ type ftsPlan struct {
 // look up: the runs of rare trigrams (at most rareRatio times as dense as the rarest). A term
 // covered by one run is matched by FTS5 alone; the others are verified by substring. When every
 // trigram is about as common as the rarest, the plan is the terms themselves.
-func (s *Store) planTrigrams(ctx context.Context, fts string, terms []string) (ftsPlan, error) {
+func (r *run) planTrigrams(ctx context.Context, fts string, terms []string) (ftsPlan, error) {
 	type gram struct {
 		text    string
 		density float64
@@ -70,15 +72,14 @@ func (s *Store) planTrigrams(ctx context.Context, fts string, terms []string) (f
 			perTerm[i][k] = g
 		}
 	}
-	var args []any
+	a := sqlq.NewArgs()
 	parts := make([]string, len(sampled))
 	for i, g := range sampled {
-		args = append(args, ftsString(g.text))
-		parts[i] = `SELECT * FROM (SELECT ` + strconv.Itoa(i) + `, rowid FROM ` + fts + ` WHERE ` + fts + ` MATCH $` +
-			strconv.Itoa(len(args)) + ` LIMIT ` + strconv.Itoa(trigramSample) + `)`
+		parts[i] = `SELECT * FROM (SELECT ` + strconv.Itoa(i) + `, rowid FROM ` + fts + ` WHERE ` + fts + ` MATCH ` +
+			a.Arg(ftsString(g.text)) + ` LIMIT ` + strconv.Itoa(trigramSample) + `)`
 	}
 	query := `SELECT -1, COALESCE(MAX(rid), 0) FROM search_docs UNION ALL ` + strings.Join(parts, " UNION ALL ")
-	rows, err := s.read.QueryContext(ctx, query, args...)
+	rows, err := r.db.QueryContext(ctx, query, a.List...)
 	if err != nil {
 		return ftsPlan{}, err
 	}
@@ -165,9 +166,9 @@ func longTerms(terms []string) (long, short []string) {
 
 // fewerThan reports whether trigram gram occurs in fewer than n entries of index fts: its list is
 // read up to n rowids, without the phrase checks and table reads of a match.
-func (s *Store) fewerThan(ctx context.Context, fts, gram string, n int) (bool, error) {
+func (r *run) fewerThan(ctx context.Context, fts, gram string, n int) (bool, error) {
 	var got int
-	err := s.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT rowid FROM `+fts+` WHERE `+fts+` MATCH $1 LIMIT $2) AS g`,
+	err := r.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT rowid FROM `+fts+` WHERE `+fts+` MATCH $1 LIMIT $2) AS g`,
 		ftsString(gram), n).Scan(&got)
 	return got < n, err
 }
