@@ -92,6 +92,9 @@ func (b Block) WithChildren(children ...Block) Block {
 }
 
 func textBlock(typ string, rt []RichText, extra ...any) Block {
+	if rt == nil {
+		rt = []RichText{} // an empty paragraph, not rich_text: null
+	}
 	content := map[string]any{"rich_text": rt}
 	for i := 0; i+1 < len(extra); i += 2 {
 		content[extra[i].(string)] = extra[i+1]
