@@ -17,17 +17,17 @@ type BlocksService struct{ c *Client }
 // build the common ones. Encoded, a Block is its write form {"type": T, T: Content}: the
 // read-only fields are not sent back.
 type Block struct {
-	Object         string         `json:"-"`
-	ID             string         `json:"-"`
-	Parent         Parent         `json:"-"`
-	CreatedTime    time.Time      `json:"-"`
-	LastEditedTime time.Time      `json:"-"`
-	CreatedBy      UserRef        `json:"-"`
-	LastEditedBy   UserRef        `json:"-"`
-	HasChildren    bool           `json:"-"`
-	InTrash        bool           `json:"-"`
-	Type           string         `json:"-"`
-	Content        map[string]any `json:"-"`
+	Object         string         `json:"object"`
+	ID             string         `json:"id"`
+	Parent         Parent         `json:"parent"`
+	CreatedTime    time.Time      `json:"created_time"`
+	LastEditedTime time.Time      `json:"last_edited_time"`
+	CreatedBy      UserRef        `json:"created_by"`
+	LastEditedBy   UserRef        `json:"last_edited_by"`
+	HasChildren    bool           `json:"has_children"`
+	InTrash        bool           `json:"in_trash"`
+	Type           string         `json:"type"`
+	Content        map[string]any `json:"-"` // the object under the key Type
 }
 
 // MarshalJSON writes {"type": T, T: Content}.
@@ -44,29 +44,17 @@ func (b Block) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON reads a block as the API answers it.
 func (b *Block) UnmarshalJSON(data []byte) error {
-	var head struct {
-		Object         string    `json:"object"`
-		ID             string    `json:"id"`
-		Parent         Parent    `json:"parent"`
-		CreatedTime    time.Time `json:"created_time"`
-		LastEditedTime time.Time `json:"last_edited_time"`
-		CreatedBy      UserRef   `json:"created_by"`
-		LastEditedBy   UserRef   `json:"last_edited_by"`
-		HasChildren    bool      `json:"has_children"`
-		InTrash        bool      `json:"in_trash"`
-		Type           string    `json:"type"`
-	}
-	if err := json.Unmarshal(data, &head); err != nil {
+	type fields Block // the same fields without the methods, so decoding does not recurse
+	var f fields
+	if err := json.Unmarshal(data, &f); err != nil {
 		return err
 	}
 	var all map[string]json.RawMessage
 	if err := json.Unmarshal(data, &all); err != nil {
 		return err
 	}
-	*b = Block{Object: head.Object, ID: head.ID, Parent: head.Parent, CreatedTime: head.CreatedTime,
-		LastEditedTime: head.LastEditedTime, CreatedBy: head.CreatedBy, LastEditedBy: head.LastEditedBy,
-		HasChildren: head.HasChildren, InTrash: head.InTrash, Type: head.Type}
-	if raw, ok := all[head.Type]; ok {
+	*b = Block(f)
+	if raw, ok := all[f.Type]; ok {
 		return json.Unmarshal(raw, &b.Content)
 	}
 	return nil

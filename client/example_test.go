@@ -36,12 +36,12 @@ func ExamplePagesService_Create() {
 	c := client.New("http://127.0.0.1:8080", os.Getenv("QUIRE_TOKEN"))
 	page, err := c.Pages.Create(ctx, client.PageCreate{
 		Parent:     client.WorkspaceParent(),
-		Properties: map[string]client.PropertyValue{"title": client.TitleValue("Meeting notes")},
-		Icon:       client.Emoji("📝"),
+		Properties: map[string]client.PropertyValue{"title": client.TitleValue("Release plan")},
+		Icon:       client.Emoji("🚀"),
 		Children: []client.Block{
-			client.Heading(1, client.Text("Agenda")...),
-			client.ToDo(true, client.Text("Ship it")...),
-			client.Code("go", "fmt.Println(42)"),
+			client.Heading(2, client.Text("Steps")...),
+			client.BulletedItem(client.Text("Tag")...).WithChildren(client.ToDo(false, client.Text("sign it")...)),
+			client.Quote(client.Text("Ship small")...),
 		},
 	})
 	if err != nil {

@@ -2,11 +2,14 @@ package client_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -106,4 +109,61 @@ func TestRetryKeepsIdempotencyKey(t *testing.T) {
 			t.Fatalf("IdempotencyKey sent %q", k)
 		}
 	})
+}
+
+// TestRetryOutsideAnswers covers answers only what stands in front of a server sends:
+// a 503 that names its wait in RateLimit-Reset, a gateway's HTML error, a wait longer than
+// the caller's deadline. The handler plays that front; the client is the code under test.
+func TestRetryOutsideAnswers(t *testing.T) {
+	var tries atomic.Int32
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/v2/users/me": // 503 twice, then the answer
+			if tries.Add(1) <= 2 {
+				w.Header().Set("RateLimit-Remaining", "0")
+				w.Header().Set("RateLimit-Reset", "1")
+				w.WriteHeader(http.StatusServiceUnavailable)
+				return
+			}
+			_, _ = w.Write([]byte(`{"object":"bot_user","id":"b1"}`))
+		case "/v2/pages": // a refusal is final
+			tries.Add(1)
+			w.WriteHeader(http.StatusConflict)
+			_, _ = w.Write([]byte(`{"object":"error","status":409,"code":"conflict","message":"stale","request_id":"req_1","details":[]}`))
+		case "/v2/workspace":
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(http.StatusBadGateway)
+			_, _ = w.Write([]byte("<html>bad gateway</html>"))
+		default: // always busy, for a long time
+			w.Header().Set("Retry-After", "5")
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+	}))
+	t.Cleanup(front.Close)
+	c := client.New(front.URL, "quire_x", client.WithBackoff(10*time.Millisecond, 10*time.Second))
+	ctx := context.Background()
+
+	start := time.Now()
+	me, err := c.Users.Me(ctx)
+	if err != nil || me.ID != "b1" || tries.Load() != 3 || time.Since(start) < 1900*time.Millisecond {
+		t.Fatalf("503 with RateLimit-Reset: %+v, %v after %d tries in %v", me, err, tries.Load(), time.Since(start))
+	}
+
+	var apiErr *client.Error
+	tries.Store(0)
+	if _, err := c.Pages.Create(ctx, client.PageCreate{}); !errors.As(err, &apiErr) || apiErr.Code != client.CodeConflict || apiErr.RequestID != "req_1" || tries.Load() != 1 {
+		t.Fatalf("409: %v after %d tries", err, tries.Load())
+	}
+
+	_, err = c.Workspace.Get(ctx)
+	if !errors.As(err, &apiErr) || apiErr.Status != 502 || apiErr.Code != "" || !strings.Contains(apiErr.Message, "bad gateway") {
+		t.Fatalf("gateway error: %v", err)
+	}
+
+	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	start = time.Now()
+	if _, err := c.Pages.Get(short, "p1"); !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 2*time.Second {
+		t.Fatalf("a wait past the deadline: %v after %v", err, time.Since(start))
+	}
 }
