@@ -52,9 +52,9 @@ func WithMaxTries(n int) Option {
 }
 
 // WithBackoff sets the first retry's wait and the longest wait between two tries
-// (default 500 ms and 30 s). A Retry-After longer than max makes the call give up.
-func WithBackoff(min, max time.Duration) Option {
-	return func(c *Client) { c.minDelay, c.maxDelay = min, max }
+// (default 500 ms and 30 s). A Retry-After longer than longest makes the call give up.
+func WithBackoff(first, longest time.Duration) Option {
+	return func(c *Client) { c.minDelay, c.maxDelay = first, longest }
 }
 
 // WithUserAgent sets the User-Agent header.
