@@ -106,7 +106,7 @@ func ExamplePagesService_Markdown() {
 func ExampleBlocksService_Append() {
 	c := client.New("http://127.0.0.1:8080", os.Getenv("QUIRE_TOKEN"))
 	added, err := c.Blocks.Append(ctx, "PAGE_ID", client.AppendRequest{
-		Children: []client.Block{client.Paragraph(client.Text("Added later, ")[0], client.Bold("in bold"))},
+		Children: []client.Block{client.Paragraph(client.Plain("Added later, "), client.Bold("in bold"))},
 		Position: "start",
 	})
 	if err != nil {

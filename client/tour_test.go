@@ -49,7 +49,7 @@ func TestTour(t *testing.T) {
 			t.Fatalf("Pages.Create = %+v", page)
 		}
 		added := must(c.Blocks.Append(ctx, page.ID, client.AppendRequest{Children: []client.Block{
-			client.Paragraph(client.Text("Added later, ")[0], client.Bold("in bold")),
+			client.Paragraph(client.Plain("Added later, "), client.Bold("in bold")),
 		}}))(t)
 		first := must(c.Blocks.Append(ctx, page.ID, client.AppendRequest{
 			Children: []client.Block{client.Paragraph(client.Text("First")...)}, Position: "start"}))(t)

@@ -40,8 +40,11 @@ type Annotations struct {
 }
 
 // Text returns one plain rich-text item holding content.
-func Text(content string) []RichText {
-	return []RichText{{Type: "text", Text: &TextContent{Content: content}}}
+func Text(content string) []RichText { return []RichText{Plain(content)} }
+
+// Plain returns one plain rich-text item, to mix with others (Paragraph(Plain("a "), Bold("b"))).
+func Plain(content string) RichText {
+	return RichText{Type: "text", Text: &TextContent{Content: content}}
 }
 
 // Bold returns one bold rich-text item.
