@@ -16,14 +16,21 @@ const usage = `quire: a self-hostable workspace content API.
 Usage:
   quire serve [flags]                 serve the API (embedded SQLite, or --database-url)
   quire workspace create --name NAME
+  quire workspace list
   quire user create --workspace WS --name NAME --email EMAIL
+  quire user list --workspace WS
   quire token create --workspace WS --owner USER_ID --name NAME --scopes s1,s2|all [--workspace-scoped] [--grant ID]...
+  quire token list [--workspace WS]
+  quire token show --token-id BOT_ID
   quire token grant --token-id BOT_ID --grant ID
+  quire token rotate --token-id BOT_ID
   quire token revoke --token-id BOT_ID
+  quire version                       also quire --version
 
 Every command takes --data DIR (env QUIRE_DATA, default ./quire-data) or --database-url URL
 (env QUIRE_DATABASE_URL). Admin commands work while a server runs on the same store and print
-one JSON object. Run "quire COMMAND --help" for a command's flags.
+one JSON object; they refuse a store that does not exist yet unless given --create. Run
+"quire COMMAND --help" for a command's flags, "quire token --help" for a group's commands.
 `
 
 // errUsage marks an error that is the caller's wrong invocation (exit status 2).
@@ -54,11 +61,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "serve":
 		return serve(ctx, rest, stdout, stderr)
 	case "workspace", "user", "token":
-		if len(rest) == 0 {
-			fmt.Fprint(stderr, usage)
-			return errUsage
-		}
-		return admin(ctx, cmd+" "+rest[0], rest[1:], stdout, stderr)
+		return adminGroup(ctx, cmd, rest, stdout, stderr)
+	case "version", "--version", "-version":
+		return printVersion(stdout)
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(stdout, usage)
 		return nil
