@@ -7,8 +7,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 
