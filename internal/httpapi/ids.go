@@ -66,22 +66,42 @@ func idKey(k string) bool {
 	return k == "id" || k == "after" || k == "page_sort" || strings.HasSuffix(k, "_id") || strings.HasSuffix(k, "_ids")
 }
 
-// canonicalBody rewrites the dashless ids of a JSON body. A body over the size limit is left for
-// the limit to refuse; one that is not JSON for the decoder to report.
+// canonicalBody rewrites the dashless ids of a JSON body when the body is first read: by the
+// operation, after the access checks and under its read deadline, as the body itself would be.
 func canonicalBody(r *http.Request) {
-	head, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
-	rest := r.Body
-	if err == nil && len(head) <= maxBody {
-		head = rewriteIDs(head)
-	}
-	r.Body = struct {
-		io.Reader
-		io.Closer
-	}{io.MultiReader(bytes.NewReader(head), rest), rest}
-	if err == nil && len(head) <= maxBody {
-		r.ContentLength = int64(len(head))
-	}
+	r.Body = &idBody{src: r.Body}
 }
+
+// idBody is a request body whose first Read takes in the whole body (up to the size limit, past
+// which it is left as sent for the limit to refuse) and rewrites its ids. A read error (a client
+// that sent less than its Content-Length) is passed on as it came.
+type idBody struct {
+	src  io.ReadCloser
+	rd   io.Reader
+	read bool
+}
+
+func (b *idBody) Read(p []byte) (int, error) {
+	if !b.read {
+		b.read = true
+		head, err := io.ReadAll(io.LimitReader(b.src, maxBody+1))
+		switch {
+		case err != nil:
+			b.rd = io.MultiReader(bytes.NewReader(head), errReader{err})
+		case len(head) > maxBody:
+			b.rd = io.MultiReader(bytes.NewReader(head), b.src)
+		default:
+			b.rd = bytes.NewReader(rewriteIDs(head))
+		}
+	}
+	return b.rd.Read(p)
+}
+
+func (b *idBody) Close() error { return b.src.Close() }
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 // rewriteIDs returns body with the dashless ids at id keys in canonical form. Most bodies hold
 // none, which one scan for a quoted run of 32 hex digits tells without decoding them.
