@@ -119,14 +119,25 @@ func TestAdmin_ListShowRotate(t *testing.T) {
 
 func statusOf(t *testing.T, url, token string) int {
 	t.Helper()
-	req, _ := http.NewRequest("GET", url, nil)
-	req.Header.Set("Authorization", "Bearer "+token)
-	res, err := http.DefaultClient.Do(req)
+	res := authGet(t, url, token)
+	res.Body.Close()
+	return res.StatusCode
+}
+
+// emptyPostgres is a fresh PostgreSQL database with no tables, as a new deployment's, and a
+// connection to look into it.
+func emptyPostgres(t *testing.T) (string, *sql.DB) {
+	t.Helper()
+	dbURL := testdb.PostgresURL(t)
+	db, err := sql.Open("pgx", dbURL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res.Body.Close()
-	return res.StatusCode
+	t.Cleanup(func() { db.Close() })
+	if _, err := db.Exec(`DROP SCHEMA public CASCADE; CREATE SCHEMA public`); err != nil {
+		t.Fatal(err)
+	}
+	return dbURL, db
 }
 
 // TestAdmin_MissingStore points admin commands at a store that was never made: they say so and
@@ -148,15 +159,7 @@ func TestAdmin_MissingStore(t *testing.T) {
 		}
 	})
 	t.Run("postgres", func(t *testing.T) {
-		dbURL := testdb.PostgresURL(t)
-		db, err := sql.Open("pgx", dbURL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		if _, err := db.Exec(`DROP SCHEMA public CASCADE; CREATE SCHEMA public`); err != nil {
-			t.Fatal(err)
-		}
+		dbURL, db := emptyPostgres(t)
 		if msg := runErr(t, "workspace", "create", "--name", "A", "--database-url", dbURL); !strings.Contains(msg, "holds no Quire store") {
 			t.Fatalf("workspace create on an empty database: %s", msg)
 		}

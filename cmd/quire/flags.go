@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/quire-dev/quire/internal/cli"
 	"github.com/quire-dev/quire/internal/store"
 )
 
@@ -21,25 +22,9 @@ func newFlags(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: quire %s\n\nFlags:\n", synopsis)
-		printFlags(stderr, fs)
+		cli.PrintFlags(stderr, fs)
 	}
 	return fs
-}
-
-// printFlags lists the flags GNU-style (--name), as the usage text and README write them.
-func printFlags(w io.Writer, fs *flag.FlagSet) {
-	fs.VisitAll(func(f *flag.Flag) {
-		kind, usage := flag.UnquoteUsage(f)
-		line := "  --" + f.Name
-		if kind != "" {
-			line += " " + kind
-		}
-		line += "\n      " + usage
-		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
-			line += fmt.Sprintf(" (default %q)", f.DefValue)
-		}
-		fmt.Fprintln(w, line)
-	})
 }
 
 // env returns the environment variable's value, or def when it is unset.

@@ -3,12 +3,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
+
+	"github.com/quire-dev/quire/internal/cli"
 )
 
 const usage = `quire: a self-hostable workspace content API.
@@ -34,21 +32,9 @@ one JSON object; they refuse a store that does not exist yet unless given --crea
 `
 
 // errUsage marks an error that is the caller's wrong invocation (exit status 2).
-var errUsage = errors.New("usage")
+var errUsage = cli.ErrUsage
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	switch {
-	case err == nil:
-	case errors.Is(err, errUsage):
-		os.Exit(2)
-	default:
-		fmt.Fprintln(os.Stderr, "quire:", err)
-		os.Exit(1)
-	}
-}
+func main() { cli.Main("quire", run) }
 
 // run executes one command line; main only reports what it returns.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -230,18 +230,25 @@ func TestCLI_UsageAndHelp(t *testing.T) {
 
 func get(t *testing.T, url, token string) map[string]any {
 	t.Helper()
-	req, _ := http.NewRequest("GET", url, nil)
-	req.Header.Set("Authorization", "Bearer "+token)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := authGet(t, url, token)
 	defer res.Body.Close()
 	var body map[string]any
 	if err := json.NewDecoder(res.Body).Decode(&body); err != nil || res.StatusCode != 200 {
 		t.Fatalf("GET %s: %d %v", url, res.StatusCode, err)
 	}
 	return body
+}
+
+// authGet sends GET url with the token.
+func authGet(t *testing.T, url, token string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
 
 var servingLine = regexp.MustCompile(`serving (http://\S+)/v2`)
