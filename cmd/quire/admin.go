@@ -67,6 +67,7 @@ func admin(ctx context.Context, name string, args []string, stdout, stderr io.Wr
 	if err := required(fs, cmd.need...); err != nil {
 		return err
 	}
+	canonicalIDFlags(fs)
 	st, err := sf.openExisting(ctx, *create)
 	if err != nil {
 		return err
@@ -79,6 +80,28 @@ func admin(ctx context.Context, name string, args []string, stdout, stderr io.Wr
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
+}
+
+// canonicalIDFlags turns ids given as 32 hex digits without dashes into the canonical form, as
+// the API does (the form Notion's links carry, which an operator may paste).
+func canonicalIDFlags(fs *flag.FlagSet) {
+	fs.Visit(func(f *flag.Flag) {
+		switch v := f.Value.(type) {
+		case *listFlag: // --grant, repeated
+			for i, s := range *v {
+				if id, ok := quire.DashlessID(s); ok {
+					(*v)[i] = id
+				}
+			}
+		default:
+			if f.Name != "workspace" && f.Name != "owner" && f.Name != "token-id" && f.Name != "grant" {
+				return
+			}
+			if id, ok := quire.DashlessID(v.String()); ok {
+				_ = v.Set(id)
+			}
+		}
+	})
 }
 
 // describe turns a service error into a one-line message for the terminal.

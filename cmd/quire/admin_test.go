@@ -58,7 +58,7 @@ func TestAdmin_ListShowRotate(t *testing.T) {
 			if got := ids(cmd("workspace", "list"), "name"); !slices.Equal(got, []string{"Acme", "Other"}) {
 				t.Fatalf("workspace list: %v", got)
 			}
-			if got := ids(cmd("user", "list", "--workspace", ws), "id"); !slices.Equal(got, []string{ada, bob}) {
+			if got := ids(cmd("user", "list", "--workspace", strings.ReplaceAll(ws, "-", "")), "id"); !slices.Equal(got, []string{ada, bob}) {
 				t.Fatalf("user list: %v, want [%s %s]", got, ada, bob)
 			}
 			list := cmd("token", "list", "--workspace", ws)
@@ -71,7 +71,7 @@ func TestAdmin_ListShowRotate(t *testing.T) {
 			if got := ids(cmd("token", "list", "--workspace", other), "bot_id"); got != nil {
 				t.Fatalf("token list of a workspace without tokens: %v", got)
 			}
-			show := cmd("token", "show", "--token-id", dead)
+			show := cmd("token", "show", "--token-id", strings.ReplaceAll(dead, "-", "")) // as pasted from a link
 			if show["bot_id"] != dead || show["revoked_time"] == nil || show["name"] != "old" {
 				t.Fatalf("token show: %v", show)
 			}
