@@ -23,6 +23,8 @@ Usage:
   quire token grant --token-id BOT_ID --grant ID
   quire token rotate --token-id BOT_ID
   quire token revoke --token-id BOT_ID
+  quire export --workspace WS --out DIR|FILE.zip
+  quire import --workspace WS --from DIR|FILE.zip [--parent PAGE]
   quire version                       also quire --version
 
 Every command takes --data DIR (env QUIRE_DATA, default ./quire-data) or --database-url URL
@@ -48,6 +50,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return serve(ctx, rest, stdout, stderr)
 	case "workspace", "user", "token":
 		return adminGroup(ctx, cmd, rest, stdout, stderr)
+	case "export", "import":
+		return transferCmd(ctx, cmd, rest, stdout, stderr)
 	case "version", "--version", "-version":
 		return printVersion(stdout)
 	case "help", "-h", "--help", "-help":

@@ -71,8 +71,6 @@ func (s *Server) pageOutput(n *quire.Node) *pageOutput {
 	return &pageOutput{ETag: etag(n.Version), Body: s.newPageObject(n)}
 }
 
-type pageListOutput struct{ Body list[pageObject] }
-
 // createPageBody is read by the service's decoder, which reports every problem with its
 // path; the document describes it with createPageRequest.
 type createPageBody map[string]any
@@ -203,8 +201,6 @@ type movePageInput struct {
 	Body    movePageBody
 }
 
-type listPagesInput struct{ PageParams }
-
 func (s *Server) registerPages() {
 	write := route{scopes: []quire.Scope{quire.PagesWrite}}
 	read := route{scopes: []quire.Scope{quire.PagesRead}}
@@ -232,7 +228,8 @@ func (s *Server) registerPages() {
 	register(s, huma.Operation{
 		OperationID: "list-pages", Method: http.MethodGet, Path: "/v2/pages",
 		Summary: "List pages", Tags: []string{"Pages"},
-		Description: "The pages the token reaches, last edited first. Pages in trash, and pages under one, are left out.",
+		Description: "Sidebar nodes in sidebar order: what is directly under parent_id (a database's records), or the top of " +
+			"what the token reaches (the workspace's top level, or the nodes granted to the token). Trash is left out.",
 	}, read, s.listPages)
 	registerHidden(s, huma.Operation{
 		OperationID: "delete-page", Method: http.MethodDelete, Path: "/v2/pages/{page_id}",
@@ -301,17 +298,4 @@ func (s *Server) trashPage(ctx context.Context, in *pageIDInput) (*pageOutput, e
 		return nil, err
 	}
 	return s.pageOutput(n), nil
-}
-
-// listPages answers GET /v2/pages.
-func (s *Server) listPages(ctx context.Context, in *listPagesInput) (*pageListOutput, error) {
-	pg, err := s.svc.ListPages(ctx, principal(ctx), in.StartCursor, in.PageSize)
-	if err != nil {
-		return nil, err
-	}
-	items := make([]pageObject, len(pg.Items))
-	for i, n := range pg.Items {
-		items[i] = s.newPageObject(n)
-	}
-	return &pageListOutput{Body: newList(items, pg.NextCursor)}, nil
 }

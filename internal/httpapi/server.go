@@ -8,6 +8,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"path"
 	"slices"
 	"strings"
 	"time"
@@ -117,8 +118,9 @@ func newServer(cfg Config, extra ...func(*Server)) *Server {
 	}
 	s.registerDocument() // last: it describes everything above
 	s.registerHealth()
+	s.registerReference()
 	s.mux.HandleFunc("/", s.unknownRoute)
-	s.handler = s.logRequests(s.mux)
+	s.handler = s.logRequests(s.refuseUncleanPaths(s.mux))
 	return s
 }
 
@@ -135,6 +137,25 @@ func docVersion(binary string) string {
 		}
 	}
 	return Version + "+quire." + strings.Trim(string(b), ".")
+}
+
+// refuseUncleanPaths answers 404 not_found for a path with an empty, "." or ".." segment
+// (/v2/pages//content/markdown). The ServeMux would answer a 307 to the cleaned path, with an
+// HTML body, and a client that follows it re-sends a PATCH to a route it never named.
+func (s *Server) refuseUncleanPaths(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := r.URL.Path; p != "/" && p != "" && r.Method != http.MethodConnect {
+			clean := path.Clean(p)
+			if strings.HasSuffix(p, "/") {
+				clean += "/"
+			}
+			if clean != p {
+				writeError(w, r, s.log, &quire.Error{Code: quire.CodeNotFound, Message: "There is no route " + p + " (a path segment is empty, \".\" or \"..\")."})
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // ServeHTTP answers one request.
