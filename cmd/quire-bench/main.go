@@ -19,12 +19,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/quire-dev/quire/internal/cli"
 )
 
 const usage = `quire-bench: load benchmark of quire's endpoints against a bare net/http JSON handler.
@@ -68,21 +67,9 @@ type config struct {
 }
 
 // errUsage marks a wrong invocation (exit status 2); the flag package has printed why.
-var errUsage = errors.New("usage")
+var errUsage = cli.ErrUsage
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	switch {
-	case err == nil:
-	case errors.Is(err, errUsage):
-		os.Exit(2)
-	default:
-		fmt.Fprintln(os.Stderr, "quire-bench:", err)
-		os.Exit(1)
-	}
-}
+func main() { cli.Main("quire-bench", run) }
 
 // run parses the flags and runs the benchmark; main only reports what it returns.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -152,18 +139,7 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, help bool, err err
 // printUsage writes the help text, listing the flags GNU-style (--name) as quire does.
 func printUsage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprint(w, usage)
-	fs.VisitAll(func(f *flag.Flag) {
-		kind, text := flag.UnquoteUsage(f)
-		line := "  --" + f.Name
-		if kind != "" {
-			line += " " + kind
-		}
-		line += "\n      " + text
-		if f.DefValue != "" && f.DefValue != "false" {
-			line += fmt.Sprintf(" (default %s)", f.DefValue)
-		}
-		fmt.Fprintln(w, line)
-	})
+	cli.PrintFlags(w, fs)
 }
 
 // check rejects settings wrk cannot run.

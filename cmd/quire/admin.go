@@ -6,6 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/quire-dev/quire/internal/quire"
 	"github.com/quire-dev/quire/internal/service"
@@ -18,16 +21,45 @@ type adminCommand struct {
 	flags    func(fs *flag.FlagSet) func(ctx context.Context, svc *service.Service) (any, error)
 }
 
-// admin runs "quire workspace|user|token …" and prints the one JSON object it returns.
+// adminGroup runs "quire workspace|user|token …": a subcommand, or the group's help.
+func adminGroup(ctx context.Context, group string, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || isHelp(args[0]) {
+		w := stdout
+		if len(args) == 0 {
+			w = stderr
+		}
+		fmt.Fprintf(w, "Usage:\n")
+		for _, name := range slices.Sorted(maps.Keys(adminCommands)) {
+			if strings.HasPrefix(name, group+" ") {
+				first, _, _ := strings.Cut(adminCommands[name].synopsis, "\n")
+				fmt.Fprintf(w, "  quire %s\n", first)
+			}
+		}
+		fmt.Fprintf(w, "\nRun \"quire %s COMMAND --help\" for a command's flags.\n", group)
+		if len(args) == 0 {
+			return errUsage
+		}
+		return nil
+	}
+	return admin(ctx, group+" "+args[0], args[1:], stdout, stderr)
+}
+
+func isHelp(arg string) bool {
+	return arg == "-h" || arg == "--help" || arg == "-help" || arg == "help"
+}
+
+// admin runs one admin command and prints the one JSON object it returns.
 func admin(ctx context.Context, name string, args []string, stdout, stderr io.Writer) error {
 	cmd, ok := adminCommands[name]
 	if !ok {
-		fmt.Fprintf(stderr, "quire: unknown command %q\n\n%s", name, usage)
+		group, _, _ := strings.Cut(name, " ")
+		fmt.Fprintf(stderr, "quire: unknown command %q; \"quire %s --help\" lists the %s commands\n", name, group, group)
 		return errUsage
 	}
 	fs := newFlags(name, cmd.synopsis, stderr)
 	var sf storeFlags
 	sf.add(fs)
+	create := fs.Bool("create", false, "make the store if it does not exist yet (without it, a command given a wrong --data or --database-url says so and creates nothing)")
 	do := cmd.flags(fs)
 	if help, err := parse(fs, args); help || err != nil {
 		return err
@@ -35,7 +67,8 @@ func admin(ctx context.Context, name string, args []string, stdout, stderr io.Wr
 	if err := required(fs, cmd.need...); err != nil {
 		return err
 	}
-	st, err := sf.open(ctx)
+	canonicalIDFlags(fs)
+	st, err := sf.openExisting(ctx, *create)
 	if err != nil {
 		return err
 	}
@@ -47,6 +80,28 @@ func admin(ctx context.Context, name string, args []string, stdout, stderr io.Wr
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
+}
+
+// canonicalIDFlags turns ids given as 32 hex digits without dashes into the canonical form, as
+// the API does (the form Notion's links carry, which an operator may paste).
+func canonicalIDFlags(fs *flag.FlagSet) {
+	fs.Visit(func(f *flag.Flag) {
+		switch v := f.Value.(type) {
+		case *listFlag: // --grant, repeated
+			for i, s := range *v {
+				if id, ok := quire.DashlessID(s); ok {
+					(*v)[i] = id
+				}
+			}
+		default:
+			if f.Name != "workspace" && f.Name != "owner" && f.Name != "token-id" && f.Name != "grant" {
+				return
+			}
+			if id, ok := quire.DashlessID(v.String()); ok {
+				_ = v.Set(id)
+			}
+		}
+	})
 }
 
 // describe turns a service error into a one-line message for the terminal.
@@ -108,7 +163,19 @@ func userJSON(u *quire.User) map[string]any {
 		"avatar_url": u.AvatarURL, "person": map[string]any{"email": u.Email}, "workspace_id": u.WorkspaceID}
 }
 
-var adminCommands = map[string]adminCommand{
+// adminCommands are every "quire GROUP COMMAND", by "GROUP COMMAND".
+var adminCommands = mergeCommands(createCommands, listCommands)
+
+func mergeCommands(sets ...map[string]adminCommand) map[string]adminCommand {
+	all := map[string]adminCommand{}
+	for _, set := range sets {
+		maps.Copy(all, set)
+	}
+	return all
+}
+
+// createCommands are the admin commands that add to the store or change a token's reach.
+var createCommands = map[string]adminCommand{
 	"workspace create": {
 		need:     []string{"name"},
 		synopsis: "workspace create --name NAME\n\nCreates a workspace and prints {\"object\":\"workspace\",\"id\",\"name\"}.",

@@ -54,7 +54,7 @@ func backupCmd(ctx context.Context, args []string, _, stderr io.Writer) error {
 	default:
 		return fmt.Errorf("--out %s: name the archive FILE.tar.gz (gzip) or FILE.tar.zst (zstd)", *out)
 	}
-	st, err := sf.open(ctx)
+	st, err := sf.openExisting(ctx, false) // a backup of a store that was never made is a mistyped flag
 	if err != nil {
 		return err
 	}

@@ -68,7 +68,7 @@ func (l *live) close() {
 func (l *live) seed(t *testing.T) string {
 	t.Helper()
 	var out bytes.Buffer
-	if err := seedDemo(context.Background(), l.svc, l.ts.Config.Handler, liveBase, &out); err != nil {
+	if err := seedDemo(context.Background(), l.svc, l.ts.Config.Handler, liveBase, "", &out); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(out.String(), "--demo:") {

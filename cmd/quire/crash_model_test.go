@@ -101,7 +101,7 @@ func (o *object) check(r *reply) (inFlight, error) {
 				return 0, fmt.Errorf("%s: %s differs from its acknowledged answer (-acked +read):\n%s", o.path(), k, d)
 			}
 		}
-		if version(r.etag) < version(o.etag) {
+		if etagVersion(r.etag) < etagVersion(o.etag) {
 			return 0, fmt.Errorf("%s: ETag %s is older than the acknowledged %s", o.path(), r.etag, o.etag)
 		}
 		s, want := stateOf(o.kind, got), stateOf(o.kind, o.acked)
@@ -125,8 +125,8 @@ func (o *object) check(r *reply) (inFlight, error) {
 	return cut, nil
 }
 
-// version reads a weak ETag W/"n"; 0 when there is none.
-func version(etag string) int {
+// etagVersion reads a weak ETag W/"n"; 0 when there is none.
+func etagVersion(etag string) int {
 	n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(etag, `W/"`), `"`))
 	return n
 }

@@ -77,7 +77,7 @@ const crashWriters = 4
 
 func (h *harness) run(rounds int, seed uint64) {
 	t := h.t
-	ws := runJSON(t, append([]string{"workspace", "create", "--name", "Crash"}, h.storeArgs...)...)["id"].(string)
+	ws := runJSON(t, append([]string{"workspace", "create", "--name", "Crash", "--create"}, h.storeArgs...)...)["id"].(string)
 	user := runJSON(t, append([]string{"user", "create", "--workspace", ws, "--name", "C", "--email", "c@example.com"}, h.storeArgs...)...)["id"].(string)
 	h.token = runJSON(t, append([]string{"token", "create", "--workspace", ws, "--owner", user, "--name", "crash",
 		"--scopes", "all", "--workspace-scoped"}, h.storeArgs...)...)["token"].(string)

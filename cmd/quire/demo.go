@@ -22,21 +22,22 @@ import (
 // handler that serves requests, called in process), so that what it makes is exactly what a
 // client would get: nested pages with many block types, a database with records and views, a
 // mind map and an uploaded image. It prints the token and a first curl line. A store that
-// already holds a workspace is left alone.
-func seedDemo(ctx context.Context, svc *service.Service, api http.Handler, baseURL string, stdout io.Writer) error {
+// already holds a workspace is left alone, and the command that makes a token for it printed
+// (storeArgs are the flags that name the store, to repeat in that command).
+func seedDemo(ctx context.Context, svc *service.Service, api http.Handler, baseURL, storeArgs string, stdout io.Writer) error {
 	empty, err := svc.Store().Empty(ctx)
 	if err != nil {
 		return err
 	}
 	if !empty {
 		fmt.Fprintln(stdout, "quire: --demo: the store already holds a workspace; nothing seeded")
-		return nil
+		return printDemoToken(ctx, svc, storeArgs, stdout)
 	}
-	ws, err := svc.CreateWorkspace(ctx, "Demo workspace")
+	ws, err := svc.CreateWorkspace(ctx, demoWorkspace)
 	if err != nil {
 		return err
 	}
-	u, err := svc.CreateUser(ctx, ws.ID, "Demo User", "demo@example.com")
+	u, err := svc.CreateUser(ctx, ws.ID, "Demo User", demoEmail)
 	if err != nil {
 		return err
 	}
@@ -124,6 +125,42 @@ func seedDemo(ctx context.Context, svc *service.Service, api http.Handler, baseU
 	}
 	return nil
 }
+
+// printDemoToken tells how to get a token for a store seeded earlier: its secret was printed
+// once and is not stored, so a new token is made (the demo's own can be listed and rotated).
+func printDemoToken(ctx context.Context, svc *service.Service, storeArgs string, stdout io.Writer) error {
+	wss, err := svc.Workspaces(ctx)
+	if err != nil {
+		return err
+	}
+	for _, ws := range wss {
+		if ws.Name != demoWorkspace {
+			continue
+		}
+		users, err := svc.AllUsers(ctx, ws.ID)
+		if err != nil {
+			return err
+		}
+		for _, u := range users {
+			if u.Email == demoEmail {
+				fmt.Fprintf(stdout, "quire: --demo: for a new token to %q (every scope, whole workspace), run:\n"+
+					"  quire token create --workspace %s --owner %s --name demo --scopes all --workspace-scoped%s\n",
+					ws.Name, ws.ID, u.ID, storeArgs)
+				return nil
+			}
+		}
+	}
+	fmt.Fprintf(stdout, "quire: --demo: for a token, find a workspace and its owner with\n"+
+		"  quire workspace list%s\n  quire user list --workspace WS%s\nthen run quire token create (see quire token create --help)\n",
+		storeArgs, storeArgs)
+	return nil
+}
+
+// The demo workspace and its user, by which a later --demo finds them.
+const (
+	demoWorkspace = "Demo workspace"
+	demoEmail     = "demo@example.com"
+)
 
 // demoMarkdown is the welcome page's content, imported as blocks.
 const demoMarkdown = "# Welcome\n\nThis workspace was made by `quire serve --demo`. Everything here came through the API.\n\n" +

@@ -43,10 +43,19 @@ func TestServe_Demo(t *testing.T) {
 				}
 			}
 			stop()
-			_, out, stop = serveDemo()
+			base, out, stop = serveDemo()
 			defer stop()
 			if !strings.Contains(out, "nothing seeded") {
 				t.Fatalf("second --demo on the same store:\n%s", out)
+			}
+			// It prints the command that makes a token for the demo workspace; that command works.
+			line := regexp.MustCompile(`quire (token create --workspace \S+ --owner \S+ --name demo --scopes all --workspace-scoped.*)`).FindStringSubmatch(out)
+			if line == nil {
+				t.Fatalf("no token command printed:\n%s", out)
+			}
+			fresh := runJSON(t, strings.Fields(strings.ReplaceAll(line[1], "'", ""))...)["token"].(string)
+			if me := get(t, base+"/v2/users/me", fresh); me["workspace_name"] != "Demo workspace" {
+				t.Fatalf("the printed command's token: %v", me)
 			}
 		})
 	}

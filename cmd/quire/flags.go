@@ -1,14 +1,18 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 
+	"github.com/quire-dev/quire/internal/cli"
 	"github.com/quire-dev/quire/internal/store"
 )
 
@@ -18,25 +22,9 @@ func newFlags(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: quire %s\n\nFlags:\n", synopsis)
-		printFlags(stderr, fs)
+		cli.PrintFlags(stderr, fs)
 	}
 	return fs
-}
-
-// printFlags lists the flags GNU-style (--name), as the usage text and README write them.
-func printFlags(w io.Writer, fs *flag.FlagSet) {
-	fs.VisitAll(func(f *flag.Flag) {
-		kind, usage := flag.UnquoteUsage(f)
-		line := "  --" + f.Name
-		if kind != "" {
-			line += " " + kind
-		}
-		line += "\n      " + usage
-		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
-			line += fmt.Sprintf(" (default %q)", f.DefValue)
-		}
-		fmt.Fprintln(w, line)
-	})
 }
 
 // env returns the environment variable's value, or def when it is unset.
@@ -59,6 +47,45 @@ func (sf *storeFlags) add(fs *flag.FlagSet) {
 
 func (sf *storeFlags) open(ctx context.Context) (*store.Store, error) {
 	return store.Open(ctx, store.Config{Dir: sf.data, DatabaseURL: sf.databaseURL})
+}
+
+// args are the flags that name this store, to repeat in a command printed for the operator
+// (" --data DIR", or " --database-url URL" with its password left out); "" for the default.
+func (sf *storeFlags) args() string {
+	if sf.databaseURL != "" {
+		u, err := url.Parse(sf.databaseURL)
+		if err != nil {
+			return " --database-url URL"
+		}
+		if _, ok := u.User.Password(); ok {
+			u.User = url.UserPassword(u.User.Username(), "PASSWORD")
+		}
+		return " --database-url '" + u.String() + "'"
+	}
+	if _, set := os.LookupEnv("QUIRE_DATA"); sf.data == "quire-data" && !set {
+		return ""
+	}
+	return " --data '" + sf.data + "'"
+}
+
+// openExisting opens the store as open does, but only one that exists already unless create:
+// an admin command given a mistyped folder or database says so rather than start a new store.
+func (sf *storeFlags) openExisting(ctx context.Context, create bool) (*store.Store, error) {
+	cfg := store.Config{Dir: sf.data, DatabaseURL: sf.databaseURL}
+	if !create {
+		ok, err := store.Exists(ctx, cfg)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			where := "no Quire store in " + filepath.Join(cmp.Or(sf.data, "."), "quire.db") + " (--data)"
+			if sf.databaseURL != "" {
+				where = "the database of --database-url holds no Quire store"
+			}
+			return nil, errors.New(where + "; check the flag, start `quire serve` on it once, or pass --create to make it now")
+		}
+	}
+	return store.Open(ctx, cfg)
 }
 
 // parse parses args; --help answers nil with help printed, and a bad flag errUsage.

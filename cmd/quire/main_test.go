@@ -154,7 +154,7 @@ func TestServeAndAdmin(t *testing.T) {
 
 func TestAdmin_Grants(t *testing.T) {
 	sf := []string{"--data", t.TempDir()}
-	ws := runJSON(t, append([]string{"workspace", "create", "--name", "W"}, sf...)...)["id"].(string)
+	ws := runJSON(t, append([]string{"workspace", "create", "--name", "W", "--create"}, sf...)...)["id"].(string)
 	user := runJSON(t, append([]string{"user", "create", "--workspace", ws, "--name", "U", "--email", "u@example.com"}, sf...)...)["id"].(string)
 	var out, errOut bytes.Buffer
 	// A token that is neither workspace-scoped nor granted anything reaches nothing: refused.
@@ -189,10 +189,24 @@ func TestCLI_UsageAndHelp(t *testing.T) {
 		{[]string{"token", "create", "--help"}, false, "--workspace-scoped"},
 		{[]string{"token", "grant", "--help"}, false, "--grant"},
 		{[]string{"token", "revoke", "--help"}, false, "--token-id"},
+		{[]string{"token", "rotate", "--help"}, false, "no server accepts it any more"},
+		{[]string{"token", "list", "--help"}, false, "--workspace"},
+		{[]string{"token", "show", "--help"}, false, "never its secret"},
+		{[]string{"workspace", "list", "--help"}, false, "--create"},
+		{[]string{"user", "list", "--help"}, false, "--workspace"},
+		{[]string{"serve", "--help"}, false, "--access-log"},
+		{[]string{"token", "--help"}, false, "quire token rotate --token-id BOT_ID\n  quire token show"},
+		{[]string{"token", "help"}, false, "quire token create"},
+		{[]string{"user", "-h"}, false, "quire user list --workspace WS"},
+		{[]string{"workspace", "--help"}, false, "quire workspace list"},
+		{[]string{"token"}, true, "quire token grant"},
+		{[]string{"version"}, false, "quire devel (go1."},
+		{[]string{"--version"}, false, "quire devel (go1."},
 		{[]string{"help"}, false, "quire serve"},
+		{[]string{"help"}, false, "quire token rotate"},
 		{[]string{}, true, "Usage"},
 		{[]string{"frobnicate"}, true, "unknown command"},
-		{[]string{"token", "explode"}, true, "unknown command"},
+		{[]string{"token", "explode"}, true, `unknown command "token explode"; "quire token --help" lists`},
 		{[]string{"serve", "--no-such-flag"}, true, "no-such-flag"},
 		{[]string{"workspace", "create"}, true, "--name is required"},
 		{[]string{"token", "create", "--scopes", "all"}, true, "--workspace is required"},
@@ -216,18 +230,25 @@ func TestCLI_UsageAndHelp(t *testing.T) {
 
 func get(t *testing.T, url, token string) map[string]any {
 	t.Helper()
-	req, _ := http.NewRequest("GET", url, nil)
-	req.Header.Set("Authorization", "Bearer "+token)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := authGet(t, url, token)
 	defer res.Body.Close()
 	var body map[string]any
 	if err := json.NewDecoder(res.Body).Decode(&body); err != nil || res.StatusCode != 200 {
 		t.Fatalf("GET %s: %d %v", url, res.StatusCode, err)
 	}
 	return body
+}
+
+// authGet sends GET url with the token.
+func authGet(t *testing.T, url, token string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
 
 var servingLine = regexp.MustCompile(`serving (http://\S+)/v2`)

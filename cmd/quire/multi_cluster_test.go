@@ -52,6 +52,7 @@ func TestSeveralServers(t *testing.T) {
 	t.Run("files", c.testFiles)
 	t.Run("servers C and D", func(t *testing.T) { c.testOtherPair(t, es.URL) })
 	t.Run("revoked token", c.testRevoke)
+	t.Run("rotated token", c.testRotate)
 }
 
 // serverArgs gives a server's flags: the shared store and file folder, and the embeddings
@@ -81,15 +82,7 @@ func (c *cluster) newToken(t *testing.T, name string) (secret, id string) {
 // deployment's first rollout does: the migrations' advisory lock lets one apply each migration
 // once, the signing secret is made once, and all three accept each other's cursors.
 func TestSeveralServers_StartTogether(t *testing.T) {
-	dbURL := testdb.PostgresURL(t)
-	db, err := sql.Open("pgx", dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Exec(`DROP SCHEMA public CASCADE; CREATE SCHEMA public`); err != nil {
-		t.Fatal(err)
-	}
+	dbURL, db := emptyPostgres(t)
 	servers := startServers(t, func(string) []string { return []string{"--database-url", dbURL, "--data", t.TempDir()} }, "A", "B", "C")
 
 	files, err := os.ReadDir("../../internal/store/migrations/postgres")

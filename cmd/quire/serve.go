@@ -38,7 +38,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	rateLimit := fs.Float64("rate-limit", envFloat("QUIRE_RATE_LIMIT", 0), "requests per second per token, 0 = off (env QUIRE_RATE_LIMIT)")
 	metricsDef, metricsEnvErr := envBool("QUIRE_METRICS", true)
 	metricsOn := fs.Bool("metrics", metricsDef, "serve Prometheus metrics at GET /metrics, outside /v2 and without a token; --metrics=false turns it off (env QUIRE_METRICS)")
-	logLevel := fs.String("log-level", env("QUIRE_LOG_LEVEL", "info"), "debug, info, warn or error (env QUIRE_LOG_LEVEL)")
+	logLevel := fs.String("log-level", env("QUIRE_LOG_LEVEL", "info"), "level of the application's messages: debug, info, warn or error (env QUIRE_LOG_LEVEL)")
+	accessLog := fs.String("access-log", env("QUIRE_ACCESS_LOG", "on"), "one line per request, apart from --log-level: on, off, or debug (on, and the /healthz and /readyz probes too) (env QUIRE_ACCESS_LOG)")
 	drain := fs.Duration("shutdown-timeout", 30*time.Second, "how long a shutdown waits for requests in flight")
 	demoFlag := fs.Bool("demo", false, "on an empty store, seed a demo workspace (pages, blocks, a database with views, a mind map, an image) and print a ready token")
 	embURL := fs.String("embeddings-url", env("QUIRE_EMBEDDINGS_URL", ""), "OpenAI-compatible embeddings service for semantic search, e.g. http://localhost:11434/v1; default: the built-in offline model (env QUIRE_EMBEDDINGS_URL; key from env QUIRE_EMBEDDINGS_KEY)")
@@ -52,6 +53,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
 		return fmt.Errorf("--log-level: %w", err)
+	}
+	accessLevel, accessOn := map[string]slog.Level{"on": slog.LevelInfo, "debug": slog.LevelDebug, "off": 0}[*accessLog]
+	if !accessOn {
+		return fmt.Errorf("--access-log %q: want on, off or debug", *accessLog)
 	}
 	if *rateLimit < 0 {
 		return errors.New("--rate-limit must be 0 (off) or positive")
@@ -69,6 +74,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	logs := newLogWriter(stderr)
 	defer logs.Close()
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: level}))
+	access := slog.New(slog.DiscardHandler)
+	if *accessLog != "off" {
+		access = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: accessLevel}))
+	}
 
 	start := time.Now()
 	st, err := sf.open(ctx)
@@ -89,10 +98,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		*baseURL = "http://" + ln.Addr().String()
 	}
 	svc := service.New(st, service.Options{BaseURL: *baseURL, Embedder: embedder, Files: files})
-	api := httpapi.New(httpapi.Config{Service: svc, Logger: logger, BaseURL: *baseURL,
-		RateLimit: *rateLimit, Metrics: *metricsOn, DocTime: buildTime()})
+	api := httpapi.New(httpapi.Config{Service: svc, Logger: logger, AccessLog: access, BaseURL: *baseURL,
+		RateLimit: *rateLimit, Metrics: *metricsOn, DocTime: buildTime(), Version: binaryVersion()})
 	if *demoFlag {
-		if err := seedDemo(ctx, svc, api, *baseURL, stdout); err != nil {
+		if err := seedDemo(ctx, svc, api, *baseURL, sf.args(), stdout); err != nil {
 			return fmt.Errorf("--demo: %w", err)
 		}
 	}
@@ -104,7 +113,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
-	logger.Info("quire serving", "addr", ln.Addr().String(), "base_url", *baseURL, "engine", string(st.Engine()),
+	logger.Info("quire serving", "version", binaryVersion(), "addr", ln.Addr().String(), "base_url", *baseURL, "engine", string(st.Engine()),
 		"rate_limit", *rateLimit, "metrics", *metricsOn, "embeddings", embedder.ID(), "startup_ms", time.Since(start).Milliseconds())
 	fmt.Fprintf(stdout, "quire: serving %s/v2 (%s store); Ctrl-C to stop\n", strings.TrimSuffix(*baseURL, "/"), st.Engine())
 

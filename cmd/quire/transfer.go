@@ -44,7 +44,7 @@ func transferCmd(ctx context.Context, name string, args []string, stdout, stderr
 	if err := required(fs, "workspace", need); err != nil {
 		return err
 	}
-	st, err := sf.open(ctx)
+	st, err := sf.openExisting(ctx, false) // export and import need a workspace, so a store made now could hold none
 	if err != nil {
 		return err
 	}

@@ -42,7 +42,7 @@ func seedStore(t *testing.T, args []string) string {
 	svc := service.New(st, service.Options{Files: files, BaseURL: "http://quire.test"})
 	api := httpapi.New(httpapi.Config{Service: svc, BaseURL: "http://quire.test", Logger: slog.New(slog.DiscardHandler)})
 	var out bytes.Buffer
-	if err := seedDemo(ctx, svc, api, "http://quire.test", &out); err != nil || strings.Contains(out.String(), "--demo:") {
+	if err := seedDemo(ctx, svc, api, "http://quire.test", "", &out); err != nil || strings.Contains(out.String(), "--demo:") {
 		t.Fatalf("seed: %v\n%s", err, out.String())
 	}
 	caller, err := svc.Authenticate(ctx, "Bearer "+regexp.MustCompile(`quire_[A-Za-z0-9_-]+`).FindString(out.String()))
@@ -106,7 +106,7 @@ func TestTransfer_RoundTrip(t *testing.T) {
 			}
 
 			dst := storeFlags(t)
-			ws2 := runJSON(t, append([]string{"workspace", "create", "--name", "Copy"}, dst...)...)["id"].(string)
+			ws2 := runJSON(t, append([]string{"workspace", "create", "--name", "Copy", "--create"}, dst...)...)["id"].(string)
 			imp := runJSON(t, append([]string{"import", "--workspace", ws2, "--from", one}, dst...)...)
 			for _, k := range []string{"pages", "databases", "records", "mind_maps", "files"} {
 				if imp[k] != sum[k] {
@@ -136,7 +136,7 @@ func TestTransfer_RoundTrip(t *testing.T) {
 // TestTransfer_Refusals checks the command lines that do nothing but say why.
 func TestTransfer_Refusals(t *testing.T) {
 	data := t.TempDir()
-	ws := runJSON(t, "workspace", "create", "--name", "W", "--data", data)["id"].(string)
+	ws := runJSON(t, "workspace", "create", "--name", "W", "--create", "--data", data)["id"].(string)
 	full := t.TempDir()
 	if err := os.WriteFile(filepath.Join(full, "keep.txt"), []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)

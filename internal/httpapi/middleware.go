@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/quire-dev/quire/internal/quire"
@@ -48,6 +49,7 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 		if r.Header.Get("Content-Type") == "application/x-www-form-urlencoded" {
 			r.Header.Set("Content-Type", "application/json")
 		}
+		canonicalIDs(r)
 		sw := &statusWriter{ResponseWriter: w}
 		defer func() {
 			if p := recover(); p != nil {
@@ -65,23 +67,46 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 				sw.status = http.StatusOK
 			}
 			s.metrics.ObserveRequest(s.routeLabel(r.Pattern), sw.status, elapsed)
-			level := slog.LevelInfo
-			if sw.status >= 500 {
-				level = slog.LevelError
-			}
-			s.log.LogAttrs(r.Context(), level, "request",
-				slog.String("request_id", ri.id),
-				slog.String("method", r.Method),
-				slog.String("path", r.URL.Path),
-				slog.String("route", r.Pattern),
-				slog.Int("status", sw.status),
-				slog.Int("bytes", sw.bytes),
-				slog.Float64("ms", float64(elapsed.Microseconds())/1000),
-				slog.String("token_id", ri.tokenID),
-			)
+			s.logAccess(r, ri, sw, elapsed)
 		}()
 		next.ServeHTTP(sw, r)
 	})
+}
+
+// logAccess writes a request's line to the access log (Config.AccessLog): at ERROR for a 5xx
+// answer, DEBUG for a probe (/healthz and /readyz are asked every few seconds by every load
+// balancer and would drown the rest at INFO), INFO otherwise.
+func (s *Server) logAccess(r *http.Request, ri *reqInfo, sw *statusWriter, elapsed time.Duration) {
+	level := slog.LevelInfo
+	switch {
+	case sw.status >= 500:
+		level = slog.LevelError
+	case r.Pattern == "GET /healthz" || r.Pattern == "GET /readyz":
+		level = slog.LevelDebug
+	}
+	ctx := r.Context()
+	if !s.access.Enabled(ctx, level) {
+		return
+	}
+	route := r.Pattern
+	if sw.status == http.StatusMethodNotAllowed {
+		// No route matched, so no guard ran: name the route the path belongs to, and the token
+		// that called it, so the line says who used which route wrongly.
+		_, route = s.allowed(r)
+		if p, err := s.svc.Authenticate(ctx, r.Header.Get("Authorization")); err == nil {
+			ri.tokenID = p.Token.ID
+		}
+	}
+	s.access.LogAttrs(ctx, level, "request",
+		slog.String("request_id", ri.id),
+		slog.String("method", r.Method),
+		slog.String("path", r.URL.Path),
+		slog.String("route", route),
+		slog.Int("status", sw.status),
+		slog.Int("bytes", sw.bytes),
+		slog.Float64("ms", float64(elapsed.Microseconds())/1000),
+		slog.String("token_id", ri.tokenID),
+	)
 }
 
 // routeLabel is the registered pattern that matched a request, or "" for the catch-all "/"
@@ -97,15 +122,7 @@ func (s *Server) routeLabel(pattern string) string {
 // unknownRoute answers every request no operation matched: 405 with Allow when the path exists
 // under other methods, else 404, both in the error body.
 func (s *Server) unknownRoute(w http.ResponseWriter, r *http.Request) {
-	var allowed []string
-	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodPut, http.MethodDelete} {
-		probe := r.Clone(r.Context())
-		probe.Method = m
-		if _, pattern := s.mux.Handler(probe); pattern != "" && pattern != "/" {
-			allowed = append(allowed, m)
-		}
-	}
-	if len(allowed) > 0 {
+	if allowed, _ := s.allowed(r); len(allowed) > 0 {
 		for _, m := range allowed {
 			w.Header().Add("Allow", m)
 		}
@@ -114,4 +131,18 @@ func (s *Server) unknownRoute(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeError(w, r, s.log, &quire.Error{Code: quire.CodeNotFound, Message: "There is no route " + r.URL.Path + "."})
+}
+
+// allowed lists the methods that have a route for r's path, and that route's path pattern
+// ("/v2/pages/{page_id}"; "" when none has).
+func (s *Server) allowed(r *http.Request) (methods []string, route string) {
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodPut, http.MethodDelete} {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := s.mux.Handler(probe); pattern != "" && pattern != "/" {
+			methods = append(methods, m)
+			_, route, _ = strings.Cut(pattern, " ")
+		}
+	}
+	return methods, route
 }

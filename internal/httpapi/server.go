@@ -4,6 +4,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"net/http"
@@ -21,7 +22,8 @@ import (
 	"github.com/quire-dev/quire/internal/service"
 )
 
-// Version is the API document's version.
+// Version is the version of the API the document describes. The document's info.version adds
+// the binary's (Config.Version) as semver build metadata: 2.0.0+quire.v1.4.0.
 const Version = "2.0.0"
 
 // maxBody is the largest request body accepted (contract §3).
@@ -36,12 +38,20 @@ type Config struct {
 	Metrics   bool    // serve GET /metrics and count every request for it
 	// DocTime is the modification time reported as the document's generatedAt.
 	DocTime time.Time
+	// AccessLog receives one line per request (middleware.go); nil writes them to Logger.
+	// Its own logger, so that an operator can turn request lines off or on apart from the
+	// application's messages.
+	AccessLog *slog.Logger
+	// Version is the running binary's version ("v1.4.0", "devel"), shown in /metrics and the
+	// document; empty leaves both with the API's version alone.
+	Version string
 }
 
 // Server is the whole HTTP API.
 type Server struct {
 	cfg     Config
 	log     *slog.Logger
+	access  *slog.Logger // request lines
 	svc     *service.Service
 	mux     *http.ServeMux
 	api     huma.API
@@ -72,11 +82,12 @@ func newServer(cfg Config, extra ...func(*Server)) *Server {
 		s.limiter = newLimiter(cfg.RateLimit)
 	}
 	if cfg.Metrics {
-		s.metrics = metrics.New(cfg.Service, s.log)
+		s.metrics = metrics.New(cfg.Service, s.log, cfg.Version)
 	}
+	s.access = cmp.Or(cfg.AccessLog, s.log)
 	installHumaErrors(s.log)
 
-	hc := huma.DefaultConfig("Quire API", Version)
+	hc := huma.DefaultConfig("Quire API", docVersion(cfg.Version))
 	hc.CreateHooks = nil // no $schema field in bodies, no /schemas routes
 	hc.DocsPath, hc.SchemasPath, hc.OpenAPIPath = "", "", ""
 	hc.RejectUnknownQueryParameters = true
@@ -112,6 +123,21 @@ func newServer(cfg Config, extra ...func(*Server)) *Server {
 	s.mux.HandleFunc("/", s.unknownRoute)
 	s.handler = s.logRequests(s.refuseUncleanPaths(s.mux))
 	return s
+}
+
+// docVersion is the document's info.version: the API's version, with the binary's as semver
+// build metadata (only [0-9A-Za-z-] in dot-separated parts; anything else becomes "-").
+func docVersion(binary string) string {
+	if binary == "" {
+		return Version
+	}
+	b := []byte(binary)
+	for i, c := range b {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '-' || c == '.') {
+			b[i] = '-'
+		}
+	}
+	return Version + "+quire." + strings.Trim(string(b), ".")
 }
 
 // refuseUncleanPaths answers 404 not_found for a path with an empty, "." or ".." segment

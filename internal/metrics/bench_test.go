@@ -16,7 +16,7 @@ func TestMain(m *testing.M) { os.Exit(testdb.Main(m)) }
 // BenchmarkObserveRequest is what counting costs every request: the series lookup, the
 // counter and the histogram, from GOMAXPROCS goroutines on one route as under load.
 func BenchmarkObserveRequest(b *testing.B) {
-	m := New(service.New(testdb.SQLite(b), service.Options{}), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	m := New(service.New(testdb.SQLite(b), service.Options{}), slog.New(slog.NewTextHandler(io.Discard, nil)), "test")
 	b.ResetTimer()
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {

@@ -6,6 +6,7 @@ package metrics
 import (
 	"log/slog"
 	"net/http"
+	"runtime"
 	"strconv"
 	"sync"
 	"time"
@@ -48,8 +49,9 @@ type routeSeries struct {
 	latency prometheus.Observer
 }
 
-// New makes the registry of a server over svc; log receives scrape errors.
-func New(svc *service.Service, log *slog.Logger) *Metrics {
+// New makes the registry of a server over svc; log receives scrape errors. version is the
+// binary's, shown as quire_build_info's label.
+func New(svc *service.Service, log *slog.Logger, version string) *Metrics {
 	m := &Metrics{reg: prometheus.NewRegistry()}
 	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "quire_http_requests_total",
@@ -64,7 +66,13 @@ func New(svc *service.Service, log *slog.Logger) *Metrics {
 		Name: "quire_rate_limited_requests_total",
 		Help: "Requests refused with 429 rate_limited because their token's bucket was empty.",
 	})
-	m.reg.MustRegister(m.requests, m.latency, m.limited,
+	build := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name:        "quire_build_info",
+		Help:        "Always 1; its labels name the running binary's version and the Go release that built it.",
+		ConstLabels: prometheus.Labels{"version": version, "goversion": runtime.Version()},
+	})
+	build.Set(1)
+	m.reg.MustRegister(m.requests, m.latency, m.limited, build,
 		newStoreCollector(svc),
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),

@@ -56,6 +56,36 @@ func ValidID(s string) bool {
 	return true
 }
 
+// DashlessID returns the canonical form of a UUID written as 32 hex digits without dashes
+// (the other form Notion's clients use, e.g. in page links), lowercased as Quire's ids are;
+// ok is false for anything else. Ids enter Quire in canonical form only: the HTTP layer turns
+// the dashless form into this one where a request carries an id (httpapi/ids.go), so that every
+// check and lookup behind it sees one form.
+func DashlessID(s string) (id string, ok bool) {
+	if len(s) != 32 {
+		return "", false
+	}
+	var out [36]byte
+	j := 0
+	for i := 0; i < 32; i++ {
+		if i == 8 || i == 12 || i == 16 || i == 20 {
+			out[j] = '-'
+			j++
+		}
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9' || c >= 'a' && c <= 'f':
+		case c >= 'A' && c <= 'F':
+			c += 'a' - 'A'
+		default:
+			return "", false
+		}
+		out[j] = c
+		j++
+	}
+	return string(out[:]), true
+}
+
 // TimeLayout is the specification's timestamp: ISO 8601, milliseconds, Z.
 const TimeLayout = "2006-01-02T15:04:05.000Z"
 

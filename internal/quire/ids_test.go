@@ -45,3 +45,25 @@ func TestNewID_OrderedAndUnique(t *testing.T) {
 		t.Errorf("an id made 2 ms later (%s) does not sort after %s", later, prev)
 	}
 }
+
+func TestDashlessID(t *testing.T) {
+	for _, c := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{"0190f2a1b2c37d4e8f90a1b2c3d4e5f6", "0190f2a1-b2c3-7d4e-8f90-a1b2c3d4e5f6", true},
+		{"0190F2A1B2C37D4E8F90A1B2C3D4E5F6", "0190f2a1-b2c3-7d4e-8f90-a1b2c3d4e5f6", true},
+		{"0190f2a1-b2c3-7d4e-8f90-a1b2c3d4e5f6", "", false}, // canonical already: left alone
+		{"0190f2a1b2c37d4e8f90a1b2c3d4e5f", "", false},
+		{"0190f2a1b2c37d4e8f90a1b2c3d4e5g6", "", false},
+		{"", "", false},
+	} {
+		got, ok := DashlessID(c.in)
+		if got != c.want || ok != c.ok {
+			t.Errorf("DashlessID(%q) = %q, %v; want %q, %v", c.in, got, ok, c.want, c.ok)
+		}
+		if ok && !ValidID(got) {
+			t.Errorf("DashlessID(%q) = %q, not a valid id", c.in, got)
+		}
+	}
+}

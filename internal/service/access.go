@@ -35,6 +35,10 @@ func (s *Service) Authenticate(ctx context.Context, header string) (*quire.Princ
 	if p := s.tokens.get(h); p != nil {
 		return p, nil
 	}
+	// The entry's time runs from before the store is asked, not from its answer: a rotation or
+	// revocation committed after that moment is then trusted away at most ttl after its commit,
+	// which is what `quire token rotate` waits for.
+	asked := time.Now()
 	p, err := s.store.Authenticate(ctx, h)
 	if quire.IsCode(err, quire.CodeNotFound) {
 		return nil, errUnauthorized
@@ -42,7 +46,7 @@ func (s *Service) Authenticate(ctx context.Context, header string) (*quire.Princ
 	if err != nil {
 		return nil, err
 	}
-	s.tokens.put(h, p)
+	s.tokens.put(h, p, asked)
 	return p, nil
 }
 
@@ -128,13 +132,13 @@ func (c *tokenCache) get(hash string) *quire.Principal {
 	return e.p
 }
 
-func (c *tokenCache) put(hash string, p *quire.Principal) {
+func (c *tokenCache) put(hash string, p *quire.Principal, asked time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.m) >= tokenCacheMax {
 		clear(c.m) // rare; everything is re-read from the store on next use
 	}
-	c.m[hash] = cachedPrincipal{p: p, until: time.Now().Add(c.ttl)}
+	c.m[hash] = cachedPrincipal{p: p, until: asked.Add(c.ttl)}
 }
 
 // forget drops every cached entry of token id.

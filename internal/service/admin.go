@@ -63,9 +63,7 @@ func (s *Service) CreateToken(ctx context.Context, spec TokenSpec) (string, *qui
 		return "", nil, quire.Invalid("grant", quire.ReasonRequired,
 			"A token that is not workspace-scoped reaches only what is granted to it: pass --grant or --workspace-scoped.")
 	}
-	var raw [32]byte
-	_, _ = rand.Read(raw[:])
-	secret := TokenPrefix + base64.RawURLEncoding.EncodeToString(raw[:])
+	secret := newSecret()
 	t := &quire.Token{
 		ID: quire.NewID(), WorkspaceID: spec.WorkspaceID, OwnerID: spec.OwnerID, IntegrationID: quire.NewID(),
 		Name: strings.TrimSpace(spec.Name), Scopes: spec.Scopes, WorkspaceScoped: spec.WorkspaceScoped,
@@ -92,6 +90,13 @@ func (s *Service) RevokeToken(ctx context.Context, id string) (*quire.Token, err
 	}
 	s.tokens.forget(id)
 	return s.store.Token(ctx, id)
+}
+
+// newSecret makes a token's secret: the prefix and 256 random bits.
+func newSecret() string {
+	var raw [32]byte
+	_, _ = rand.Read(raw[:]) // crypto/rand.Read never fails (Go 1.24+)
+	return TokenPrefix + base64.RawURLEncoding.EncodeToString(raw[:])
 }
 
 func checkName(path, name string) error {

@@ -18,7 +18,7 @@ import (
 type Options struct {
 	// TokenCacheTTL is how long an authenticated token is trusted without asking the store.
 	// A revoke made through this process takes effect at once; one made by another process
-	// (an admin command, another server) within this time. Default 2 s.
+	// (an admin command, another server) within this time. Default DefaultTokenCacheTTL.
 	TokenCacheTTL time.Duration
 	// BaseURL is the server's absolute URL, for the url fields of objects and Markdown links.
 	BaseURL string
@@ -30,6 +30,11 @@ type Options struct {
 	// Default 256 MiB; negative turns the cache off (every query streams from the database).
 	VectorCacheBytes int64
 }
+
+// DefaultTokenCacheTTL is how long a server trusts a token it has authenticated, unless Options
+// say otherwise: `quire token rotate` waits this long before it returns, so that when it does,
+// no server anywhere still accepts the old secret.
+const DefaultTokenCacheTTL = 2 * time.Second
 
 // Service is the one entry point of every handler.
 type Service struct {
@@ -48,7 +53,7 @@ type Service struct {
 func New(st *store.Store, opts Options) *Service {
 	ttl := opts.TokenCacheTTL
 	if ttl == 0 {
-		ttl = 2 * time.Second
+		ttl = DefaultTokenCacheTTL
 	}
 	svc := &Service{store: st, cursors: cursor.New(st.Secret()), tokens: newTokenCache(ttl),
 		baseURL: strings.TrimSuffix(opts.BaseURL, "/"), embedder: opts.Embedder, files: newFiles(st, opts.Files)}
