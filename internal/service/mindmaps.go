@@ -146,30 +146,18 @@ func flatten(root *mindmap.Node, parent, pos string) ([]*quire.MindMapNode, erro
 // all in one transaction; the first edit that cannot apply answers 400 at its path and nothing
 // changes. Each edit reads and writes only the rows it concerns.
 func (s *Service) PatchMindMap(ctx context.Context, p *quire.Principal, id string, patch mindmap.Patch, ifMatch string) (*MindMap, error) {
-	if err := s.Reach(ctx, p, id, "mind map "+id); err != nil {
-		return nil, err
-	}
-	var n *quire.Node
 	var m *quire.MindMap
 	var from int64 // the version the edits apply to
 	var ed *editor
-	err := s.store.InTx(ctx, func(tx *store.Tx) error {
-		if err := tx.LockNode(ctx, id); err != nil {
-			return err
-		}
+	w := nodeWrite{id: id, kind: "mind map", is: isMindMap, ifMatch: ifMatch,
+		check: func(n *quire.Node) error {
+			if n.Hidden() {
+				return quire.Invalid("mind_map_id", quire.ReasonArchived, "The mind map is in trash; restore it through PATCH /v2/pages/:id with in_trash false first.")
+			}
+			return nil
+		}}
+	n, err := s.writeNode(ctx, p, w, func(tx *store.Tx, n *quire.Node) error {
 		var err error
-		if n, err = tx.Node(ctx, p.WorkspaceID(), id); err != nil {
-			return err
-		}
-		if n.PageType != quire.PageTypeMindMap {
-			return quire.NotFound("mind map " + id)
-		}
-		if err := checkVersion(ifMatch, n.Version); err != nil {
-			return err
-		}
-		if n.Hidden() {
-			return quire.Invalid("mind_map_id", quire.ReasonArchived, "The mind map is in trash; restore it through PATCH /v2/pages/:id with in_trash false first.")
-		}
 		if m, err = tx.MindMap(ctx, id); err != nil {
 			return err
 		}
@@ -198,14 +186,7 @@ func (s *Service) PatchMindMap(ctx context.Context, p *quire.Principal, id strin
 		if patch.Title != nil {
 			n.Title, n.TitlePlain = marshalRichText(*patch.Title), patch.Title.PlainText()
 		}
-		n.EditedMs, n.EditedBy = quire.NowMillis(), p.Token.OwnerID
-		if err := tx.UpdateNode(ctx, n); err != nil {
-			return err
-		}
-		if patch.Title != nil {
-			return tx.SyncChildPageBlock(ctx, n.ID, childPageContent(n), n.InTrash, n.EditedMs, n.EditedBy)
-		}
-		return nil
+		return saveNode(ctx, tx, p, n, nil, patch.Title != nil)
 	})
 	if err != nil {
 		return nil, err

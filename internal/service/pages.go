@@ -3,7 +3,6 @@ package service
 import (
 	"context"
 	"encoding/json"
-	"strings"
 
 	"github.com/quire-dev/quire/internal/blocks"
 	"github.com/quire-dev/quire/internal/mindmap"
@@ -377,52 +376,24 @@ func (s *Service) insertChildPageBlock(ctx context.Context, tx *store.Tx, n, par
 
 // PatchPage changes a page's title, icon, cover or trash state.
 func (s *Service) PatchPage(ctx context.Context, p *quire.Principal, id string, patch PagePatch) (*quire.Node, error) {
-	if err := s.Reach(ctx, p, id, "page "+id); err != nil {
-		return nil, err
-	}
-	var n *quire.Node
-	err := s.store.InTx(ctx, func(tx *store.Tx) error {
-		if patch.InTrash != nil {
-			// Trash and restore rewrite the descendants' trashed_under, as moves do: one at a
-			// time per workspace, so that two of them never lock the same rows in turn.
-			if err := tx.LockTree(ctx, p.WorkspaceID()); err != nil {
-				return err
+	restoring := patch.InTrash != nil && !*patch.InTrash
+	record := false
+	w := nodeWrite{id: id, kind: "page", is: isPage, ifMatch: patch.IfMatch, lockTree: patch.InTrash != nil, record: true,
+		check: func(n *quire.Node) error {
+			record = n.ParentType == quire.ParentDatabase
+			if record {
+				patch.Title = nil
+			} else if patch.titleErr != nil {
+				return patch.titleErr
 			}
-		}
-		// A record's database is locked before the record, as every write of records does.
-		if first, err := tx.Node(ctx, p.WorkspaceID(), id); err == nil && first.ParentType == quire.ParentDatabase {
-			if _, err := lockRecordDatabases(ctx, tx, p.WorkspaceID(), first.ParentID); err != nil {
-				return err
+			contentChange := patch.Title != nil || patch.Icon != nil || patch.Cover != nil || (record && patch.Properties != nil)
+			if n.Hidden() && contentChange && !restoring {
+				return quire.Invalid("in_trash", quire.ReasonArchived, "The page is in trash; restore it with in_trash false first.")
 			}
-		}
-		if err := tx.LockNode(ctx, id); err != nil {
-			return err
-		}
-		var err error
-		if n, err = tx.Node(ctx, p.WorkspaceID(), id); err != nil {
-			return err
-		}
-		if n.Object != quire.ObjectPage {
-			return quire.NotFound("page " + id)
-		}
-		if err := checkVersion(patch.IfMatch, n.Version); err != nil {
-			return err
-		}
-		record := n.ParentType == quire.ParentDatabase
-		if record {
-			patch.Title = nil
-		} else if patch.titleErr != nil {
-			return patch.titleErr
-		}
-		restoring := patch.InTrash != nil && !*patch.InTrash
-		contentChange := patch.Title != nil || patch.Icon != nil || patch.Cover != nil || (record && patch.Properties != nil)
-		if n.Hidden() && contentChange && !restoring {
-			return quire.Invalid("in_trash", quire.ReasonArchived, "The page is in trash; restore it with in_trash false first.")
-		}
-		var refs fileRefs
-		refs.icon(patch.Icon, "icon")
-		refs.icon(patch.Cover, "cover")
-		if err := refs.use(ctx, tx, p.WorkspaceID(), n.ID); err != nil {
+			return nil
+		}}
+	n, err := s.writeNode(ctx, p, w, func(tx *store.Tx, n *quire.Node) error {
+		if err := setIcons(ctx, tx, p.WorkspaceID(), n, patch.Icon, patch.Cover); err != nil {
 			return err
 		}
 		if patch.Title != nil {
@@ -433,29 +404,7 @@ func (s *Service) PatchPage(ctx context.Context, p *quire.Principal, id string, 
 				return err
 			}
 		}
-		if patch.Icon != nil {
-			n.Icon = *patch.Icon
-		}
-		if patch.Cover != nil {
-			n.Cover = *patch.Cover
-		}
-		trashChanged := patch.InTrash != nil && *patch.InTrash != n.InTrash
-		if patch.InTrash != nil {
-			n.InTrash = *patch.InTrash
-		}
-		n.EditedMs, n.EditedBy = quire.NowMillis(), p.Token.OwnerID
-		if err := tx.UpdateNode(ctx, n); err != nil {
-			return err
-		}
-		if patch.Title != nil || trashChanged {
-			if err := tx.SyncChildPageBlock(ctx, n.ID, childPageContent(n), n.InTrash, n.EditedMs, n.EditedBy); err != nil {
-				return err
-			}
-		}
-		if trashChanged {
-			return tx.RefreshTrashedUnder(ctx, n.ID)
-		}
-		return nil
+		return saveNode(ctx, tx, p, n, patch.InTrash, patch.Title != nil)
 	})
 	if err != nil {
 		return nil, err
@@ -481,33 +430,18 @@ func childPageContent(n *quire.Node) []byte {
 // after is set, else at the end. Moves are serialized per workspace, so two racing moves can
 // never make a cycle.
 func (s *Service) MovePage(ctx context.Context, p *quire.Principal, id string, to Parent, after, ifMatch string) (*quire.Node, error) {
-	if err := s.Reach(ctx, p, id, "page "+id); err != nil {
-		return nil, err
-	}
+	w := nodeWrite{id: id, kind: "page", ifMatch: ifMatch, lockTree: true,
+		is: func(n *quire.Node) bool { return isPage(n) && n.ParentType != quire.ParentDatabase },
+		check: func(n *quire.Node) error {
+			if n.Hidden() {
+				return quire.Invalid("page_id", quire.ReasonArchived, "The page is in trash; restore it first.")
+			}
+			return nil
+		}}
 	if to.Type == quire.ParentDatabase {
-		return nil, quire.Invalid(to.idPath(), quire.ReasonInvalidValue, "A page moves under a page or the workspace.")
+		w.refuse = quire.Invalid(to.idPath(), quire.ReasonInvalidValue, "A page moves under a page or the workspace.")
 	}
-	var n *quire.Node
-	err := s.store.InTx(ctx, func(tx *store.Tx) error {
-		if err := tx.LockTree(ctx, p.WorkspaceID()); err != nil {
-			return err
-		}
-		if err := tx.LockNode(ctx, id); err != nil {
-			return err
-		}
-		var err error
-		if n, err = tx.Node(ctx, p.WorkspaceID(), id); err != nil {
-			return err
-		}
-		if n.Object != quire.ObjectPage || n.ParentType == quire.ParentDatabase {
-			return quire.NotFound("page " + id)
-		}
-		if err := checkVersion(ifMatch, n.Version); err != nil {
-			return err
-		}
-		if n.Hidden() {
-			return quire.Invalid("page_id", quire.ReasonArchived, "The page is in trash; restore it first.")
-		}
+	return s.writeNode(ctx, p, w, func(tx *store.Tx, n *quire.Node) error {
 		if to.Type == quire.ParentPage {
 			if to.ID == id {
 				return quire.Invalid(to.idPath(), quire.ReasonCycle, "A page cannot move under itself.")
@@ -567,10 +501,6 @@ func (s *Service) MovePage(ctx context.Context, p *quire.Principal, id string, t
 		}
 		return tx.RefreshTrashedUnder(ctx, n.ID)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return n, nil
 }
 
 // topLevelAfter is a position right after top-level node after.
@@ -587,20 +517,6 @@ func (s *Service) topLevelAfter(ctx context.Context, tx *store.Tx, ws, after str
 		return "", err
 	}
 	return order.Between(sib.Position, next)
-}
-
-// checkVersion compares If-Match with the current version (see quire's ETag form W/"n").
-func checkVersion(ifMatch string, version int64) error {
-	if ifMatch == "" || ifMatch == "*" {
-		return nil
-	}
-	want := `"` + itoa(version) + `"`
-	for _, v := range strings.Split(ifMatch, ",") {
-		if strings.TrimPrefix(strings.TrimSpace(v), "W/") == want {
-			return nil
-		}
-	}
-	return quire.Conflict("The resource changed since the version in If-Match; read it again and retry.")
 }
 
 func marshalRichText(rt blocks.RichText) []byte {

@@ -50,10 +50,7 @@ func (s *Service) viewDatabaseTx(ctx context.Context, tx *store.Tx, p *quire.Pri
 	if err := s.reachTx(ctx, tx, p, id, "database "+id); err != nil {
 		return nil, nil, err
 	}
-	if err := tx.LockNode(ctx, id); err != nil {
-		return nil, nil, err
-	}
-	n, err := tx.Node(ctx, p.WorkspaceID(), id)
+	n, err := lockNode(ctx, tx, p.WorkspaceID(), id, "database", isDatabase)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -229,7 +226,7 @@ func (s *Service) PatchView(ctx context.Context, p *quire.Principal, db, id stri
 		if err != nil {
 			return err
 		}
-		if err := checkVersion(ifMatch, row.Version); err != nil {
+		if err := CheckVersion(ifMatch, row.Version); err != nil {
 			return err
 		}
 		if n.Hidden() {
