@@ -151,17 +151,7 @@ func DecodeDatabasePatch(raw []byte) (DatabasePatch, error) {
 
 // Database returns a database the caller reaches (trashed ones too), or not_found.
 func (s *Service) Database(ctx context.Context, p *quire.Principal, id string) (*quire.Node, error) {
-	if err := s.Reach(ctx, p, id, "database "+id); err != nil {
-		return nil, err
-	}
-	n, err := s.store.Node(ctx, p.WorkspaceID(), id)
-	if err != nil {
-		return nil, err
-	}
-	if n.Object != quire.ObjectDatabase {
-		return nil, quire.NotFound("database " + id)
-	}
-	return n, nil
+	return s.readNode(ctx, p, id, "database", isDatabase)
 }
 
 // DatabaseSchema reads a database node's schema.
@@ -193,22 +183,8 @@ func (s *Service) CreateDatabase(ctx context.Context, p *quire.Principal, in New
 		if parent != nil && parent.Object != quire.ObjectPage {
 			return quire.Invalid(in.Parent.idPath(), quire.ReasonInvalidValue, "A database goes under a page.")
 		}
-		if parent == nil {
-			if n.Position, err = s.topLevelEnd(ctx, tx, p.WorkspaceID()); err != nil {
-				return err
-			}
-		} else {
-			if err := tx.TouchNode(ctx, parent.ID, now, p.Token.OwnerID); err != nil {
-				return err
-			}
-			keys, err := positions(ctx, tx, p.WorkspaceID(), parent.ID, Placement{}, 1)
-			if err != nil {
-				return err
-			}
-			n.Position = keys[0]
-			if err := s.insertChildPageBlock(ctx, tx, n, parent); err != nil {
-				return err
-			}
+		if err := s.placeLast(ctx, tx, p, n, parent); err != nil {
+			return err
 		}
 		schema := in.Schema
 		if err := s.linkRelations(ctx, tx, p, n, &schema, properties.Relations(schema, "properties")); err != nil {

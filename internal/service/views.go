@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/quire-dev/quire/internal/order"
-	"github.com/quire-dev/quire/internal/properties"
 	"github.com/quire-dev/quire/internal/quire"
 	"github.com/quire-dev/quire/internal/store"
 	"github.com/quire-dev/quire/internal/views"
@@ -34,10 +33,7 @@ func (v *DatabaseView) Encode(detail bool) json.RawMessage {
 // viewDatabase returns database id with its schema, when the caller reaches it (in trash too);
 // anything else, a page included, is not_found. Access to a view is access to its database.
 func (s *Service) viewDatabase(ctx context.Context, p *quire.Principal, id string) (*quire.Node, quire.Schema, error) {
-	if err := s.Reach(ctx, p, id, "database "+id); err != nil {
-		return nil, nil, err
-	}
-	n, err := s.store.Node(ctx, p.WorkspaceID(), id)
+	n, err := s.readNode(ctx, p, id, "database", isDatabase)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -57,11 +53,9 @@ func (s *Service) viewDatabaseTx(ctx context.Context, tx *store.Tx, p *quire.Pri
 	return viewDatabaseSchema(n)
 }
 
+// viewDatabaseSchema is database n (of the kind already checked) with its schema.
 func viewDatabaseSchema(n *quire.Node) (*quire.Node, quire.Schema, error) {
-	if n.Object != quire.ObjectDatabase {
-		return nil, nil, quire.NotFound("database " + n.ID)
-	}
-	schema, err := properties.UnmarshalSchema(n.Properties)
+	schema, err := DatabaseSchema(n)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -35,6 +35,22 @@ func isPage(n *quire.Node) bool     { return n.Object == quire.ObjectPage }
 func isDatabase(n *quire.Node) bool { return n.Object == quire.ObjectDatabase }
 func isMindMap(n *quire.Node) bool  { return n.PageType == quire.PageTypeMindMap }
 
+// readNode returns node id (in trash too) when the caller reaches it and it is of the kind that
+// is tells, else not_found.
+func (s *Service) readNode(ctx context.Context, p *quire.Principal, id, kind string, is func(*quire.Node) bool) (*quire.Node, error) {
+	if err := s.Reach(ctx, p, id, kind+" "+id); err != nil {
+		return nil, err
+	}
+	n, err := s.store.Node(ctx, p.WorkspaceID(), id)
+	if err != nil {
+		return nil, err
+	}
+	if !is(n) {
+		return nil, quire.NotFound(kind + " " + id)
+	}
+	return n, nil
+}
+
 // writeNode runs change on node w.id in one transaction, after the prelude every PATCH, move,
 // trash and restore of a node shares: reach, the locks, the read, the kind, If-Match and the
 // write's own check. It returns the node as change leaves it.
