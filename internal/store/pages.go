@@ -32,6 +32,23 @@ func scanNode(row interface{ Scan(...any) error }) (*quire.Node, error) {
 	return n, nil
 }
 
+// scanNodes reads every row of a query of nodeColumns, in order.
+func scanNodes(rows *sql.Rows, err error) ([]*quire.Node, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*quire.Node
+	for rows.Next() {
+		n, err := scanNode(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
+}
+
 // jsonArg passes canonical JSON as text (the column type on both engines); nil is SQL NULL.
 func jsonArg(b []byte) any {
 	if b == nil {
@@ -69,10 +86,15 @@ func (tx *Tx) Node(ctx context.Context, ws, id string) (*quire.Node, error) {
 func (tx *Tx) InsertNode(ctx context.Context, n *quire.Node) error {
 	_, err := tx.tx.ExecContext(ctx, `INSERT INTO nodes (`+nodeColumns+`)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`,
-		n.ID, n.WorkspaceID, n.Object, n.PageType, n.ParentType, nullString(n.ParentID), n.Position,
+		appendNodeArgs(make([]any, 0, 21), n)...)
+	return err
+}
+
+// appendNodeArgs appends node n's values for nodeColumns, in their order.
+func appendNodeArgs(args []any, n *quire.Node) []any {
+	return append(args, n.ID, n.WorkspaceID, n.Object, n.PageType, n.ParentType, nullString(n.ParentID), n.Position,
 		jsonArg(n.Title), n.TitlePlain, jsonArg(n.Properties), jsonArg(n.Description), jsonArg(n.Icon), jsonArg(n.Cover),
 		n.IsInline, n.InTrash, n.TrashedUnder, n.Version, n.CreatedMs, n.CreatedBy, n.EditedMs, n.EditedBy)
-	return err
 }
 
 // UpdateNode writes n's mutable fields and increments its version, provided the stored version

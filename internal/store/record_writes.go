@@ -188,9 +188,7 @@ func (tx *Tx) InsertNodes(ctx context.Context, nodes []*quire.Node) error {
 				sb.WriteString(", ")
 			}
 			tx.values(&sb, len(args), cols)
-			args = append(args, n.ID, n.WorkspaceID, n.Object, n.PageType, n.ParentType, nullString(n.ParentID), n.Position,
-				jsonArg(n.Title), n.TitlePlain, jsonArg(n.Properties), jsonArg(n.Description), jsonArg(n.Icon), jsonArg(n.Cover),
-				n.IsInline, n.InTrash, n.TrashedUnder, n.Version, n.CreatedMs, n.CreatedBy, n.EditedMs, n.EditedBy)
+			args = appendNodeArgs(args, n)
 		}
 		if _, err := tx.tx.ExecContext(ctx, sb.String(), args...); err != nil {
 			return err
