@@ -87,5 +87,14 @@ func newList[T any](items []T, next string) list[T] {
 	return l
 }
 
+// listOf is the list of items, each as object writes it, with the cursor of the next page.
+func listOf[T, O any](items []T, next string, object func(T) O) list[O] {
+	out := make([]O, len(items))
+	for i, v := range items {
+		out[i] = object(v)
+	}
+	return newList(out, next)
+}
+
 // etag formats a resource version as a weak ETag.
 func etag(version int64) string { return `W/"` + strconv.FormatInt(version, 10) + `"` }

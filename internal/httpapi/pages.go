@@ -71,7 +71,12 @@ func (s *Server) pageOutput(n *quire.Node) *pageOutput {
 	return &pageOutput{ETag: etag(n.Version), Body: s.newPageObject(n)}
 }
 
+// pageListOutput is a list of pages or of a database's records.
 type pageListOutput struct{ Body list[pageObject] }
+
+func (s *Server) pageList(nodes []*quire.Node, next string) *pageListOutput {
+	return &pageListOutput{Body: listOf(nodes, next, s.newPageObject)}
+}
 
 // createPageBody is read by the service's decoder, which reports every problem with its
 // path; the document describes it with createPageRequest.
@@ -309,9 +314,5 @@ func (s *Server) listPages(ctx context.Context, in *listPagesInput) (*pageListOu
 	if err != nil {
 		return nil, err
 	}
-	items := make([]pageObject, len(pg.Items))
-	for i, n := range pg.Items {
-		items[i] = s.newPageObject(n)
-	}
-	return &pageListOutput{Body: newList(items, pg.NextCursor)}, nil
+	return s.pageList(pg.Items, pg.NextCursor), nil
 }
