@@ -67,19 +67,7 @@ func children(ctx context.Context, q querier, parent string, after *ChildKey, li
 		args = append(args, limit)
 	}
 	rows, err := q.QueryContext(ctx, query+` ORDER BY b.position, b.id LIMIT $2`, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []*quire.Block
-	for rows.Next() {
-		b, err := scanBlock(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, b)
-	}
-	return out, rows.Err()
+	return scanAll(rows, err, scanBlock)
 }
 
 // LastChildPosition is the position of parent's last child, in trash or not ("" when none), so

@@ -34,19 +34,7 @@ func scanNode(row interface{ Scan(...any) error }) (*quire.Node, error) {
 
 // scanNodes reads every row of a query of nodeColumns, in order.
 func scanNodes(rows *sql.Rows, err error) ([]*quire.Node, error) {
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []*quire.Node
-	for rows.Next() {
-		n, err := scanNode(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, n)
-	}
-	return out, rows.Err()
+	return scanAll(rows, err, scanNode)
 }
 
 // jsonArg passes canonical JSON as text (the column type on both engines); nil is SQL NULL.
