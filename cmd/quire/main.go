@@ -20,6 +20,8 @@ Usage:
   quire token create --workspace WS --owner USER_ID --name NAME --scopes s1,s2|all [--workspace-scoped] [--grant ID]...
   quire token grant --token-id BOT_ID --grant ID
   quire token revoke --token-id BOT_ID
+  quire export --workspace WS --out DIR|FILE.zip
+  quire import --workspace WS --from DIR|FILE.zip [--parent PAGE]
 
 Every command takes --data DIR (env QUIRE_DATA, default ./quire-data) or --database-url URL
 (env QUIRE_DATABASE_URL). Admin commands work while a server runs on the same store and print
@@ -59,6 +61,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return errUsage
 		}
 		return admin(ctx, cmd+" "+rest[0], rest[1:], stdout, stderr)
+	case "export", "import":
+		return transferCmd(ctx, cmd, rest, stdout, stderr)
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -72,7 +72,8 @@ func (c *cluster) testCursors(t *testing.T) {
 		{"children", "GET", "/v2/blocks/" + parent + "/children", nil},
 		{"database query", "POST", "/v2/databases/" + db + "/query", map[string]any{}},
 		{"search", "POST", "/v2/search", map[string]any{"query": "Cursorwalk"}},
-		{"workspace listing", "GET", "/v2/workspace/pages", nil},
+		{"workspace listing", "GET", "/v2/workspace/pages/team", nil},
+		{"pages", "GET", "/v2/pages", nil},
 		{"recent", "GET", "/v2/workspace/pages/recent", nil},
 	} {
 		t.Run(l.name, func(t *testing.T) {

@@ -23,6 +23,10 @@ const (
 func Decode(s *Schema, filter, sorts []byte) (Expr, []Sort, error) {
 	d := decoder{s: s, p: &quire.Problems{}}
 	e := d.decodeFilter(filter)
+	if d.conds > maxConds {
+		d.p.AddDetail(quire.Beyond("filter", quire.ReasonTooMany, maxConds, int64(d.conds)),
+			fmt.Sprintf("A filter holds at most %d conditions.", maxConds))
+	}
 	ss := d.decodeSorts(sorts)
 	if err := d.p.Err(); err != nil {
 		return nil, nil, err
@@ -122,7 +126,7 @@ func (d *decoder) compound(obj map[string]any, path string, depth int) Expr {
 		return nil
 	}
 	if len(arr) > maxMembers {
-		d.p.Add(at, quire.ReasonTooMany, fmt.Sprintf("A compound filter holds at most %d filters.", maxMembers))
+		d.p.AddDetail(quire.Beyond(at, quire.ReasonTooMany, maxMembers, int64(len(arr))), fmt.Sprintf("A compound filter holds at most %d filters.", maxMembers))
 		return nil
 	}
 	members := make([]Expr, 0, len(arr))
@@ -152,7 +156,7 @@ func (d *decoder) property(obj map[string]any, path string) Expr {
 	if p == nil {
 		d.p.Add(path+".property", quire.ReasonInvalidValue, fmt.Sprintf("Could not find property with name or id: %s.", name))
 	} else if families[p.Type] == nil {
-		d.p.Add(path+".property", quire.ReasonInvalidValue, fmt.Sprintf("Property %s of type %s cannot be filtered.", name, p.Type))
+		d.p.Unsupported(quire.CodeUnsupportedFilter, path+".property", quire.ReasonInvalidValue, fmt.Sprintf("Property %s of type %s cannot be filtered.", name, p.Type))
 		p = nil
 	}
 	condKey, bad := "", false

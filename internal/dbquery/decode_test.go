@@ -158,6 +158,20 @@ func TestDecodeErrors(t *testing.T) {
 		{"sort unknown field", ``, `[{"property":"Score","direction":"ascending","nulls":"last"}]`, []d{{"sorts[0].nulls", "unknown_field"}}},
 		{"too many sorts", ``, `[` + many(101, `{"property":"Score","direction":"ascending"}`) + `]`, []d{{"sorts", "too_many"}}},
 	}
+	// The original service's codes for what is well formed but not taken.
+	unsupported := map[string]string{
+		"property cannot be filtered": quire.CodeUnsupportedFilter,
+		"operator of another type":    quire.CodeUnsupportedFilter,
+		"unknown operator":            quire.CodeUnsupportedFilter,
+		"sort unsortable type":        quire.CodeUnsupportedSort,
+	}
+	// The limit broken and the number found, on the detail.
+	limits := map[string][2]int64{
+		"too many members":    {100, 101},
+		"too many conditions": {100, 101},
+		"text too long":       {2000, 2001},
+		"too many sorts":      {100, 101},
+	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := dbquery.Decode(testSchema, []byte(tc.filter), []byte(tc.sorts))
@@ -165,12 +179,19 @@ func TestDecodeErrors(t *testing.T) {
 			if !ok {
 				t.Fatalf("Decode error = %v, want a *quire.Error", err)
 			}
-			if e.Code != quire.CodeValidation || e.Status() != 400 || e.Message == "" {
-				t.Errorf("error %q (status %d, message %q), want validation_error", e.Code, e.Status(), e.Message)
+			code := quire.CodeValidation
+			if c, ok := unsupported[tc.name]; ok {
+				code = c
+			}
+			if e.Code != code || e.Status() != 400 || e.Message == "" {
+				t.Errorf("error %q (status %d, message %q), want %s", e.Code, e.Status(), e.Message, code)
 			}
 			got := make([]d, len(e.Details))
 			for i, x := range e.Details {
 				got[i] = d{x.Path, x.Reason}
+				if l, ok := limits[tc.name]; ok && (x.Limit == nil || x.Actual == nil || *x.Limit != l[0] || *x.Actual != l[1]) {
+					t.Errorf("detail %s: limit %v, actual %v, want %d and %d", x.Path, x.Limit, x.Actual, l[0], l[1])
+				}
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("details (-want +got):\n%s", diff)

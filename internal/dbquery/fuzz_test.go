@@ -30,12 +30,15 @@ func FuzzDecodeFilter(f *testing.F) {
 		e, err := dbquery.DecodeFilter(testSchema, data)
 		if err != nil {
 			qe, ok := quire.AsError(err)
-			if !ok || qe.Code != quire.CodeValidation || qe.Message == "" || len(qe.Details) == 0 {
-				t.Fatalf("error %#v is not a validation_error with details", err)
+			if !ok || (qe.Code != quire.CodeValidation && qe.Code != quire.CodeUnsupportedFilter) || qe.Message == "" || len(qe.Details) == 0 {
+				t.Fatalf("error %#v is not a validation_error or unsupported_filter with details", err)
 			}
 			for _, d := range qe.Details {
 				if !strings.HasPrefix(d.Path, "filter") || !reasons[d.Reason] {
 					t.Fatalf("detail %+v: want a path under filter and a contract reason", d)
+				}
+				if (d.Reason == quire.ReasonTooMany || d.Reason == quire.ReasonTooLong) && (d.Limit == nil || d.Actual == nil || *d.Actual <= *d.Limit) {
+					t.Fatalf("detail %+v: want the limit and a larger actual", d)
 				}
 			}
 			return

@@ -100,7 +100,7 @@ func (d *decoder) cond(propID, typ string, p *Property, v any, path string) Expr
 	for _, k := range keys(obj) {
 		switch _, known := fam[k]; {
 		case !known:
-			d.p.Add(path+"."+k, quire.ReasonUnknownField, fmt.Sprintf("%s has no operator %q.", typ, k))
+			d.p.Unsupported(quire.CodeUnsupportedFilter, path+"."+k, quire.ReasonUnknownField, fmt.Sprintf("%s has no operator %q.", typ, k))
 		case op != "":
 			d.p.Add(path+"."+k, quire.ReasonInvalidValue, "A condition holds one operator.")
 		default:
@@ -110,9 +110,7 @@ func (d *decoder) cond(propID, typ string, p *Property, v any, path string) Expr
 	if op == "" {
 		return nil
 	}
-	if d.conds++; d.conds == maxConds+1 {
-		d.p.Add("filter", quire.ReasonTooMany, fmt.Sprintf("A filter holds at most %d conditions.", maxConds))
-	}
+	d.conds++
 	value, ok := d.operand(fam[op], p, obj[op], path+"."+op)
 	if !ok {
 		return nil
@@ -178,8 +176,9 @@ func (d *decoder) operand(kind operand, p *Property, v any, path string) (any, b
 	}
 	switch kind {
 	case argText:
-		if utf8.RuneCountInString(s) > maxText {
-			return bad(quire.ReasonTooLong, fmt.Sprintf("The value is longer than %d characters.", maxText))
+		if n := utf8.RuneCountInString(s); n > maxText {
+			d.p.AddDetail(quire.Beyond(path, quire.ReasonTooLong, maxText, int64(n)), fmt.Sprintf("The value is at most %d characters.", maxText))
+			return nil, false
 		}
 		return s, true
 	case argOption:

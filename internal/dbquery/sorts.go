@@ -28,7 +28,7 @@ func (d *decoder) decodeSorts(raw []byte) []Sort {
 		return nil
 	}
 	if len(arr) > maxSorts {
-		d.p.Add("sorts", quire.ReasonTooMany, fmt.Sprintf("sorts holds at most %d entries.", maxSorts))
+		d.p.AddDetail(quire.Beyond("sorts", quire.ReasonTooMany, maxSorts, int64(len(arr))), fmt.Sprintf("sorts holds at most %d entries.", maxSorts))
 		return nil
 	}
 	out := make([]Sort, 0, len(arr))
@@ -86,7 +86,8 @@ func (d *decoder) sort(v any, path string) (Sort, bool) {
 		case p == nil:
 			fail("property", quire.ReasonInvalidValue, fmt.Sprintf("Could not find property with name or id: %s.", name))
 		case sortColumn[p.Type] == "":
-			fail("property", quire.ReasonInvalidValue, fmt.Sprintf("Property %s of type %s cannot be sorted.", name, p.Type))
+			d.p.Unsupported(quire.CodeUnsupportedSort, path+".property", quire.ReasonInvalidValue, fmt.Sprintf("Property %s of type %s cannot be sorted.", name, p.Type))
+			good = false
 		default:
 			s.PropertyID, s.Type = p.ID, p.Type
 		}

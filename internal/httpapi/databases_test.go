@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -151,7 +152,7 @@ func TestDatabaseErrors(t *testing.T) {
 			{"filter unknown property", "POST", "/v2/databases/" + id + "/query", map[string]any{"filter": map[string]any{"property": "Nope", "number": map[string]any{"equals": 1}}},
 				400, "validation_error", "filter.property", "invalid_value"},
 			{"filter wrong operator", "POST", "/v2/databases/" + id + "/query", map[string]any{"filter": map[string]any{"property": "Points", "number": map[string]any{"contains": 1}}},
-				400, "validation_error", "filter.number.contains", ""},
+				400, "unsupported_filter", "filter.number.contains", ""},
 			{"filter three levels", "POST", "/v2/databases/" + id + "/query", map[string]any{"filter": map[string]any{"and": []any{map[string]any{"or": []any{map[string]any{"and": []any{}}}}}}},
 				400, "validation_error", "filter.and[0].or[0].and", "invalid_value"},
 			{"bad page_size", "POST", "/v2/databases/" + id + "/query", map[string]any{"page_size": 101}, 400, "validation_error", "page_size", "out_of_range"},
@@ -212,6 +213,10 @@ func databaseCases(t testing.TB, e *env, unknown string) []conformanceCase {
 		{name: "query without body", op: "query-database", method: "POST", path: "/v2/databases/" + id + "/query", token: e.full, status: 200},
 		{name: "query invalid", op: "query-database", method: "POST", path: "/v2/databases/" + id + "/query", token: e.full, status: 400,
 			body: `{"filter":{"property":"Nope","checkbox":{"equals":true}}}`, semantic: true},
+		{name: "query unsupported filter", op: "query-database", method: "POST", path: "/v2/databases/" + id + "/query", token: e.full, status: 400,
+			body: `{"filter":{"property":"Points","number":{"frobnicate":1}}}`, semantic: true},
+		{name: "query too many sorts", op: "query-database", method: "POST", path: "/v2/databases/" + id + "/query", token: e.full, status: 400,
+			body: `{"sorts":[` + strings.Repeat(`{"property":"Name","direction":"ascending"},`, 100) + `{"property":"Name","direction":"ascending"}]}`, semantic: true},
 		{name: "query without token", op: "query-database", method: "POST", path: "/v2/databases/" + id + "/query", status: 401, body: `{}`},
 		{name: "mutations", op: "mutate-database", method: "POST", path: "/v2/databases/" + id + "/mutations", token: e.full, status: 200,
 			body: `{"mutations":[{"op":"create","properties":{"Name":[{"text":{"content":"M"}}]}},{"op":"update","page_id":"` + rid + `","properties":{"Points":{"number":3}}}]}`},
@@ -234,9 +239,9 @@ func TestWorkspaceListsDatabases(t *testing.T) {
 		e.record(t, r.body["id"].(string), map[string]any{"Name": []any{txt("rec")}})
 		top := e.do("GET", "/v2/workspace/pages", e.full, nil)
 		wantOK(t, top, http.StatusOK)
-		res := top.body["results"].([]any)
-		if len(res) != 1 || res[0].(map[string]any)["object"] != "database" ||
-			res[0].(map[string]any)["properties"].(map[string]any)["Name"].(map[string]any)["id"] != "title" {
+		res := top.body["team"].(map[string]any)["results"].([]any)
+		if len(res) != 1 || res[0].(map[string]any)["type"] != "database" || res[0].(map[string]any)["page_type"] != "database" ||
+			res[0].(map[string]any)["title"] != "Top" || res[0].(map[string]any)["has_children"] != true {
 			t.Fatalf("top level = %s", top.raw)
 		}
 		recent := e.do("GET", "/v2/workspace/pages/recent", e.full, nil)

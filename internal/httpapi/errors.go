@@ -23,6 +23,18 @@ type Error struct {
 	Details   []quire.Detail `json:"details" nullable:"false" doc:"Failing fields: dotted path with indexes, and a reason."`
 }
 
+// TransformSchema lists every code a client may see as the document's enum of code, from
+// the one list in quire, so a new code cannot be left out of the document.
+func (Error) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema {
+	if c := s.Properties["code"]; c != nil {
+		c.Enum = make([]any, len(quire.Codes))
+		for i, code := range quire.Codes {
+			c.Enum[i] = code
+		}
+	}
+	return s
+}
+
 func (e *Error) Error() string             { return e.Code + ": " + e.Message }
 func (e *Error) GetStatus() int            { return e.Status }
 func (e *Error) ContentType(string) string { return "application/json" }

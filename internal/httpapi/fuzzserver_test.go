@@ -184,9 +184,10 @@ func (w *fuzzWorld) currentETag(q *fuzzReq) string {
 }
 
 // codeStatus is the contract's table (§3) of codes and their statuses, with the upload's 415
-// (docs/api.md).
+// and the original service's unsupported_* codes (docs/api.md).
 var codeStatus = map[string]int{
 	quire.CodeInvalidJSON: 400, quire.CodeValidation: 400, quire.CodeUnauthorized: 401, quire.CodeForbidden: 403,
+	quire.CodeUnsupportedFilter: 400, quire.CodeUnsupportedSort: 400, quire.CodeUnsupportedBlockType: 400,
 	quire.CodeNotFound: 404, quire.CodeMethodNotAllowed: 405, quire.CodeConflict: 409, quire.CodeIdempotencyConflict: 409,
 	quire.CodePayloadTooLarge: 413, quire.CodeUnsupportedMedia: 415, quire.CodeRateLimited: 429,
 }

@@ -203,7 +203,18 @@ func errorShape(r *response) error {
 	}
 	for _, d := range details {
 		m, ok := d.(map[string]any)
-		if !ok || len(m) != 2 || m["path"] == nil || m["reason"] == nil {
+		if !ok || m["path"] == nil || m["reason"] == nil {
+			return fmt.Errorf("detail has the wrong shape: %s", r.raw)
+		}
+		// limit and actual come together, on a detail beyond a limit, or not at all.
+		_, limit := m["limit"].(float64)
+		_, actual := m["actual"].(float64)
+		beyond := m["reason"] == quire.ReasonTooLong || m["reason"] == quire.ReasonTooMany || m["reason"] == quire.ReasonOutOfRange
+		fields := 2
+		if limit {
+			fields = 4
+		}
+		if limit != actual || (limit && !beyond) || len(m) != fields {
 			return fmt.Errorf("detail has the wrong shape: %s", r.raw)
 		}
 	}

@@ -12,26 +12,18 @@ import (
 )
 
 type sectionInput struct {
-	Section string `path:"section" enum:"top_level,recent,folders,mind_maps,trash"`
+	Section string `path:"section" enum:"recent,folders,mind_maps,trash"`
 	PageParams
 }
 
-type topLevelInput struct{ PageParams }
-
 func (s *Server) registerWorkspaceListings() {
 	rt := route{scopes: []quire.Scope{quire.PagesRead}, workspaceScoped: true}
-	register(s, huma.Operation{
-		OperationID: "list-workspace-pages", Method: http.MethodGet, Path: "/v2/workspace/pages",
-		Summary: "List top-level pages", Tags: []string{"Workspace"},
-		Description: "The workspace's top-level pages and databases in sidebar order.",
-	}, rt, func(ctx context.Context, in *topLevelInput) (*nodeListOutput, error) {
-		return s.section(ctx, "top_level", in.PageParams)
-	})
+	s.registerSidebarSections(rt) // team, shared, private and top_level: sidebar nodes (sidebar.go)
 	register(s, huma.Operation{
 		OperationID: "list-workspace-section", Method: http.MethodGet, Path: "/v2/workspace/pages/{section}",
 		Summary: "List a section of the workspace", Tags: []string{"Workspace"},
-		Description: "top_level: the sidebar's top level, in order; recent: everything by last edit; folders; " +
-			"mind_maps; trash: what was put in trash, last first.",
+		Description: "Quire's own sections, as page and database objects: recent: everything by last edit; folders; " +
+			"mind_maps; trash: what was put in trash, last first. (team, shared, private and top_level have routes of their own.)",
 	}, rt, func(ctx context.Context, in *sectionInput) (*nodeListOutput, error) {
 		return s.section(ctx, in.Section, in.PageParams)
 	})

@@ -64,8 +64,19 @@ func TestWorkspacePages(t *testing.T) {
 			}
 		}
 		objs := e.walk(t, "/v2/workspace/pages", e.full, 100)
-		if diff := cmp.Diff(e.getPage(t, a).body, objs[0]); diff != "" {
-			t.Fatalf("a listed page differs from GET (-get +list):\n%s", diff)
+		if objs[0]["object"] != "page_node" || objs[0]["title"] != "A" || objs[0]["has_children"] != true || objs[0]["url"] != e.getPage(t, a).body["url"] {
+			t.Fatalf("a listed node: %v", objs[0])
+		}
+		// team is the same list, and shared and private are empty whatever the page size.
+		for _, n := range []int{1, 100} {
+			if diff := cmp.Diff(top(), idsOf(e.walk(t, "/v2/workspace/pages/team", e.full, n))); diff != "" {
+				t.Fatalf("team by %d (-want +got):\n%s", n, diff)
+			}
+			for _, sec := range []string{"shared", "private"} {
+				if got := e.walk(t, "/v2/workspace/pages/"+sec, e.full, n); len(got) != 0 {
+					t.Fatalf("%s = %v", sec, got)
+				}
+			}
 		}
 		// Moves change the sidebar; a page moved out of the top level leaves it.
 		wantOK(t, e.do(http.MethodPatch, "/v2/pages/"+c+"/move", e.full, map[string]any{"parent": wsParent, "after": a}), 200)
@@ -124,7 +135,7 @@ func TestWorkspacePages(t *testing.T) {
 		// Refusals.
 		granted := e.token(quire.AllScopes, false, a)
 		noRead := e.token([]quire.Scope{quire.PagesWrite, quire.BlocksRead}, true)
-		topCursor := e.do(http.MethodGet, "/v2/workspace/pages?page_size=1", e.full, nil).body["next_cursor"].(string)
+		topCursor := e.do(http.MethodGet, "/v2/workspace/pages?page_size=1", e.full, nil).body["team"].(map[string]any)["next_cursor"].(string)
 		for _, tc := range []struct {
 			name, path, token string
 			status            int
@@ -132,6 +143,9 @@ func TestWorkspacePages(t *testing.T) {
 		}{
 			{"unknown section", "/v2/workspace/pages/starred", e.full, 400, quire.CodeValidation, "section"},
 			{"granted token", "/v2/workspace/pages", granted, 403, quire.CodeForbidden, ""},
+			{"granted token, team", "/v2/workspace/pages/team", granted, 403, quire.CodeForbidden, ""},
+			{"granted token, shared", "/v2/workspace/pages/shared", granted, 403, quire.CodeForbidden, ""},
+			{"cursor of team on private", "/v2/workspace/pages/private?start_cursor=" + topCursor, e.full, 400, quire.CodeValidation, "start_cursor"},
 			{"granted token, section", "/v2/workspace/pages/recent", granted, 403, quire.CodeForbidden, ""},
 			{"granted token, unknown section", "/v2/workspace/pages/starred", granted, 403, quire.CodeForbidden, ""},
 			{"no pages.read", "/v2/workspace/pages/trash", noRead, 403, quire.CodeForbidden, ""},
@@ -146,76 +160,93 @@ func TestWorkspacePages(t *testing.T) {
 	})
 }
 
+// TestListPages: GET /v2/pages answers sidebar nodes in sidebar order, the top of what the
+// token reaches without parent_id and what is directly under a page or database with it, so
+// that a client walks the whole tree by has_children (the original service's exporters do).
 func TestListPages(t *testing.T) {
 	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
 		e := newEnv(t, st)
-		mk := func(parent any, title string) string {
-			tick()
-			return e.mkPage(t, e.full, parent, title)
+		a := e.mkPage(t, e.full, wsParent, "A")
+		a1 := e.mkPage(t, e.full, pageParent(a), "A1")
+		a11 := e.mkPage(t, e.full, pageParent(a1), "A11")
+		b := e.mkPage(t, e.full, wsParent, "B")
+		b1 := e.mkPage(t, e.full, pageParent(b), "B1")
+		folder := e.mkPage(t, e.full, wsParent, "F", map[string]any{"page_type": "folder"})
+		dbr := e.do("POST", "/v2/databases", e.full, map[string]any{"parent": pageParent(b), "title": []any{txt("Tasks")},
+			"properties": map[string]any{"Name": map[string]any{"title": map[string]any{}}}})
+		wantOK(t, dbr, http.StatusOK)
+		db := dbr.body["id"].(string)
+		r1 := e.record(t, db, map[string]any{"Name": []any{txt("One")}})["id"].(string)
+		r2 := e.record(t, db, map[string]any{"Name": []any{txt("Two")}})["id"].(string)
+		under := func(token, parent string, n int) []map[string]any {
+			path := "/v2/pages"
+			if parent != "" {
+				path += "?parent_id=" + parent
+			}
+			return e.walk(t, path, token, n)
 		}
-		a := mk(wsParent, "A")
-		a1 := mk(pageParent(a), "A1")
-		a11 := mk(pageParent(a1), "A11")
-		b := mk(wsParent, "B")
-		b1 := mk(pageParent(b), "B1")
-		folder := mk(wsParent, "F")
-		list := func(token string, n int) []string {
-			objs := e.walk(t, "/v2/pages", token, n)
-			wantNewestFirst(t, objs)
-			return idsOf(objs)
+		// The top level in sidebar order, in pages of any size, each node light and complete.
+		for _, n := range []int{1, 2, 100} {
+			if diff := cmp.Diff([]string{a, b, folder}, idsOf(under(e.full, "", n))); diff != "" {
+				t.Fatalf("top by %d (-want +got):\n%s", n, diff)
+			}
 		}
-		// (A child page's creation touches its parent: B and B1 share an edit time, as do A1 and
-		// A11, so only F's place is certain.)
-		all := list(e.full, 4)
-		if diff := cmp.Diff(sorted([]string{folder, b1, b, a11, a1, a}), sorted(all)); diff != "" || all[0] != folder {
-			t.Fatalf("pages (-want +got):\n%s\n%v", diff, all)
+		top := under(e.full, "", 100)
+		get := e.getPage(t, a).body
+		want := map[string]any{"object": "page_node", "id": a, "type": "page", "title": "A", "page_type": "page",
+			"has_children": true, "in_trash": false, "parent": get["parent"], "icon": nil, "url": get["url"],
+			"created_time": get["created_time"], "last_edited_time": get["last_edited_time"]}
+		if diff := cmp.Diff(want, top[0]); diff != "" {
+			t.Fatalf("node of A (-want +got):\n%s", diff)
 		}
-		// An edit, of the page or of its content, puts it first.
-		tick()
-		wantOK(t, e.do(http.MethodPatch, "/v2/pages/"+a1, e.full, map[string]any{"icon": map[string]any{"emoji": "🌱"}}), 200)
-		tick()
-		e.appendKids(t, b, para("news"))
-		if diff := cmp.Diff([]string{b, a1, folder, b1, a11, a}, list(e.full, 2)); diff != "" {
-			t.Fatalf("pages after edits (-want +got):\n%s", diff)
+		if top[2]["page_type"] != "folder" || top[2]["has_children"] != false {
+			t.Fatalf("node of F = %v", top[2])
 		}
-		// A granted token lists what it reaches: the page and everything beneath it.
+		// Under a page: sub-pages and databases; under a database: its records.
+		for parent, want := range map[string][]string{a: {a1}, a1: {a11}, a11: nil, b: {b1, db}, db: {r1, r2}} {
+			if diff := cmp.Diff(want, idsOf(under(e.full, parent, 1))); diff != "" {
+				t.Fatalf("under %s (-want +got):\n%s", parent, diff)
+			}
+		}
+		if recs := under(e.full, db, 100); recs[1]["title"] != "Two" || recs[1]["parent"].(map[string]any)["database_id"] != db {
+			t.Fatalf("records = %v", recs)
+		}
+		if dbNode := under(e.full, b, 100)[1]; dbNode["type"] != "database" || dbNode["page_type"] != "database" || dbNode["title"] != "Tasks" || dbNode["has_children"] != true {
+			t.Fatalf("database node = %v", dbNode)
+		}
+		// The walk a migrating client makes meets every page exactly once.
+		if diff := cmp.Diff(sorted([]string{a, a1, a11, b, b1, folder, r1, r2}), sorted(e.treeIDs(t, e.full))); diff != "" {
+			t.Fatalf("tree walk (-want +got):\n%s", diff)
+		}
+		// A granted token starts at what it was granted, and walks no further out.
 		granted := e.token([]quire.Scope{quire.PagesRead, quire.PagesWrite}, false, a)
-		if diff := cmp.Diff([]string{a1, a11, a}, list(granted, 1)); diff != "" {
-			t.Fatalf("granted pages (-want +got):\n%s", diff)
+		if diff := cmp.Diff([]string{a, a1, a11}, e.treeIDs(t, granted)); diff != "" {
+			t.Fatalf("granted walk (-want +got):\n%s", diff)
 		}
-		// What it creates there, and what is moved there, it reaches too; what leaves, it loses.
-		mine := e.mkPage(t, granted, pageParent(a11), "Mine")
-		tick()
+		e.do(http.MethodGet, "/v2/pages?parent_id="+b, granted, nil).wantError(t, 404, quire.CodeNotFound, "")
+		// Moves reorder the sidebar; trash leaves it.
+		wantOK(t, e.do(http.MethodPatch, "/v2/pages/"+folder+"/move", e.full, map[string]any{"parent": wsParent, "after": a}), 200)
 		wantOK(t, e.do(http.MethodPatch, "/v2/pages/"+b1+"/move", e.full, map[string]any{"parent": pageParent(a)}), 200)
-		tick()
-		wantOK(t, e.do(http.MethodPatch, "/v2/pages/"+a11+"/move", e.full, map[string]any{"parent": pageParent(b)}), 200)
-		// (B1's move touched A: the two share an edit time, so only the set is certain.)
-		if diff := cmp.Diff(sorted([]string{a, a1, b1}), sorted(list(granted, 100))); diff != "" {
-			t.Fatalf("granted pages after moves (-want +got):\n%s", diff)
-		}
-		e.do(http.MethodGet, "/v2/pages/"+mine, granted, nil).wantError(t, 404, quire.CodeNotFound, "")
-		if r := e.do(http.MethodGet, "/v2/pages/"+b1, granted, nil); r.status != 200 {
-			t.Fatalf("a page moved into reach: %d", r.status)
-		}
-		// Trash hides a page and what is under it.
 		wantOK(t, e.do(http.MethodDelete, "/v2/pages/"+a1, e.full, nil), 200)
-		if diff := cmp.Diff(sorted([]string{b1, a}), sorted(list(granted, 100))); diff != "" {
-			t.Fatalf("granted pages with A1 in trash (-want +got):\n%s", diff)
+		if diff := cmp.Diff([]string{a, folder, b}, idsOf(under(e.full, "", 100))); diff != "" {
+			t.Fatalf("top after a move (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff([]string{b1}, idsOf(under(granted, a, 100))); diff != "" {
+			t.Fatalf("under A after a move and a trash (-want +got):\n%s", diff)
 		}
 		// Cursors belong to the list they came from.
 		cur := e.do(http.MethodGet, "/v2/pages?page_size=1", e.full, nil).body["next_cursor"].(string)
+		e.do(http.MethodGet, "/v2/pages?parent_id="+b+"&start_cursor="+cur, e.full, nil).wantError(t, 400, quire.CodeValidation, "start_cursor")
 		e.do(http.MethodGet, "/v2/workspace/pages/recent?start_cursor="+cur, e.full, nil).wantError(t, 400, quire.CodeValidation, "start_cursor")
 		other := newEnv(t, st)
 		other.mkPage(t, other.full, wsParent, "X")
 		other.mkPage(t, other.full, wsParent, "Y")
 		foreign := other.do(http.MethodGet, "/v2/pages?page_size=1", other.full, nil).body["next_cursor"].(string)
 		e.do(http.MethodGet, "/v2/pages?start_cursor="+foreign, e.full, nil).wantError(t, 400, quire.CodeValidation, "start_cursor")
-		// Another workspace's pages are never listed.
-		for _, id := range list(e.full, 100) {
-			if contains(other.pageIDs(t, "/v2/pages", other.full), id) {
-				t.Fatalf("page %s listed in two workspaces", id)
-			}
-		}
+		// Refusals.
+		e.do(http.MethodGet, "/v2/pages?parent_id=nope", e.full, nil).wantError(t, 400, quire.CodeValidation, "parent_id")
+		e.do(http.MethodGet, "/v2/pages?parent_id="+quire.NewID(), e.full, nil).wantError(t, 404, quire.CodeNotFound, "")
+		e.do(http.MethodGet, "/v2/pages?parent_id="+a, other.full, nil).wantError(t, 404, quire.CodeNotFound, "")
 		e.do(http.MethodGet, "/v2/pages", e.token([]quire.Scope{quire.BlocksRead}, true), nil).wantError(t, 403, quire.CodeForbidden, "")
 	})
 }

@@ -21,6 +21,7 @@ type mindMapObject struct {
 	Title          richTextJSON    `json:"title"`
 	Parent         parentObject    `json:"parent"`
 	Root           mindMapTree     `json:"root"`
+	Nodes          mindMapNodes    `json:"nodes"`
 	Settings       mindMapSettings `json:"settings"`
 	NodeCount      int             `json:"node_count" doc:"Nodes of the tree, the root included; at most 10,000."`
 	CreatedTime    string          `json:"created_time" format:"date-time"`
@@ -83,7 +84,9 @@ func (o mindMapObject) appendJSON() ([]byte, error) {
 		return nil, err
 	}
 	out := append(head[:len(head)-1], `,"root":`...)
-	return append(append(out, tree...), '}'), nil
+	out = append(out, tree...)
+	out = root.appendNodes(append(out, `,"nodes":`...))
+	return append(out, '}'), nil
 }
 
 // mindMapHead is mindMapObject without its tree.
@@ -93,6 +96,7 @@ type mindMapHead struct {
 	Title          richTextJSON    `json:"title"`
 	Parent         parentObject    `json:"parent"`
 	Root           mindMapTree     `json:"-"`
+	Nodes          mindMapNodes    `json:"-"`
 	Settings       mindMapSettings `json:"settings"`
 	NodeCount      int             `json:"node_count"`
 	CreatedTime    string          `json:"created_time"`

@@ -208,8 +208,6 @@ type movePageInput struct {
 	Body    movePageBody
 }
 
-type listPagesInput struct{ PageParams }
-
 func (s *Server) registerPages() {
 	write := route{scopes: []quire.Scope{quire.PagesWrite}}
 	read := route{scopes: []quire.Scope{quire.PagesRead}}
@@ -237,7 +235,8 @@ func (s *Server) registerPages() {
 	register(s, huma.Operation{
 		OperationID: "list-pages", Method: http.MethodGet, Path: "/v2/pages",
 		Summary: "List pages", Tags: []string{"Pages"},
-		Description: "The pages the token reaches, last edited first. Pages in trash, and pages under one, are left out.",
+		Description: "Sidebar nodes in sidebar order: what is directly under parent_id (a database's records), or the top of " +
+			"what the token reaches (the workspace's top level, or the nodes granted to the token). Trash is left out.",
 	}, read, s.listPages)
 	registerHidden(s, huma.Operation{
 		OperationID: "delete-page", Method: http.MethodDelete, Path: "/v2/pages/{page_id}",
@@ -306,13 +305,4 @@ func (s *Server) trashPage(ctx context.Context, in *pageIDInput) (*pageOutput, e
 		return nil, err
 	}
 	return s.pageOutput(n), nil
-}
-
-// listPages answers GET /v2/pages.
-func (s *Server) listPages(ctx context.Context, in *listPagesInput) (*pageListOutput, error) {
-	pg, err := s.svc.ListPages(ctx, principal(ctx), in.StartCursor, in.PageSize)
-	if err != nil {
-		return nil, err
-	}
-	return s.pageList(pg.Items, pg.NextCursor), nil
 }

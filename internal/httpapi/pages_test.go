@@ -194,6 +194,12 @@ func (e *env) walk(t testing.TB, path, token string, n int) []map[string]any {
 		}
 		r := e.do(http.MethodGet, p, token, nil)
 		wantOK(t, r, 200)
+		if r.body["object"] == "workspace_pages" { // its team section, continued by start_cursor
+			if r.body["shared"].(map[string]any)["has_more"] != false || r.body["private"].(map[string]any)["has_more"] != false {
+				t.Fatalf("%s: shared or private has more: %s", p, r.raw)
+			}
+			r.body = r.body["team"].(map[string]any)
+		}
 		if r.body["object"] != "list" {
 			t.Fatalf("%s: not a list: %s", p, r.raw)
 		}
@@ -782,7 +788,37 @@ func TestPatchPage(t *testing.T) {
 // pageIDs are the ids of a listing, walked whole.
 func (e *env) pageIDs(t testing.TB, path, token string) []string {
 	t.Helper()
+	if path == "/v2/pages" {
+		return e.treeIDs(t, token)
+	}
 	return idsOf(e.walk(t, path, token, 100))
+}
+
+// treeIDs walks what token reaches as a client of the original service does: GET /v2/pages,
+// then GET /v2/pages?parent_id= under every node with has_children. It answers the pages met
+// (records too, not databases), each once, in walk order.
+func (e *env) treeIDs(t testing.TB, token string) []string {
+	t.Helper()
+	var ids []string
+	seen := map[string]bool{}
+	var visit func(path string)
+	visit = func(path string) {
+		for _, n := range e.walk(t, path, token, 100) {
+			id := n["id"].(string)
+			if seen[id] || n["object"] != "page_node" {
+				t.Fatalf("%s: %s listed twice, or not a page_node: %v", path, id, n)
+			}
+			seen[id] = true
+			if n["type"] == "page" {
+				ids = append(ids, id)
+			}
+			if n["has_children"] == true {
+				visit("/v2/pages?parent_id=" + id)
+			}
+		}
+	}
+	visit("/v2/pages")
+	return ids
 }
 
 func contains(ids []string, id string) bool {

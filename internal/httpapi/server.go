@@ -7,6 +7,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"path"
 	"slices"
 	"strings"
 	"time"
@@ -106,9 +107,29 @@ func newServer(cfg Config, extra ...func(*Server)) *Server {
 	}
 	s.registerDocument() // last: it describes everything above
 	s.registerHealth()
+	s.registerReference()
 	s.mux.HandleFunc("/", s.unknownRoute)
-	s.handler = s.logRequests(s.mux)
+	s.handler = s.logRequests(s.refuseUncleanPaths(s.mux))
 	return s
+}
+
+// refuseUncleanPaths answers 404 not_found for a path with an empty, "." or ".." segment
+// (/v2/pages//content/markdown). The ServeMux would answer a 307 to the cleaned path, with an
+// HTML body, and a client that follows it re-sends a PATCH to a route it never named.
+func (s *Server) refuseUncleanPaths(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := r.URL.Path; p != "/" && p != "" && r.Method != http.MethodConnect {
+			clean := path.Clean(p)
+			if strings.HasSuffix(p, "/") {
+				clean += "/"
+			}
+			if clean != p {
+				writeError(w, r, s.log, &quire.Error{Code: quire.CodeNotFound, Message: "There is no route " + p + " (a path segment is empty, \".\" or \"..\")."})
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // ServeHTTP answers one request.

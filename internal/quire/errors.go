@@ -22,7 +22,21 @@ const (
 	CodeRateLimited         = "rate_limited"
 	CodeUnavailable         = "service_unavailable"
 	CodeInternal            = "internal_error"
+
+	// The original service's codes for a well-formed request Quire does not take: an unknown
+	// filter operator or a property type that cannot be filtered, a property that cannot be
+	// sorted, a block type that is unknown or read-only. Answered 400 like validation_error.
+	CodeUnsupportedFilter    = "unsupported_filter"
+	CodeUnsupportedSort      = "unsupported_sort"
+	CodeUnsupportedBlockType = "unsupported_block_type"
 )
+
+// Codes lists every error code a client may see, for the document's enum.
+var Codes = []string{
+	CodeInvalidJSON, CodeValidation, CodeUnsupportedFilter, CodeUnsupportedSort, CodeUnsupportedBlockType,
+	CodeUnauthorized, CodeForbidden, CodeNotFound, CodeMethodNotAllowed, CodeConflict, CodeIdempotencyConflict,
+	CodePayloadTooLarge, CodeUnsupportedMedia, CodeRateLimited, CodeUnavailable, CodeInternal,
+}
 
 // Reasons used in Detail.Reason (contract §3).
 const (
@@ -40,10 +54,18 @@ const (
 )
 
 // Detail names one failing field: Path is dotted with indexes
-// ("children[2].paragraph.rich_text[0].text.content").
+// ("children[2].paragraph.rich_text[0].text.content"). A too_long, too_many or out_of_range
+// detail also carries the limit it broke and the value it found, where both are numbers.
 type Detail struct {
 	Path   string `json:"path"`
 	Reason string `json:"reason"`
+	Limit  *int64 `json:"limit,omitempty" doc:"The limit broken (too_long, too_many, out_of_range)."`
+	Actual *int64 `json:"actual,omitempty" doc:"The length, count or value found."`
+}
+
+// Beyond is a detail of a number over (or under) its limit: too_long, too_many or out_of_range.
+func Beyond(path, reason string, limit, actual int64) Detail {
+	return Detail{Path: path, Reason: reason, Limit: &limit, Actual: &actual}
 }
 
 // Error is the only error whose code and message reach a client. Anything else is logged with
@@ -73,7 +95,7 @@ func (e *Error) Error() string {
 // Status is the HTTP status that belongs to the error's code.
 func (e *Error) Status() int {
 	switch e.Code {
-	case CodeInvalidJSON, CodeValidation:
+	case CodeInvalidJSON, CodeValidation, CodeUnsupportedFilter, CodeUnsupportedSort, CodeUnsupportedBlockType:
 		return 400
 	case CodeUnauthorized:
 		return 401
@@ -136,25 +158,48 @@ func Conflict(message string) *Error {
 type Problems struct {
 	Details []Detail
 	message string
+	code    string // the first problem's code when it is not validation_error
 }
 
 // Add records one problem; the first message added becomes the error's message. A problem
 // already recorded at the same path for the same reason is not listed twice (two keys of one
 // body can break one rule: a block update naming another type both in "type" and as a key).
 func (p *Problems) Add(path, reason, message string) {
+	p.AddDetail(Detail{Path: path, Reason: reason}, message)
+}
+
+// AddDetail is Add for a detail that carries more than its path and reason (Beyond).
+func (p *Problems) AddDetail(d Detail, message string) {
 	if p.message == "" {
 		p.message = message
+		if p.code == "" {
+			p.code = CodeValidation
+		}
 	}
-	d := Detail{Path: path, Reason: reason}
-	if !slices.Contains(p.Details, d) {
+	if !slices.ContainsFunc(p.Details, func(o Detail) bool { return o.Path == d.Path && o.Reason == d.Reason }) {
 		p.Details = append(p.Details, d)
 	}
 }
 
-// Err returns nil when nothing was added, else a validation_error holding every problem.
+// Unsupported is Add for what is well formed but not taken (CodeUnsupportedFilter and its
+// siblings). The error's code is the first problem's: when that one is unsupported, so is the
+// answer, with every other problem still listed.
+func (p *Problems) Unsupported(code, path, reason, message string) {
+	if p.message == "" {
+		p.code = code
+	}
+	p.Add(path, reason, message)
+}
+
+// Err returns nil when nothing was added, else an error holding every problem: a
+// validation_error, or the code Unsupported gave the first problem.
 func (p *Problems) Err() error {
 	if len(p.Details) == 0 {
 		return nil
 	}
-	return &Error{Code: CodeValidation, Message: p.message, Details: p.Details}
+	code := p.code
+	if code == "" {
+		code = CodeValidation
+	}
+	return &Error{Code: code, Message: p.message, Details: p.Details}
 }

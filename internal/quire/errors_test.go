@@ -17,8 +17,41 @@ func TestProblems(t *testing.T) {
 	p.Add("type", ReasonImmutable, "again")
 	p.Add("type", ReasonInvalidType, "other reason")
 	e, ok := AsError(p.Err())
-	want := []Detail{{"type", ReasonImmutable}, {"name", ReasonRequired}, {"type", ReasonInvalidType}}
+	want := []Detail{{Path: "type", Reason: ReasonImmutable}, {Path: "name", Reason: ReasonRequired}, {Path: "type", Reason: ReasonInvalidType}}
 	if !ok || e.Code != CodeValidation || e.Message != "first" || !slices.Equal(e.Details, want) {
 		t.Fatalf("Err() = %+v, want first and %v", e, want)
+	}
+}
+
+// TestProblems_Unsupported: the first problem's code is the answer's; later ones never change it.
+func TestProblems_Unsupported(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		add     func(p *Problems)
+		want    string
+		details int
+	}{
+		{"unsupported first", func(p *Problems) {
+			p.Unsupported(CodeUnsupportedFilter, "filter.number.x", ReasonUnknownField, "no x")
+			p.Add("sorts", ReasonInvalidType, "bad sorts")
+		}, CodeUnsupportedFilter, 2},
+		{"validation first", func(p *Problems) {
+			p.Add("sorts", ReasonInvalidType, "bad sorts")
+			p.Unsupported(CodeUnsupportedSort, "sorts[0].property", ReasonInvalidValue, "cannot sort")
+		}, CodeValidation, 2},
+		{"beyond a limit", func(p *Problems) {
+			p.AddDetail(Beyond("children", ReasonTooMany, 100, 101), "at most 100")
+		}, CodeValidation, 1},
+	} {
+		var p Problems
+		tc.add(&p)
+		e, ok := AsError(p.Err())
+		if !ok || e.Code != tc.want || e.Status() != 400 || len(e.Details) != tc.details {
+			t.Errorf("%s: Err() = %+v, want %s with every detail", tc.name, e, tc.want)
+		}
+	}
+	d := Beyond("children", ReasonTooMany, 100, 101)
+	if d.Limit == nil || *d.Limit != 100 || d.Actual == nil || *d.Actual != 101 {
+		t.Errorf("Beyond = %+v", d)
 	}
 }

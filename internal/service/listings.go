@@ -7,22 +7,11 @@ import (
 	"github.com/quire-dev/quire/internal/store"
 )
 
-// Sections of GET /v2/workspace/pages/:section (contract §8).
-var Sections = []string{"top_level", "recent", "folders", "mind_maps", "trash"}
-
-// ListPages pages through the pages the caller reaches, last edited first; pages in trash or
-// under a page in trash are left out.
-func (s *Service) ListPages(ctx context.Context, p *quire.Principal, startCursor string, pageSize int) (Results[*quire.Node], error) {
-	q := store.NodeQuery{Objects: []string{quire.ObjectPage}, Order: store.ByRecentEdit}
-	return s.listNodes(ctx, p, "pages", q, startCursor, pageSize)
-}
-
-// WorkspaceSection pages through one section of the workspace's listing.
+// WorkspaceSection pages through one of Quire's own sections of the workspace's listing, as
+// nodes (the original service's sections, which answer sidebar nodes, are SidebarSection).
 func (s *Service) WorkspaceSection(ctx context.Context, p *quire.Principal, section, startCursor string, pageSize int) (Results[*quire.Node], error) {
 	var q store.NodeQuery
 	switch section {
-	case "top_level":
-		q = store.NodeQuery{TopLevel: true, Order: store.BySidebar}
 	case "recent":
 		q = store.NodeQuery{Order: store.ByRecentEdit}
 	case "folders":
@@ -33,7 +22,7 @@ func (s *Service) WorkspaceSection(ctx context.Context, p *quire.Principal, sect
 		q = store.NodeQuery{Trash: true, Order: store.ByRecentEdit}
 	default:
 		return Results[*quire.Node]{}, quire.Invalid("section", quire.ReasonInvalidValue,
-			"section is one of top_level, recent, folders, mind_maps, trash.")
+			"section is one of team, shared, private, top_level, recent, folders, mind_maps, trash.")
 	}
 	return s.listNodes(ctx, p, "section:"+section, q, startCursor, pageSize)
 }
