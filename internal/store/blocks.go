@@ -157,29 +157,6 @@ func (tx *Tx) TrashContent(ctx context.Context, page string, ms int64, by string
 	return err
 }
 
-// LockTree serializes changes to the shape of a workspace's tree (moves), so that two moves
-// racing can never make a cycle. SQLite has one writer already; PostgreSQL takes a transaction
-// advisory lock.
-func (tx *Tx) LockTree(ctx context.Context, ws string) error {
-	if tx.engine != Postgres {
-		return nil
-	}
-	_, err := tx.tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, "tree:"+ws)
-	return err
-}
-
-// LockTopLevel serializes the placing of new nodes at the top level of workspace ws until the
-// transaction ends, so that two concurrent writes never compute the same position key (below a
-// page, locking the page's row does that). SQLite has one writer already; PostgreSQL takes a
-// transaction advisory lock.
-func (tx *Tx) LockTopLevel(ctx context.Context, ws string) error {
-	if tx.engine != Postgres {
-		return nil
-	}
-	_, err := tx.tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, "top:"+ws)
-	return err
-}
-
 // SyncChildPageBlock keeps the child_page (or child_database) block of node id in step with the
 // node: its title and trash state.
 func (tx *Tx) SyncChildPageBlock(ctx context.Context, id string, content []byte, inTrash bool, ms int64, by string) error {

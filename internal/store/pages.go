@@ -95,6 +95,12 @@ func (tx *Tx) UpdateNode(ctx context.Context, n *quire.Node) error {
 		n.ID, n.Version, n.ParentType, nullString(n.ParentID), n.Position, jsonArg(n.Title), n.TitlePlain,
 		jsonArg(n.Properties), jsonArg(n.Description), jsonArg(n.Icon), jsonArg(n.Cover),
 		n.IsInline, n.InTrash, n.TrashedUnder, n.EditedMs, n.EditedBy)
+	return nextVersion(n, res, err)
+}
+
+// nextVersion is the end of an UPDATE of node n over its version: conflict when no row had that
+// version any more (a concurrent change in between), else n moves to its next version.
+func nextVersion(n *quire.Node, res sql.Result, err error) error {
 	if err != nil {
 		return err
 	}
@@ -114,6 +120,29 @@ func (tx *Tx) LockNode(ctx context.Context, id string) error {
 		return nil
 	}
 	_, err := tx.tx.ExecContext(ctx, `SELECT 1 FROM nodes WHERE id = $1 FOR UPDATE`, id)
+	return err
+}
+
+// LockTree serializes changes to the shape of a workspace's tree (moves), so that two moves
+// racing can never make a cycle. SQLite has one writer already; PostgreSQL takes a transaction
+// advisory lock.
+func (tx *Tx) LockTree(ctx context.Context, ws string) error {
+	if tx.engine != Postgres {
+		return nil
+	}
+	_, err := tx.tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, "tree:"+ws)
+	return err
+}
+
+// LockTopLevel serializes the placing of new nodes at the top level of workspace ws until the
+// transaction ends, so that two concurrent writes never compute the same position key (below a
+// page, locking the page's row does that). SQLite has one writer already; PostgreSQL takes a
+// transaction advisory lock.
+func (tx *Tx) LockTopLevel(ctx context.Context, ws string) error {
+	if tx.engine != Postgres {
+		return nil
+	}
+	_, err := tx.tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, "top:"+ws)
 	return err
 }
 
