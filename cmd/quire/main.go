@@ -15,6 +15,8 @@ const usage = `quire: a self-hostable workspace content API.
 
 Usage:
   quire serve [flags]                 serve the API (embedded SQLite, or --database-url)
+  quire backup --out FILE.tar.gz      one consistent archive of a live store
+  quire restore --in FILE.tar.gz      load an archive into an empty store (either engine)
   quire workspace create --name NAME
   quire user create --workspace WS --name NAME --email EMAIL
   quire token create --workspace WS --owner USER_ID --name NAME --scopes s1,s2|all [--workspace-scoped] [--grant ID]...
@@ -55,6 +57,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	switch cmd {
 	case "serve":
 		return serve(ctx, rest, stdout, stderr)
+	case "backup":
+		return backupCmd(ctx, rest, stdout, stderr)
+	case "restore":
+		return restoreCmd(ctx, rest, stdout, stderr)
 	case "workspace", "user", "token":
 		if len(rest) == 0 {
 			fmt.Fprint(stderr, usage)

@@ -6,28 +6,18 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/quire-dev/quire/internal/jsonbody"
 	"github.com/quire-dev/quire/internal/quire"
 )
 
 // Leaf checks shared by the request decoder and Validate, so that a rule and its path are
 // written once.
 
-func join(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
-}
-
-func index(path string, i int) string {
-	return path + "[" + strconv.Itoa(i) + "]"
-}
-
 func checkLen(p *quire.Problems, path, s string, max int) {
 	// Characters are Unicode code points: never stricter than Notion's UTF-16 count, so
 	// anything Notion accepts is accepted here.
 	if len(s) > max && utf8.RuneCountInString(s) > max {
-		p.Add(path, quire.ReasonTooLong, "Text is too long.")
+		p.Add(path, quire.ReasonTooLong, "Text has at most "+strconv.Itoa(max)+" characters.")
 	}
 }
 
@@ -57,7 +47,7 @@ func checkURL(p *quire.Problems, path, s string) {
 	case s == "":
 		p.Add(path, quire.ReasonRequired, "A URL is required.")
 	case utf8.RuneCountInString(s) > MaxURLLength:
-		p.Add(path, quire.ReasonTooLong, "URL is too long.")
+		p.Add(path, quire.ReasonTooLong, "A URL has at most "+strconv.Itoa(MaxURLLength)+" characters.")
 	case !ValidURL(s):
 		p.Add(path, quire.ReasonInvalidValue, "URL is not valid.")
 	}
@@ -84,58 +74,58 @@ func checkItem(p *quire.Problems, path string, it *Item) {
 	switch it.Type {
 	case "text":
 		if it.Text == nil {
-			p.Add(join(path, "text"), quire.ReasonRequired, "Text is required.")
+			p.Add(jsonbody.Join(path, "text"), quire.ReasonRequired, "Text is required.")
 			return
 		}
-		checkLen(p, join(path, "text.content"), it.Text.Content, MaxTextLength)
+		checkLen(p, jsonbody.Join(path, "text", "content"), it.Text.Content, MaxTextLength)
 		if it.Text.Link != nil {
-			checkURL(p, join(path, "text.link.url"), it.Text.Link.URL)
+			checkURL(p, jsonbody.Join(path, "text", "link", "url"), it.Text.Link.URL)
 		}
 	case "equation":
 		if it.Equation == nil {
-			p.Add(join(path, "equation"), quire.ReasonRequired, "An equation is required.")
+			p.Add(jsonbody.Join(path, "equation"), quire.ReasonRequired, "An equation is required.")
 			return
 		}
-		checkLen(p, join(path, "equation.expression"), it.Equation.Expression, MaxExpressionLength)
+		checkLen(p, jsonbody.Join(path, "equation", "expression"), it.Equation.Expression, MaxExpressionLength)
 	case "mention":
 		m := it.Mention
 		if m == nil {
-			p.Add(join(path, "mention"), quire.ReasonRequired, "A mention is required.")
+			p.Add(jsonbody.Join(path, "mention"), quire.ReasonRequired, "A mention is required.")
 			return
 		}
-		mp := join(path, "mention")
+		mp := jsonbody.Join(path, "mention")
 		switch m.Type {
 		case "user", "page", "database":
-			checkID(p, join(mp, m.Type+".id"), m.ID)
+			checkID(p, jsonbody.Join(mp, m.Type, "id"), m.ID)
 		case "date":
 			if m.Date == nil {
-				p.Add(join(mp, "date"), quire.ReasonRequired, "A date is required.")
+				p.Add(jsonbody.Join(mp, "date"), quire.ReasonRequired, "A date is required.")
 				return
 			}
-			checkDate(p, join(mp, "date"), m.Date)
+			checkDate(p, jsonbody.Join(mp, "date"), m.Date)
 		default:
-			p.Add(join(mp, "type"), quire.ReasonInvalidValue, "Unknown mention type.")
+			p.Add(jsonbody.Join(mp, "type"), quire.ReasonInvalidValue, "Unknown mention type.")
 		}
 	default:
-		p.Add(join(path, "type"), quire.ReasonInvalidValue, "Unknown rich text type.")
+		p.Add(jsonbody.Join(path, "type"), quire.ReasonInvalidValue, "Unknown rich text type.")
 	}
 	if !ValidTextColor(it.Annotations.TextColor) {
-		p.Add(join(path, "annotations.text_color"), quire.ReasonInvalidValue, "Unknown text colour.")
+		p.Add(jsonbody.Join(path, "annotations", "text_color"), quire.ReasonInvalidValue, "Unknown text colour.")
 	}
 	if !ValidBackgroundColor(it.Annotations.BackgroundColor) {
-		p.Add(join(path, "annotations.background_color"), quire.ReasonInvalidValue, "Unknown background colour.")
+		p.Add(jsonbody.Join(path, "annotations", "background_color"), quire.ReasonInvalidValue, "Unknown background colour.")
 	}
 }
 
 func checkDate(p *quire.Problems, path string, d *Date) {
 	if !validDate(d.Start) {
-		p.Add(join(path, "start"), quire.ReasonInvalidValue, "Not a date.")
+		p.Add(jsonbody.Join(path, "start"), quire.ReasonInvalidValue, "Not a date.")
 	}
 	if d.End != "" && !validDate(d.End) {
-		p.Add(join(path, "end"), quire.ReasonInvalidValue, "Not a date.")
+		p.Add(jsonbody.Join(path, "end"), quire.ReasonInvalidValue, "Not a date.")
 	}
 	if len(d.TimeZone) > 64 {
-		p.Add(join(path, "time_zone"), quire.ReasonTooLong, "Time zone is too long.")
+		p.Add(jsonbody.Join(path, "time_zone"), quire.ReasonTooLong, "A time zone has at most 64 characters.")
 	}
 }
 
@@ -149,13 +139,13 @@ func validEmoji(s string) bool {
 func checkFile(p *quire.Problems, path string, f *FileSource) {
 	switch f.Type {
 	case "external":
-		checkURL(p, join(path, "external.url"), f.URL)
+		checkURL(p, jsonbody.Join(path, "external", "url"), f.URL)
 	case "file_upload":
-		checkID(p, join(path, "file_upload.id"), f.ID)
+		checkID(p, jsonbody.Join(path, "file_upload", "id"), f.ID)
 	case "file":
-		checkURL(p, join(path, "file.url"), f.URL)
+		checkURL(p, jsonbody.Join(path, "file", "url"), f.URL)
 	default:
-		p.Add(join(path, "type"), quire.ReasonInvalidValue, "Unknown file type.")
+		p.Add(jsonbody.Join(path, "type"), quire.ReasonInvalidValue, "Unknown file type.")
 	}
 }
 
@@ -175,14 +165,14 @@ func checkChildren(p *quire.Problems, path string, parent *Block, children []*Bl
 			continue
 		}
 		n++
-		cp := index(path, i)
+		cp := jsonbody.Index(path, i)
 		switch {
 		case want != "" && c.Type != want:
-			p.Add(join(cp, "type"), quire.ReasonInvalidValue, "A "+ptype+" holds only "+want+" blocks.")
+			p.Add(jsonbody.Join(cp, "type"), quire.ReasonInvalidValue, "A "+ptype+" holds only "+want+" blocks.")
 		case want == "" && (c.Type == "table_row" || c.Type == "column"):
-			p.Add(join(cp, "type"), quire.ReasonInvalidValue, "A "+c.Type+" belongs in a "+map[string]string{"table_row": "table", "column": "column_list"}[c.Type]+".")
+			p.Add(jsonbody.Join(cp, "type"), quire.ReasonInvalidValue, "A "+c.Type+" belongs in a "+map[string]string{"table_row": "table", "column": "column_list"}[c.Type]+".")
 		case c.Type == "table_row" && parent.Content.TableWidth > 0 && len(c.Content.Cells) != parent.Content.TableWidth:
-			p.Add(join(cp, "table_row.cells"), quire.ReasonInvalidValue, "A row has as many cells as its table is wide.")
+			p.Add(jsonbody.Join(cp, "table_row", "cells"), quire.ReasonInvalidValue, "A row has as many cells as its table is wide.")
 		}
 	}
 	if !created {

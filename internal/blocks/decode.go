@@ -3,6 +3,7 @@ package blocks
 import (
 	"encoding/json"
 
+	"github.com/quire-dev/quire/internal/jsonbody"
 	"github.com/quire-dev/quire/internal/quire"
 )
 
@@ -12,7 +13,7 @@ import (
 // are allowed and how many cells a row needs. The error is nil or a *quire.Error: a
 // validation_error listing every problem, or invalid_json when raw is not JSON.
 func Decode(raw json.RawMessage, path string, parent *Block) ([]*Block, error) {
-	v, err := parse(raw, path)
+	v, err := jsonbody.ParseValue(raw)
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +52,7 @@ func (d *decoder) children(v any, path string, depth int, parent *Block, created
 	}
 	bs := make([]*Block, len(a))
 	for i, e := range a {
-		bs[i] = d.block(e, index(path, i), depth)
+		bs[i] = d.block(e, jsonbody.Index(path, i), depth)
 	}
 	checkChildren(&d.p, path, parent, bs, created)
 	out := bs[:0]
@@ -65,33 +66,33 @@ func (d *decoder) children(v any, path string, depth int, parent *Block, created
 
 func (d *decoder) block(v any, path string, depth int) *Block {
 	d.count++
-	m, ok := object(&d.p, path, v)
+	m, ok := jsonbody.Object(&d.p, path, v)
 	if !ok {
 		return nil
 	}
 	typ, ok := blockType(&d.p, path, m)
 	if !ok {
-		unknown(&d.p, path, m, append(Types, "object", "type")...)
+		jsonbody.Unknown(&d.p, path, m, append(Types, "object", "type")...)
 		return nil
 	}
-	unknown(&d.p, path, m, "object", "type", typ)
-	if s, ok := str(&d.p, path, m, "object"); ok && s != "block" {
-		d.p.Add(join(path, "object"), quire.ReasonInvalidValue, "object is block.")
+	jsonbody.Unknown(&d.p, path, m, "object", "type", typ)
+	if s, ok := jsonbody.Str(&d.p, path, m, "object"); ok && s != "block" {
+		d.p.Add(jsonbody.Join(path, "object"), quire.ReasonInvalidValue, "object is block.")
 	}
 	body, present := m[typ]
 	if !present {
-		d.p.Add(join(path, typ), quire.ReasonRequired, "Field \""+typ+"\" is required.")
+		d.p.Add(jsonbody.Join(path, typ), quire.ReasonRequired, "Field \""+typ+"\" is required.")
 		return nil
 	}
-	tp := join(path, typ)
-	bm, ok := object(&d.p, tp, body)
+	tp := jsonbody.Join(path, typ)
+	bm, ok := jsonbody.Object(&d.p, tp, body)
 	if !ok {
 		return nil
 	}
 	b := &Block{Type: typ}
 	content(&d.p, tp, b, bm, false)
 	cv, hasChildren := bm["children"]
-	cp := join(tp, "children")
+	cp := jsonbody.Join(tp, "children")
 	switch {
 	case !hasChildren:
 		if info := types[typ]; info.container {
@@ -111,22 +112,22 @@ func (d *decoder) block(v any, path string, depth int) *Block {
 
 // blockType reads "type", or infers it from the one block-type key when it is left out.
 func blockType(p *quire.Problems, path string, m map[string]any) (string, bool) {
-	typ, ok := str(p, path, m, "type")
+	typ, ok := jsonbody.Str(p, path, m, "type")
 	if _, present := m["type"]; present && !ok {
 		return "", false
 	}
 	if !ok {
 		if typ = inferKind(m, Types); typ == "" {
-			p.Add(join(path, "type"), quire.ReasonRequired, "A block needs a type.")
+			p.Add(jsonbody.Join(path, "type"), quire.ReasonRequired, "A block needs a type.")
 			return "", false
 		}
 	}
 	if !Known(typ) {
-		p.Add(join(path, "type"), quire.ReasonInvalidValue, "Unknown block type.")
+		p.Add(jsonbody.Join(path, "type"), quire.ReasonInvalidValue, "Unknown block type.")
 		return "", false
 	}
 	if !Writable(typ) {
-		p.Add(join(path, "type"), quire.ReasonInvalidValue, "A "+typ+" block is made by creating the page or database.")
+		p.Add(jsonbody.Join(path, "type"), quire.ReasonInvalidValue, "A "+typ+" block is made by creating the page or database.")
 		return "", false
 	}
 	return typ, true
@@ -181,13 +182,13 @@ func content(p *quire.Problems, path string, b *Block, m map[string]any, update 
 	if info.children && !update {
 		allowed = append(allowed, "children")
 	}
-	unknown(p, path, m, allowed...)
+	jsonbody.Unknown(p, path, m, allowed...)
 	c := &b.Content
 	if info.richText {
 		if v, present := m["rich_text"]; present {
-			c.RichText = DecodeRichText(p, join(path, "rich_text"), v)
+			c.RichText = DecodeRichText(p, jsonbody.Join(path, "rich_text"), v)
 		} else if !update {
-			p.Add(join(path, "rich_text"), quire.ReasonRequired, "Field \"rich_text\" is required.")
+			p.Add(jsonbody.Join(path, "rich_text"), quire.ReasonRequired, "Field \"rich_text\" is required.")
 		}
 	}
 	if info.color {
@@ -195,7 +196,7 @@ func content(p *quire.Problems, path string, b *Block, m map[string]any, update 
 	}
 	if info.caption {
 		if v, present := m["caption"]; present {
-			c.Caption = DecodeRichText(p, join(path, "caption"), v)
+			c.Caption = DecodeRichText(p, jsonbody.Join(path, "caption"), v)
 		}
 	}
 	if info.media {
@@ -212,12 +213,12 @@ func content(p *quire.Problems, path string, b *Block, m map[string]any, update 
 		}
 	case "callout":
 		if v, present := m["icon"]; present {
-			c.Icon = decodeIcon(p, join(path, "icon"), v)
+			c.Icon = decodeIcon(p, jsonbody.Join(path, "icon"), v)
 		}
 	case "code":
-		if s, ok := str(p, path, m, "language"); ok {
+		if s, ok := jsonbody.Str(p, path, m, "language"); ok {
 			if !languages[s] {
-				p.Add(join(path, "language"), quire.ReasonInvalidValue, "Unknown code language.")
+				p.Add(jsonbody.Join(path, "language"), quire.ReasonInvalidValue, "Unknown code language.")
 			}
 			c.Language = s
 		}
@@ -226,16 +227,16 @@ func content(p *quire.Problems, path string, b *Block, m map[string]any, update 
 			c.Expression = s
 		}
 	case "file":
-		if s, ok := str(p, path, m, "name"); ok {
-			checkLen(p, join(path, "name"), s, MaxTextLength)
+		if s, ok := jsonbody.Str(p, path, m, "name"); ok {
+			checkLen(p, jsonbody.Join(path, "name"), s, MaxTextLength)
 			c.Name = s
 		}
 	case "bookmark", "embed":
-		if s, ok := str(p, path, m, "url"); ok {
-			checkURL(p, join(path, "url"), s)
+		if s, ok := jsonbody.Str(p, path, m, "url"); ok {
+			checkURL(p, jsonbody.Join(path, "url"), s)
 			c.URL = s
 		} else if _, present := m["url"]; !present && !update {
-			p.Add(join(path, "url"), quire.ReasonRequired, "Field \"url\" is required.")
+			p.Add(jsonbody.Join(path, "url"), quire.ReasonRequired, "Field \"url\" is required.")
 		}
 	case "table":
 		decodeTable(p, path, m, c, update)
@@ -250,12 +251,12 @@ func expression(p *quire.Problems, path string, m map[string]any, update bool) (
 	var s string
 	var ok bool
 	if update {
-		s, ok = str(p, path, m, "expression")
+		s, ok = jsonbody.Str(p, path, m, "expression")
 	} else {
-		s, ok = requiredStr(p, path, m, "expression")
+		s, ok = jsonbody.RequiredStr(p, path, m, "expression")
 	}
 	if ok {
-		checkLen(p, join(path, "expression"), s, MaxExpressionLength)
+		checkLen(p, jsonbody.Join(path, "expression"), s, MaxExpressionLength)
 	}
 	return s, ok
 }
@@ -264,15 +265,15 @@ func decodeTable(p *quire.Problems, path string, m map[string]any, c *Content, u
 	w, ok := integer(p, path, m, "table_width")
 	switch {
 	case ok && update && w != c.TableWidth:
-		p.Add(join(path, "table_width"), quire.ReasonImmutable, "A table's width is set when it is created.")
+		p.Add(jsonbody.Join(path, "table_width"), quire.ReasonImmutable, "A table's width is set when it is created.")
 	case ok && (w < 1 || w > MaxArray):
-		p.Add(join(path, "table_width"), quire.ReasonOutOfRange, "table_width is 1 to 100.")
+		p.Add(jsonbody.Join(path, "table_width"), quire.ReasonOutOfRange, "table_width is 1 to 100.")
 		c.TableWidth = 0 // rows are not measured against a width that is wrong anyway
 	case ok:
 		c.TableWidth = w
 	case !update:
 		if _, present := m["table_width"]; !present {
-			p.Add(join(path, "table_width"), quire.ReasonRequired, "Field \"table_width\" is required.")
+			p.Add(jsonbody.Join(path, "table_width"), quire.ReasonRequired, "Field \"table_width\" is required.")
 		}
 	}
 	if v, ok := boolean(p, path, m, "has_column_header"); ok {
@@ -287,11 +288,11 @@ func decodeCells(p *quire.Problems, path string, m map[string]any, c *Content, u
 	v, present := m["cells"]
 	if !present {
 		if !update {
-			p.Add(join(path, "cells"), quire.ReasonRequired, "Field \"cells\" is required.")
+			p.Add(jsonbody.Join(path, "cells"), quire.ReasonRequired, "Field \"cells\" is required.")
 		}
 		return
 	}
-	cp := join(path, "cells")
+	cp := jsonbody.Join(path, "cells")
 	a, ok := array(p, cp, v)
 	if !ok {
 		return
@@ -302,7 +303,7 @@ func decodeCells(p *quire.Problems, path string, m map[string]any, c *Content, u
 	}
 	cells := make([]RichText, len(a))
 	for i, e := range a {
-		cells[i] = DecodeRichText(p, index(cp, i), e)
+		cells[i] = DecodeRichText(p, jsonbody.Index(cp, i), e)
 		if cells[i] == nil {
 			cells[i] = RichText{}
 		}
@@ -311,7 +312,7 @@ func decodeCells(p *quire.Problems, path string, m map[string]any, c *Content, u
 }
 
 func decodeLinkToPage(p *quire.Problems, path string, m map[string]any, c *Content, update bool) {
-	typ, ok := str(p, path, m, "type")
+	typ, ok := jsonbody.Str(p, path, m, "type")
 	if _, present := m["type"]; present && !ok {
 		return
 	}
@@ -321,21 +322,21 @@ func decodeLinkToPage(p *quire.Problems, path string, m map[string]any, c *Conte
 	switch typ {
 	case "page_id", "database_id":
 	case "":
-		p.Add(join(path, "page_id"), quire.ReasonRequired, "A link_to_page names a page_id or a database_id.")
+		p.Add(jsonbody.Join(path, "page_id"), quire.ReasonRequired, "A link_to_page names a page_id or a database_id.")
 		return
 	default:
-		p.Add(join(path, "type"), quire.ReasonInvalidValue, "A link_to_page's type is page_id or database_id.")
+		p.Add(jsonbody.Join(path, "type"), quire.ReasonInvalidValue, "A link_to_page's type is page_id or database_id.")
 		return
 	}
 	other := map[string]string{"page_id": "database_id", "database_id": "page_id"}[typ]
 	if _, present := m[other]; present {
-		p.Add(join(path, other), quire.ReasonInvalidValue, "A link_to_page names one target.")
+		p.Add(jsonbody.Join(path, other), quire.ReasonInvalidValue, "A link_to_page names one target.")
 	}
-	id, ok := requiredStr(p, path, m, typ)
+	id, ok := jsonbody.RequiredStr(p, path, m, typ)
 	if !ok {
 		return
 	}
-	checkID(p, join(path, typ), id)
+	checkID(p, jsonbody.Join(path, typ), id)
 	c.PageID, c.DatabaseID = "", ""
 	if typ == "page_id" {
 		c.PageID = id
@@ -349,7 +350,7 @@ var fileKinds = []string{"external", "file_upload", "file"}
 // decodeMedia reads the file of image, file, pdf and video: external, file_upload, or the
 // file object an upload reads back as.
 func decodeMedia(p *quire.Problems, path string, m map[string]any, c *Content, update bool) {
-	typ, ok := str(p, path, m, "type")
+	typ, ok := jsonbody.Str(p, path, m, "type")
 	if _, present := m["type"]; present && !ok {
 		return
 	}
@@ -357,7 +358,7 @@ func decodeMedia(p *quire.Problems, path string, m map[string]any, c *Content, u
 		typ = inferKind(m, fileKinds)
 		if typ == "" {
 			if !update || m["external"] != nil || m["file_upload"] != nil || m["file"] != nil {
-				p.Add(join(path, "external"), quire.ReasonRequired, "A file is external, file_upload or file.")
+				p.Add(jsonbody.Join(path, "external"), quire.ReasonRequired, "A file is external, file_upload or file.")
 			}
 			return
 		}
@@ -372,40 +373,40 @@ func decodeFile(p *quire.Problems, path string, m map[string]any, typ string) *F
 	switch typ {
 	case "external", "file_upload", "file":
 	default:
-		p.Add(join(path, "type"), quire.ReasonInvalidValue, "A file's type is external, file_upload or file.")
+		p.Add(jsonbody.Join(path, "type"), quire.ReasonInvalidValue, "A file's type is external, file_upload or file.")
 		return nil
 	}
 	for _, k := range fileKinds {
 		if _, present := m[k]; present && k != typ {
-			p.Add(join(path, k), quire.ReasonInvalidValue, "A file has one source.")
+			p.Add(jsonbody.Join(path, k), quire.ReasonInvalidValue, "A file has one source.")
 		}
 	}
 	v, present := m[typ]
 	if !present {
-		p.Add(join(path, typ), quire.ReasonRequired, "Field \""+typ+"\" is required.")
+		p.Add(jsonbody.Join(path, typ), quire.ReasonRequired, "Field \""+typ+"\" is required.")
 		return nil
 	}
-	fp := join(path, typ)
-	fm, ok := object(p, fp, v)
+	fp := jsonbody.Join(path, typ)
+	fm, ok := jsonbody.Object(p, fp, v)
 	if !ok {
 		return nil
 	}
 	f := &FileSource{Type: typ}
 	switch typ {
 	case "external":
-		unknown(p, fp, fm, "url")
-		if f.URL, ok = requiredStr(p, fp, fm, "url"); ok {
-			checkURL(p, join(fp, "url"), f.URL)
+		jsonbody.Unknown(p, fp, fm, "url")
+		if f.URL, ok = jsonbody.RequiredStr(p, fp, fm, "url"); ok {
+			checkURL(p, jsonbody.Join(fp, "url"), f.URL)
 		}
 	case "file_upload":
-		unknown(p, fp, fm, "id")
-		if f.ID, ok = requiredStr(p, fp, fm, "id"); ok {
-			checkID(p, join(fp, "id"), f.ID)
+		jsonbody.Unknown(p, fp, fm, "id")
+		if f.ID, ok = jsonbody.RequiredStr(p, fp, fm, "id"); ok {
+			checkID(p, jsonbody.Join(fp, "id"), f.ID)
 		}
 	case "file":
-		unknown(p, fp, fm, "url", "expiry_time")
-		if f.URL, ok = requiredStr(p, fp, fm, "url"); ok {
-			checkURL(p, join(fp, "url"), f.URL)
+		jsonbody.Unknown(p, fp, fm, "url", "expiry_time")
+		if f.URL, ok = jsonbody.RequiredStr(p, fp, fm, "url"); ok {
+			checkURL(p, jsonbody.Join(fp, "url"), f.URL)
 		}
 		f.ExpiryTime, _ = nullableStr(p, fp, fm, "expiry_time")
 	}
@@ -419,32 +420,32 @@ func decodeIcon(p *quire.Problems, path string, v any) *Icon {
 	if v == nil {
 		return nil
 	}
-	m, ok := object(p, path, v)
+	m, ok := jsonbody.Object(p, path, v)
 	if !ok {
 		return nil
 	}
-	typ, ok := str(p, path, m, "type")
+	typ, ok := jsonbody.Str(p, path, m, "type")
 	if _, present := m["type"]; present && !ok {
 		return nil
 	}
 	if !ok {
 		if typ = inferKind(m, append([]string{"emoji"}, fileKinds...)); typ == "" {
-			p.Add(join(path, "type"), quire.ReasonRequired, "An icon needs a type.")
+			p.Add(jsonbody.Join(path, "type"), quire.ReasonRequired, "An icon needs a type.")
 			return nil
 		}
 	}
 	if typ == "emoji" {
-		unknown(p, path, m, "type", "emoji")
-		e, ok := requiredStr(p, path, m, "emoji")
+		jsonbody.Unknown(p, path, m, "type", "emoji")
+		e, ok := jsonbody.RequiredStr(p, path, m, "emoji")
 		if !ok {
 			return nil
 		}
 		if !validEmoji(e) {
-			p.Add(join(path, "emoji"), quire.ReasonInvalidValue, "Not an emoji.")
+			p.Add(jsonbody.Join(path, "emoji"), quire.ReasonInvalidValue, "Not an emoji.")
 		}
 		return &Icon{Emoji: e}
 	}
-	unknown(p, path, m, append([]string{"type"}, fileKinds...)...)
+	jsonbody.Unknown(p, path, m, append([]string{"type"}, fileKinds...)...)
 	if f := decodeFile(p, path, m, typ); f != nil {
 		return &Icon{File: f}
 	}

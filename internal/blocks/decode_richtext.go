@@ -1,8 +1,7 @@
 package blocks
 
 import (
-	"encoding/json"
-
+	"github.com/quire-dev/quire/internal/jsonbody"
 	"github.com/quire-dev/quire/internal/quire"
 )
 
@@ -16,41 +15,30 @@ func DecodeRichText(p *quire.Problems, path string, v any) RichText {
 	}
 	rt := make(RichText, 0, len(a))
 	for i, e := range a {
-		if it, ok := decodeItem(p, index(path, i), e); ok {
+		if it, ok := decodeItem(p, jsonbody.Index(path, i), e); ok {
 			rt = append(rt, it)
 		}
 	}
 	return rt
 }
 
-// DecodeRichTextJSON is DecodeRichText for raw JSON; the error is nil or a *quire.Error.
-func DecodeRichTextJSON(raw json.RawMessage, path string) (RichText, error) {
-	v, err := parse(raw, path)
-	if err != nil {
-		return nil, err
-	}
-	var p quire.Problems
-	rt := DecodeRichText(&p, path, v)
-	return rt, p.Err()
-}
-
 var itemKinds = []string{"text", "mention", "equation"}
 
 func decodeItem(p *quire.Problems, path string, v any) (Item, bool) {
-	m, ok := object(p, path, v)
+	m, ok := jsonbody.Object(p, path, v)
 	if !ok {
 		return Item{}, false
 	}
 	before := len(p.Details)
 	it := Item{}
-	typ, hasType := str(p, path, m, "type")
+	typ, hasType := jsonbody.Str(p, path, m, "type")
 	if _, present := m["type"]; present && !hasType {
 		return Item{}, false
 	}
 	if !hasType {
 		typ = inferKind(m, itemKinds)
 		if typ == "" {
-			p.Add(join(path, "type"), quire.ReasonRequired, "Rich text needs a type.")
+			p.Add(jsonbody.Join(path, "type"), quire.ReasonRequired, "Rich text needs a type.")
 			return Item{}, false
 		}
 	}
@@ -59,18 +47,18 @@ func decodeItem(p *quire.Problems, path string, v any) (Item, bool) {
 	case "text", "mention", "equation":
 		allowed = append(allowed, typ)
 	default:
-		p.Add(join(path, "type"), quire.ReasonInvalidValue, "Rich text type is text, mention or equation.")
+		p.Add(jsonbody.Join(path, "type"), quire.ReasonInvalidValue, "Rich text type is text, mention or equation.")
 		return Item{}, false
 	}
-	unknown(p, path, m, allowed...)
+	jsonbody.Unknown(p, path, m, allowed...)
 	it.Type = typ
 	body, present := m[typ]
 	if !present {
-		p.Add(join(path, typ), quire.ReasonRequired, "Field \""+typ+"\" is required.")
+		p.Add(jsonbody.Join(path, typ), quire.ReasonRequired, "Field \""+typ+"\" is required.")
 		return Item{}, false
 	}
-	bp := join(path, typ)
-	bm, ok := object(p, bp, body)
+	bp := jsonbody.Join(path, typ)
+	bm, ok := jsonbody.Object(p, bp, body)
 	if !ok {
 		return Item{}, false
 	}
@@ -78,19 +66,19 @@ func decodeItem(p *quire.Problems, path string, v any) (Item, bool) {
 	case "text":
 		it.Text = decodeText(p, bp, bm)
 	case "equation":
-		unknown(p, bp, bm, "expression")
-		if s, ok := requiredStr(p, bp, bm, "expression"); ok {
+		jsonbody.Unknown(p, bp, bm, "expression")
+		if s, ok := jsonbody.RequiredStr(p, bp, bm, "expression"); ok {
 			it.Equation = &Equation{Expression: s}
-			checkLen(p, join(bp, "expression"), s, MaxExpressionLength)
+			checkLen(p, jsonbody.Join(bp, "expression"), s, MaxExpressionLength)
 		}
 	case "mention":
 		it.Mention = decodeMention(p, bp, bm)
 	}
 	if a, present := m["annotations"]; present {
-		it.Annotations = decodeAnnotations(p, join(path, "annotations"), a)
+		it.Annotations = decodeAnnotations(p, jsonbody.Join(path, "annotations"), a)
 	}
 	nullableStr(p, path, m, "href")
-	str(p, path, m, "plain_text")
+	jsonbody.Str(p, path, m, "plain_text")
 	if len(p.Details) > before || (it.Text == nil && it.Equation == nil && it.Mention == nil) {
 		return Item{}, false
 	}
@@ -114,29 +102,29 @@ func inferKind(m map[string]any, kinds []string) string {
 }
 
 func decodeText(p *quire.Problems, path string, m map[string]any) *Text {
-	unknown(p, path, m, "content", "link")
-	content, ok := requiredStr(p, path, m, "content")
+	jsonbody.Unknown(p, path, m, "content", "link")
+	content, ok := jsonbody.RequiredStr(p, path, m, "content")
 	if !ok {
 		return nil
 	}
-	checkLen(p, join(path, "content"), content, MaxTextLength)
+	checkLen(p, jsonbody.Join(path, "content"), content, MaxTextLength)
 	t := &Text{Content: content}
 	if lv, present := m["link"]; present && lv != nil {
-		lp := join(path, "link")
-		lm, ok := object(p, lp, lv)
+		lp := jsonbody.Join(path, "link")
+		lm, ok := jsonbody.Object(p, lp, lv)
 		if !ok {
 			return nil
 		}
 		// {"type":"url","url":…} is what some Notion client libraries send.
-		unknown(p, lp, lm, "url", "type")
-		if s, ok := str(p, lp, lm, "type"); ok && s != "url" {
-			p.Add(join(lp, "type"), quire.ReasonInvalidValue, "A link's type is url.")
+		jsonbody.Unknown(p, lp, lm, "url", "type")
+		if s, ok := jsonbody.Str(p, lp, lm, "type"); ok && s != "url" {
+			p.Add(jsonbody.Join(lp, "type"), quire.ReasonInvalidValue, "A link's type is url.")
 		}
-		u, ok := requiredStr(p, lp, lm, "url")
+		u, ok := jsonbody.RequiredStr(p, lp, lm, "url")
 		if !ok {
 			return nil
 		}
-		checkURL(p, join(lp, "url"), u)
+		checkURL(p, jsonbody.Join(lp, "url"), u)
 		t.Link = &Link{URL: u}
 	}
 	return t
@@ -145,37 +133,37 @@ func decodeText(p *quire.Problems, path string, m map[string]any) *Text {
 var mentionKinds = []string{"user", "page", "database", "date"}
 
 func decodeMention(p *quire.Problems, path string, m map[string]any) *Mention {
-	typ, hasType := str(p, path, m, "type")
+	typ, hasType := jsonbody.Str(p, path, m, "type")
 	if _, present := m["type"]; present && !hasType {
 		return nil
 	}
 	if !hasType {
 		if typ = inferKind(m, mentionKinds); typ == "" {
-			p.Add(join(path, "type"), quire.ReasonRequired, "A mention needs a type.")
+			p.Add(jsonbody.Join(path, "type"), quire.ReasonRequired, "A mention needs a type.")
 			return nil
 		}
 	}
 	switch typ {
 	case "user", "page", "database", "date":
 	default:
-		p.Add(join(path, "type"), quire.ReasonInvalidValue, "A mention's type is user, page, database or date.")
+		p.Add(jsonbody.Join(path, "type"), quire.ReasonInvalidValue, "A mention's type is user, page, database or date.")
 		return nil
 	}
-	unknown(p, path, m, "type", typ)
+	jsonbody.Unknown(p, path, m, "type", typ)
 	v, present := m[typ]
 	if !present {
-		p.Add(join(path, typ), quire.ReasonRequired, "Field \""+typ+"\" is required.")
+		p.Add(jsonbody.Join(path, typ), quire.ReasonRequired, "Field \""+typ+"\" is required.")
 		return nil
 	}
-	op := join(path, typ)
-	om, ok := object(p, op, v)
+	op := jsonbody.Join(path, typ)
+	om, ok := jsonbody.Object(p, op, v)
 	if !ok {
 		return nil
 	}
 	mn := &Mention{Type: typ}
 	if typ == "date" {
-		unknown(p, op, om, "start", "end", "time_zone")
-		start, ok1 := requiredStr(p, op, om, "start")
+		jsonbody.Unknown(p, op, om, "start", "end", "time_zone")
+		start, ok1 := jsonbody.RequiredStr(p, op, om, "start")
 		end, ok2 := nullableStr(p, op, om, "end")
 		tz, ok3 := nullableStr(p, op, om, "time_zone")
 		if !ok1 || (!ok2 && om["end"] != nil) || (!ok3 && om["time_zone"] != nil) {
@@ -186,29 +174,29 @@ func decodeMention(p *quire.Problems, path string, m map[string]any) *Mention {
 		return mn
 	}
 	if typ == "user" {
-		unknown(p, op, om, "id", "object")
-		if s, ok := str(p, op, om, "object"); ok && s != "user" {
-			p.Add(join(op, "object"), quire.ReasonInvalidValue, "A user mention's object is user.")
+		jsonbody.Unknown(p, op, om, "id", "object")
+		if s, ok := jsonbody.Str(p, op, om, "object"); ok && s != "user" {
+			p.Add(jsonbody.Join(op, "object"), quire.ReasonInvalidValue, "A user mention's object is user.")
 		}
 	} else {
-		unknown(p, op, om, "id")
+		jsonbody.Unknown(p, op, om, "id")
 	}
-	id, ok := requiredStr(p, op, om, "id")
+	id, ok := jsonbody.RequiredStr(p, op, om, "id")
 	if !ok {
 		return nil
 	}
-	checkID(p, join(op, "id"), id)
+	checkID(p, jsonbody.Join(op, "id"), id)
 	mn.ID = id
 	return mn
 }
 
 func decodeAnnotations(p *quire.Problems, path string, v any) Annotations {
 	var a Annotations
-	m, ok := object(p, path, v)
+	m, ok := jsonbody.Object(p, path, v)
 	if !ok {
 		return a
 	}
-	unknown(p, path, m, "bold", "italic", "strikethrough", "underline", "code", "text_color", "background_color", "color")
+	jsonbody.Unknown(p, path, m, "bold", "italic", "strikethrough", "underline", "code", "text_color", "background_color", "color")
 	a.Bold, _ = boolean(p, path, m, "bold")
 	a.Italic, _ = boolean(p, path, m, "italic")
 	a.Strikethrough, _ = boolean(p, path, m, "strikethrough")
@@ -223,23 +211,23 @@ func decodeAnnotations(p *quire.Problems, path string, v any) Annotations {
 // own channel on an update. A legacy color and an explicit field that disagree on the same
 // channel are an invalid_value on color.
 func decodeColors(p *quire.Problems, path string, m map[string]any, text, bg *string) {
-	tc, hasTC := str(p, path, m, "text_color")
+	tc, hasTC := jsonbody.Str(p, path, m, "text_color")
 	if hasTC && !textColors[tc] {
-		p.Add(join(path, "text_color"), quire.ReasonInvalidValue, "Unknown text colour.")
+		p.Add(jsonbody.Join(path, "text_color"), quire.ReasonInvalidValue, "Unknown text colour.")
 		hasTC = false
 	}
-	bc, hasBC := str(p, path, m, "background_color")
+	bc, hasBC := jsonbody.Str(p, path, m, "background_color")
 	if hasBC && !bgColors[bc] {
-		p.Add(join(path, "background_color"), quire.ReasonInvalidValue, "Unknown background colour.")
+		p.Add(jsonbody.Join(path, "background_color"), quire.ReasonInvalidValue, "Unknown background colour.")
 		hasBC = false
 	}
-	if c, ok := str(p, path, m, "color"); ok {
+	if c, ok := jsonbody.Str(p, path, m, "color"); ok {
 		background, value, valid := LegacyColor(c)
 		switch {
 		case !valid:
-			p.Add(join(path, "color"), quire.ReasonInvalidValue, "Unknown colour.")
+			p.Add(jsonbody.Join(path, "color"), quire.ReasonInvalidValue, "Unknown colour.")
 		case background && hasBC && bc != value, !background && hasTC && tc != value:
-			p.Add(join(path, "color"), quire.ReasonInvalidValue, "color contradicts an explicit colour channel.")
+			p.Add(jsonbody.Join(path, "color"), quire.ReasonInvalidValue, "color contradicts an explicit colour channel.")
 		case background:
 			*bg = value
 		default:

@@ -3,6 +3,7 @@ package blocks
 import (
 	"encoding/json"
 
+	"github.com/quire-dev/quire/internal/jsonbody"
 	"github.com/quire-dev/quire/internal/quire"
 )
 
@@ -16,7 +17,7 @@ func DecodePageIcon(p *quire.Problems, path string, v any, emoji bool) json.RawM
 		return nil
 	}
 	if !emoji && ic.File == nil {
-		p.Add(join(path, "type"), quire.ReasonInvalidValue, "A cover is an external URL or an upload, not an emoji.")
+		p.Add(jsonbody.Join(path, "type"), quire.ReasonInvalidValue, "A cover is an external URL or an upload, not an emoji.")
 		return nil
 	}
 	return appendIcon(nil, ic)

@@ -1,9 +1,7 @@
 package blocks
 
 import (
-	"encoding/json"
-	"sort"
-
+	"github.com/quire-dev/quire/internal/jsonbody"
 	"github.com/quire-dev/quire/internal/quire"
 )
 
@@ -17,25 +15,16 @@ type Update struct {
 // it: `{T:{…fields to change…}}` and/or `{"in_trash":bool}`, where T must be the block's own
 // type (another type, or a "type" that differs, is reason immutable at `type`). Fields left
 // out keep their values; rich_text, caption and cells are replaced whole. current is not
-// modified. The error is nil or a *quire.Error.
-func DecodeUpdate(current *Block, raw json.RawMessage) (Update, error) {
-	v, err := parse(raw, "")
-	if err != nil {
-		return Update{}, err
-	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return Update{}, &quire.Error{Code: quire.CodeInvalidJSON, Message: "The body is not a JSON object.",
-			Details: []quire.Detail{{Path: "body", Reason: quire.ReasonInvalidType}}}
-	}
+// modified. m is the body as jsonbody.Parse read it. The error is nil or a *quire.Error.
+func DecodeUpdate(current *Block, m map[string]any) (Update, error) {
 	var p quire.Problems
 	var u Update
 	typ := current.Type
-	for _, k := range sortedKeys(m) {
+	for _, k := range jsonbody.SortedKeys(m) {
 		switch {
 		case k == typ || k == "in_trash":
 		case k == "type":
-			if s, ok := str(&p, "", m, "type"); ok && s != typ {
+			if s, ok := jsonbody.Str(&p, "", m, "type"); ok && s != typ {
 				p.Add("type", quire.ReasonImmutable, "A block's type cannot change.")
 			}
 		case Known(k):
@@ -52,7 +41,7 @@ func DecodeUpdate(current *Block, raw json.RawMessage) (Update, error) {
 		case !Writable(typ):
 			p.Add("type", quire.ReasonInvalidValue, "A "+typ+" block is changed through its page or database.")
 		default:
-			if bm, ok := object(&p, typ, body); ok {
+			if bm, ok := jsonbody.Object(&p, typ, body); ok {
 				b := &Block{Type: typ, Content: cloneContent(current.Content)}
 				content(&p, typ, b, bm, true)
 				u.Block = b
@@ -63,15 +52,6 @@ func DecodeUpdate(current *Block, raw json.RawMessage) (Update, error) {
 		return Update{}, err
 	}
 	return u, nil
-}
-
-func sortedKeys(m map[string]any) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
 
 // cloneContent copies c deeply enough that a merge never writes into the caller's block.

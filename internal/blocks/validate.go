@@ -1,6 +1,9 @@
 package blocks
 
 import (
+	"strconv"
+
+	"github.com/quire-dev/quire/internal/jsonbody"
 	"github.com/quire-dev/quire/internal/quire"
 )
 
@@ -22,7 +25,7 @@ func Validate(bs []*Block, path string, parent *Block, lim Limits) error {
 	v := validator{lim: lim}
 	v.children(bs, path, parent, 0, false)
 	if lim.MaxBlocks > 0 && v.count > lim.MaxBlocks {
-		v.p.Add(path, quire.ReasonTooMany, "Too many blocks.")
+		v.p.Add(path, quire.ReasonTooMany, "At most "+strconv.Itoa(lim.MaxBlocks)+" blocks in one request.")
 	}
 	return v.p.Err()
 }
@@ -35,10 +38,10 @@ type validator struct {
 
 func (v *validator) children(bs []*Block, path string, parent *Block, depth int, created bool) {
 	if v.lim.MaxChildren > 0 && len(bs) > v.lim.MaxChildren {
-		v.p.Add(path, quire.ReasonTooMany, "Too many children.")
+		v.p.Add(path, quire.ReasonTooMany, "At most "+strconv.Itoa(v.lim.MaxChildren)+" items.")
 	}
 	for i, b := range bs {
-		bp := index(path, i)
+		bp := jsonbody.Index(path, i)
 		if b == nil {
 			v.p.Add(bp, quire.ReasonRequired, "A block is missing.")
 			continue
@@ -51,16 +54,16 @@ func (v *validator) children(bs []*Block, path string, parent *Block, depth int,
 
 func (v *validator) block(b *Block, path string, depth int) {
 	if !Known(b.Type) {
-		v.p.Add(join(path, "type"), quire.ReasonInvalidValue, "Unknown block type.")
+		v.p.Add(jsonbody.Join(path, "type"), quire.ReasonInvalidValue, "Unknown block type.")
 		return
 	}
 	if !Writable(b.Type) {
-		v.p.Add(join(path, "type"), quire.ReasonInvalidValue, "A "+b.Type+" block is made by creating the page or database.")
+		v.p.Add(jsonbody.Join(path, "type"), quire.ReasonInvalidValue, "A "+b.Type+" block is made by creating the page or database.")
 		return
 	}
-	tp := join(path, b.Type)
+	tp := jsonbody.Join(path, b.Type)
 	checkContent(&v.p, tp, b)
-	cp := join(tp, "children")
+	cp := jsonbody.Join(tp, "children")
 	switch {
 	case len(b.Children) == 0:
 		if types[b.Type].container {
@@ -80,7 +83,7 @@ func checkRichText(p *quire.Problems, path string, rt RichText) {
 		p.Add(path, quire.ReasonTooMany, "At most 100 items.")
 	}
 	for i := range rt {
-		checkItem(p, index(path, i), &rt[i])
+		checkItem(p, jsonbody.Index(path, i), &rt[i])
 	}
 }
 
@@ -89,22 +92,22 @@ func checkContent(p *quire.Problems, path string, b *Block) {
 	info := types[b.Type]
 	c := &b.Content
 	if info.richText {
-		checkRichText(p, join(path, "rich_text"), c.RichText)
+		checkRichText(p, jsonbody.Join(path, "rich_text"), c.RichText)
 	}
 	if info.color {
 		if !ValidTextColor(c.TextColor) {
-			p.Add(join(path, "text_color"), quire.ReasonInvalidValue, "Unknown text colour.")
+			p.Add(jsonbody.Join(path, "text_color"), quire.ReasonInvalidValue, "Unknown text colour.")
 		}
 		if !ValidBackgroundColor(c.BackgroundColor) {
-			p.Add(join(path, "background_color"), quire.ReasonInvalidValue, "Unknown background colour.")
+			p.Add(jsonbody.Join(path, "background_color"), quire.ReasonInvalidValue, "Unknown background colour.")
 		}
 	}
 	if info.caption {
-		checkRichText(p, join(path, "caption"), c.Caption)
+		checkRichText(p, jsonbody.Join(path, "caption"), c.Caption)
 	}
 	if info.media {
 		if c.File == nil {
-			p.Add(join(path, "external"), quire.ReasonRequired, "A file is required.")
+			p.Add(jsonbody.Join(path, "external"), quire.ReasonRequired, "A file is required.")
 		} else {
 			checkFile(p, path, c.File)
 		}
@@ -113,43 +116,43 @@ func checkContent(p *quire.Problems, path string, b *Block) {
 	case "callout":
 		if ic := c.Icon; ic != nil {
 			if ic.File != nil {
-				checkFile(p, join(path, "icon"), ic.File)
+				checkFile(p, jsonbody.Join(path, "icon"), ic.File)
 			} else if !validEmoji(ic.Emoji) {
-				p.Add(join(path, "icon.emoji"), quire.ReasonInvalidValue, "Not an emoji.")
+				p.Add(jsonbody.Join(path, "icon", "emoji"), quire.ReasonInvalidValue, "Not an emoji.")
 			}
 		}
 	case "code":
 		if !ValidLanguage(c.Language) {
-			p.Add(join(path, "language"), quire.ReasonInvalidValue, "Unknown code language.")
+			p.Add(jsonbody.Join(path, "language"), quire.ReasonInvalidValue, "Unknown code language.")
 		}
 	case "equation":
-		checkLen(p, join(path, "expression"), c.Expression, MaxExpressionLength)
+		checkLen(p, jsonbody.Join(path, "expression"), c.Expression, MaxExpressionLength)
 	case "file":
-		checkLen(p, join(path, "name"), c.Name, MaxTextLength)
+		checkLen(p, jsonbody.Join(path, "name"), c.Name, MaxTextLength)
 	case "bookmark", "embed":
-		checkURL(p, join(path, "url"), c.URL)
+		checkURL(p, jsonbody.Join(path, "url"), c.URL)
 	case "table":
 		if c.TableWidth < 1 || c.TableWidth > MaxArray {
-			p.Add(join(path, "table_width"), quire.ReasonOutOfRange, "table_width is 1 to 100.")
+			p.Add(jsonbody.Join(path, "table_width"), quire.ReasonOutOfRange, "table_width is 1 to 100.")
 		}
 	case "table_row":
-		cp := join(path, "cells")
+		cp := jsonbody.Join(path, "cells")
 		if len(c.Cells) > MaxArray {
 			p.Add(cp, quire.ReasonTooMany, "At most 100 cells.")
 		}
 		for i, cell := range c.Cells {
-			checkRichText(p, index(cp, i), cell)
+			checkRichText(p, jsonbody.Index(cp, i), cell)
 		}
 	case "link_to_page":
 		switch {
 		case c.PageID != "" && c.DatabaseID != "":
-			p.Add(join(path, "database_id"), quire.ReasonInvalidValue, "A link_to_page names one target.")
+			p.Add(jsonbody.Join(path, "database_id"), quire.ReasonInvalidValue, "A link_to_page names one target.")
 		case c.PageID != "":
-			checkID(p, join(path, "page_id"), c.PageID)
+			checkID(p, jsonbody.Join(path, "page_id"), c.PageID)
 		case c.DatabaseID != "":
-			checkID(p, join(path, "database_id"), c.DatabaseID)
+			checkID(p, jsonbody.Join(path, "database_id"), c.DatabaseID)
 		default:
-			p.Add(join(path, "page_id"), quire.ReasonRequired, "A link_to_page names a page_id or a database_id.")
+			p.Add(jsonbody.Join(path, "page_id"), quire.ReasonRequired, "A link_to_page names a page_id or a database_id.")
 		}
 	}
 }

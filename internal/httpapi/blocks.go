@@ -100,13 +100,6 @@ type childrenInput struct {
 	PageParams
 }
 
-type appendBody map[string]any
-
-// Schema describes the body in the document.
-func (appendBody) Schema(r huma.Registry) *huma.Schema {
-	return r.Schema(reflect.TypeFor[appendBlockChildrenRequest](), true, "")
-}
-
 type appendBlockChildrenRequest struct {
 	Children []blockInput   `json:"children" maxItems:"100" doc:"Blocks to append, nested two levels deep, at most 1000 in all."`
 	After    string         `json:"after,omitempty" format:"uuid" doc:"Insert right after this child instead of at the end."`
@@ -120,13 +113,14 @@ type positionInput struct {
 
 type appendInput struct {
 	BlockID string `path:"block_id" format:"uuid" doc:"A block, or a page (appends to its content)."`
-	Body    appendBody
+	Body    reqBody[appendBlockChildrenRequest]
 }
 
-type patchBlockBody map[string]any
+// updateBlockRequest documents a block update: its fields depend on the block's type.
+type updateBlockRequest struct{}
 
 // Schema describes the body in the document.
-func (patchBlockBody) Schema(r huma.Registry) *huma.Schema {
+func (updateBlockRequest) Schema(r huma.Registry) *huma.Schema {
 	return &huma.Schema{Type: "object", Description: "{T:{…fields to change…}} where T is the block's own type, and/or {\"in_trash\":bool}.",
 		Properties: map[string]*huma.Schema{"in_trash": {Type: "boolean"}}, AdditionalProperties: &huma.Schema{Type: "object"}}
 }
@@ -134,8 +128,7 @@ func (patchBlockBody) Schema(r huma.Registry) *huma.Schema {
 type patchBlockInput struct {
 	BlockID string `path:"block_id" format:"uuid"`
 	IfMatch string `header:"If-Match" doc:"The block's ETag; 409 conflict when it changed since."`
-	RawBody []byte
-	Body    patchBlockBody
+	Body    reqBody[updateBlockRequest]
 }
 
 func (s *Server) registerBlocks() {
@@ -151,12 +144,12 @@ func (s *Server) registerBlocks() {
 		Description: "The children of a block, or the content of a page, in order; blocks in trash are left out.",
 	}, read, s.listChildren)
 	register(s, huma.Operation{
-		OperationID: "append-block-children", Method: http.MethodPatch, Path: "/v2/blocks/{block_id}/children", SkipValidateBody: true,
+		OperationID: "append-block-children", Method: http.MethodPatch, Path: "/v2/blocks/{block_id}/children",
 		Summary: "Append block children", Tags: []string{"Blocks"},
 		Description: "Appends blocks (with nested children) to a block or page, atomically, and returns the created top-level blocks.",
 	}, write, s.appendChildren)
 	register(s, huma.Operation{
-		OperationID: "update-block", Method: http.MethodPatch, Path: "/v2/blocks/{block_id}", SkipValidateBody: true,
+		OperationID: "update-block", Method: http.MethodPatch, Path: "/v2/blocks/{block_id}",
 		Summary: "Update a block", Tags: []string{"Blocks"},
 		Description: "Changes the content of the block's type (the type itself is fixed), or trashes or restores it.",
 	}, write, s.patchBlock)
@@ -186,14 +179,18 @@ func (s *Server) listChildren(ctx context.Context, in *childrenInput) (*blockLis
 
 // appendChildren answers PATCH /v2/blocks/{block_id}/children.
 func (s *Server) appendChildren(ctx context.Context, in *appendInput) (*blockListOutput, error) {
-	pl, err := service.DecodePlacement(in.Body)
+	body, err := in.Body.object()
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := in.Body["children"]; !ok {
+	pl, err := service.DecodePlacement(body)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := body["children"]; !ok {
 		return nil, quire.Invalid("children", quire.ReasonRequired, "children is required.")
 	}
-	created, c, err := s.svc.AppendChildren(ctx, principal(ctx), in.BlockID, in.Body["children"], pl)
+	created, c, err := s.svc.AppendChildren(ctx, principal(ctx), in.BlockID, body["children"], pl)
 	if err != nil {
 		return nil, err
 	}
@@ -202,7 +199,11 @@ func (s *Server) appendChildren(ctx context.Context, in *appendInput) (*blockLis
 
 // patchBlock answers PATCH /v2/blocks/{block_id}.
 func (s *Server) patchBlock(ctx context.Context, in *patchBlockInput) (*blockOutput, error) {
-	b, page, err := s.svc.PatchBlock(ctx, principal(ctx), in.BlockID, in.RawBody, in.IfMatch)
+	body, err := in.Body.object()
+	if err != nil {
+		return nil, err
+	}
+	b, page, err := s.svc.PatchBlock(ctx, principal(ctx), in.BlockID, body, in.IfMatch)
 	if err != nil {
 		return nil, err
 	}

@@ -88,21 +88,6 @@ func (s *Server) databaseOutput(n *quire.Node) (*databaseOutput, error) {
 	return &databaseOutput{ETag: etag(n.Version), Body: obj}, nil
 }
 
-// rawBody is a JSON body kept as its bytes, for the service's decoders (a schema's key order
-// is the order of its properties). Its document schema is R's.
-type rawBody[R any] struct{ raw []byte }
-
-// UnmarshalJSON keeps the body's bytes.
-func (b *rawBody[R]) UnmarshalJSON(data []byte) error {
-	b.raw = append([]byte(nil), data...)
-	return nil
-}
-
-// Schema describes the body in the document.
-func (rawBody[R]) Schema(r huma.Registry) *huma.Schema {
-	return r.Schema(reflect.TypeFor[R](), true, "")
-}
-
 type createDatabaseRequest struct {
 	Parent      parentInput           `json:"parent" doc:"A page ({\"type\":\"page_id\",\"page_id\":…}) or the workspace (workspace-scoped tokens only)."`
 	Title       []richTextItemInput   `json:"title,omitempty" maxItems:"100"`
@@ -160,7 +145,7 @@ type mutationInput struct {
 }
 
 type createDatabaseInput struct {
-	Body rawBody[createDatabaseRequest]
+	Body reqBody[createDatabaseRequest]
 }
 
 type databaseIDInput struct {
@@ -170,17 +155,17 @@ type databaseIDInput struct {
 type patchDatabaseInput struct {
 	DatabaseID string `path:"database_id" format:"uuid"`
 	IfMatch    string `header:"If-Match" doc:"The database's ETag; 409 conflict when it changed since."`
-	Body       rawBody[updateDatabaseRequest]
+	Body       reqBody[updateDatabaseRequest]
 }
 
 type queryDatabaseInput struct {
 	DatabaseID string                         `path:"database_id" format:"uuid"`
-	Body       *rawBody[queryDatabaseRequest] `required:"false"`
+	Body       *reqBody[queryDatabaseRequest] `required:"false"`
 }
 
 type mutationsInput struct {
 	DatabaseID string `path:"database_id" format:"uuid"`
-	Body       rawBody[mutationsRequest]
+	Body       reqBody[mutationsRequest]
 }
 
 type propertyItemInput struct {
@@ -208,7 +193,7 @@ func (s *Server) registerDatabases() {
 	read := route{scopes: []quire.Scope{quire.DatabasesRead}}
 	write := route{scopes: []quire.Scope{quire.DatabasesWrite}}
 	register(s, huma.Operation{
-		OperationID: "create-database", Method: http.MethodPost, Path: "/v2/databases", SkipValidateBody: true,
+		OperationID: "create-database", Method: http.MethodPost, Path: "/v2/databases",
 		Summary: "Create a database", Tags: []string{"Databases"},
 		Description: "Creates a database with its schema under a page (where it appears as a child_database block) or the workspace.",
 	}, write, s.createDatabase)
@@ -218,7 +203,7 @@ func (s *Server) registerDatabases() {
 		Description: "A database and its schema. A database in trash is still readable, with in_trash true.",
 	}, read, s.getDatabase)
 	register(s, huma.Operation{
-		OperationID: "update-database", Method: http.MethodPatch, Path: "/v2/databases/{database_id}", SkipValidateBody: true,
+		OperationID: "update-database", Method: http.MethodPatch, Path: "/v2/databases/{database_id}",
 		Summary: "Update a database", Tags: []string{"Databases"},
 		Description: "Changes the title, description, inline flag, icon, cover or schema (add, rename, reconfigure, " +
 			"remove properties), or trashes (in_trash true) or restores (false) the database.",
@@ -228,13 +213,13 @@ func (s *Server) registerDatabases() {
 		Summary: "Trash a database", Tags: []string{"Databases"},
 	}, write, s.trashDatabase)
 	register(s, huma.Operation{
-		OperationID: "query-database", Method: http.MethodPost, Path: "/v2/databases/{database_id}/query", SkipValidateBody: true,
+		OperationID: "query-database", Method: http.MethodPost, Path: "/v2/databases/{database_id}/query",
 		Summary: "Query a database", Tags: []string{"Databases"},
 		Description: "The database's records (not in trash) matching a filter, in the order of sorts (newest created first " +
 			"without), a page at a time.",
 	}, read, s.queryDatabase)
 	register(s, huma.Operation{
-		OperationID: "mutate-database", Method: http.MethodPost, Path: "/v2/databases/{database_id}/mutations", SkipValidateBody: true,
+		OperationID: "mutate-database", Method: http.MethodPost, Path: "/v2/databases/{database_id}/mutations",
 		Summary: "Mutate records", Tags: []string{"Databases"},
 		Description: "Applies up to 100 create, update, trash and restore operations to the database's records, atomically: " +
 			"one failing operation answers 400 with its indexed path and nothing is applied. Answers the records in order.",
@@ -249,7 +234,7 @@ func (s *Server) registerDatabases() {
 
 // createDatabase answers POST /v2/databases.
 func (s *Server) createDatabase(ctx context.Context, in *createDatabaseInput) (*databaseOutput, error) {
-	nd, err := service.DecodeNewDatabase(in.Body.raw)
+	nd, err := service.DecodeNewDatabase(in.Body.bytes())
 	if err != nil {
 		return nil, err
 	}
@@ -271,7 +256,7 @@ func (s *Server) getDatabase(ctx context.Context, in *databaseIDInput) (*databas
 
 // patchDatabase answers PATCH /v2/databases/{database_id}.
 func (s *Server) patchDatabase(ctx context.Context, in *patchDatabaseInput) (*databaseOutput, error) {
-	patch, err := service.DecodeDatabasePatch(in.Body.raw)
+	patch, err := service.DecodeDatabasePatch(in.Body.bytes())
 	if err != nil {
 		return nil, err
 	}
@@ -296,7 +281,7 @@ func (s *Server) trashDatabase(ctx context.Context, in *databaseIDInput) (*datab
 func (s *Server) queryDatabase(ctx context.Context, in *queryDatabaseInput) (*pageListOutput, error) {
 	var raw []byte
 	if in.Body != nil {
-		raw = in.Body.raw
+		raw = in.Body.bytes()
 	}
 	q, err := service.DecodeRecordQuery(raw)
 	if err != nil {
@@ -311,7 +296,7 @@ func (s *Server) queryDatabase(ctx context.Context, in *queryDatabaseInput) (*pa
 
 // mutateDatabase answers POST /v2/databases/{database_id}/mutations.
 func (s *Server) mutateDatabase(ctx context.Context, in *mutationsInput) (*pageListOutput, error) {
-	ops, err := service.DecodeMutations(in.Body.raw)
+	ops, err := service.DecodeMutations(in.Body.bytes())
 	if err != nil {
 		return nil, err
 	}

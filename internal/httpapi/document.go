@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
+	"reflect"
 	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -57,7 +58,7 @@ func (s *Server) registerDocument() {
 	}, route{public: true}, func(_ context.Context, in *docInput) (*rawOutput, error) {
 		return conditional(in.IfNoneMatch, s.doc.etag, s.doc.json), nil
 	})
-	metaSchema := s.api.OpenAPI().Components.Schemas.Schema(reflectType[docMeta](), true, "")
+	metaSchema := s.api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[docMeta](), true, "")
 	register(s, huma.Operation{
 		OperationID: "retrieve-openapi-meta", Method: http.MethodGet, Path: "/v2/openapi/meta",
 		Summary: "Retrieve the document's metadata", Tags: []string{"Document"},

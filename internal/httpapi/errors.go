@@ -1,11 +1,13 @@
 package httpapi
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -80,18 +82,21 @@ func writeError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err
 // parsing, validation, size) and for every error a handler returns.
 func installHumaErrors(logger *slog.Logger) {
 	huma.NewError = func(status int, msg string, errs ...error) huma.StatusError {
-		return fromHuma(context.Background(), logger, status, msg, errs)
+		return fromHuma(context.Background(), logger, nil, status, msg, errs)
 	}
 	huma.NewErrorWithContext = func(hctx huma.Context, status int, msg string, errs ...error) huma.StatusError {
-		ctx := context.Background()
-		if hctx != nil {
-			ctx = hctx.Context()
-		}
-		return fromHuma(ctx, logger, status, msg, errs)
+		return fromHuma(context.Background(), logger, hctx, status, msg, errs)
 	}
 }
 
-func fromHuma(ctx context.Context, logger *slog.Logger, status int, msg string, errs []error) *Error {
+// fromHuma turns what huma rejects into our error body; hctx, when there is one, names the
+// operation (for the limits of its parameters) and the request's Content-Type.
+func fromHuma(ctx context.Context, logger *slog.Logger, hctx huma.Context, status int, msg string, errs []error) *Error {
+	var op *huma.Operation
+	contentType := ""
+	if hctx != nil {
+		ctx, op, contentType = hctx.Context(), hctx.Operation(), hctx.Header("Content-Type")
+	}
 	for _, err := range errs {
 		if _, ok := quire.AsError(err); ok {
 			return toError(ctx, logger, err)
@@ -104,7 +109,7 @@ func fromHuma(ctx context.Context, logger *slog.Logger, status int, msg string, 
 		e.Code, e.Message = quire.CodePayloadTooLarge, "The request body is larger than 1 MiB."
 		return e
 	case status == http.StatusUnsupportedMediaType:
-		e.Status, e.Code, e.Message = 400, quire.CodeInvalidJSON, "The request body must be JSON (Content-Type: application/json)."
+		e.Status, e.Code, e.Message = 400, quire.CodeInvalidJSON, notJSON(contentType)
 		return e
 	case status >= 500:
 		var inner error = errors.New(msg)
@@ -122,6 +127,10 @@ func fromHuma(ctx context.Context, logger *slog.Logger, status int, msg string, 
 		if !errors.As(err, &d) {
 			continue
 		}
+		if d.Location == "body" && strings.HasPrefix(d.Message, huma.ErrUnknownContentType.Error()) {
+			e.Code, e.Message, e.Details = quire.CodeInvalidJSON, notJSON(contentType), []quire.Detail{}
+			return e
+		}
 		// At the body itself, anything but a missing property means the body is no JSON object.
 		if d.Location == "body" && !strings.HasPrefix(d.Message, "expected required property") {
 			e.Code, e.Message, e.Details = quire.CodeInvalidJSON, "The request body is not a JSON object.", []quire.Detail{}
@@ -129,7 +138,7 @@ func fromHuma(ctx context.Context, logger *slog.Logger, status int, msg string, 
 		}
 		path, reason := detailFromHuma(d.Location, d.Message)
 		if e.Message == "" {
-			e.Message = path + ": " + d.Message
+			e.Message = cmp.Or(limitMessage(op, d.Location, reason), path+": "+d.Message)
 		}
 		e.Details = append(e.Details, quire.Detail{Path: path, Reason: reason})
 	}
@@ -142,6 +151,37 @@ func fromHuma(ctx context.Context, logger *slog.Logger, status int, msg string, 
 		e.Message = "The request is not valid."
 	}
 	return e
+}
+
+// notJSON names a wrong Content-Type.
+func notJSON(contentType string) string {
+	if contentType == "" {
+		return "The request body must be JSON (Content-Type: application/json)."
+	}
+	return "The request body must be JSON: Content-Type is " + strconv.Quote(contentType) + ", not application/json."
+}
+
+// limitMessage words a parameter's broken limit as the body decoders word the same limit
+// ("page_size must be between 1 and 100."), from the parameter's schema; "" when it is no
+// limit of a parameter.
+func limitMessage(op *huma.Operation, location, reason string) string {
+	in, name, _ := strings.Cut(location, ".")
+	if op == nil || (in != "query" && in != "path") {
+		return ""
+	}
+	for _, p := range op.Parameters {
+		if p.In != in || p.Name != name || p.Schema == nil {
+			continue
+		}
+		s := p.Schema
+		switch {
+		case reason == quire.ReasonOutOfRange && s.Minimum != nil && s.Maximum != nil:
+			return name + " must be between " + strconv.FormatFloat(*s.Minimum, 'f', -1, 64) + " and " + strconv.FormatFloat(*s.Maximum, 'f', -1, 64) + "."
+		case reason == quire.ReasonTooLong && s.MaxLength != nil:
+			return name + " has at most " + strconv.Itoa(*s.MaxLength) + " characters."
+		}
+	}
+	return ""
 }
 
 func codeForStatus(status int) string {

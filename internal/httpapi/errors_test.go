@@ -40,7 +40,7 @@ func TestErrorBodies(t *testing.T) {
 			reason  string
 		}{
 			{name: "unknown route", method: "GET", path: "/v2/nope", status: 404, code: quire.CodeNotFound},
-			{name: "unknown route outside v2", method: "GET", path: "/", status: 404, code: quire.CodeNotFound},
+			{name: "unknown route outside v2", method: "GET", path: "/nope", status: 404, code: quire.CodeNotFound},
 			{name: "wrong method", method: "DELETE", path: "/v2/users/me", status: 405, code: quire.CodeMethodNotAllowed},
 			{name: "not JSON", method: "POST", path: "/v2/probe/users", body: "{", status: 400, code: quire.CodeInvalidJSON},
 			{name: "JSON array", method: "POST", path: "/v2/probe/users", body: "[]", status: 400, code: quire.CodeInvalidJSON},

@@ -7,7 +7,6 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"reflect"
 	"strings"
 	"time"
 
@@ -41,13 +40,6 @@ type uploadedFile struct {
 
 type fileUploadOutput struct{ Body fileUploadObject }
 
-type createUploadBody map[string]any
-
-// Schema describes the body in the document.
-func (createUploadBody) Schema(r huma.Registry) *huma.Schema {
-	return r.Schema(reflect.TypeFor[createUploadRequest](), true, "")
-}
-
 type createUploadRequest struct {
 	Parent      *uploadParent `json:"parent,omitempty" doc:"The page the file is for; a token that reads it may download the file."`
 	Filename    string        `json:"filename" minLength:"1" maxLength:"255" doc:"A name, not a path: no / or \\, no control characters."`
@@ -61,7 +53,7 @@ type uploadParent struct {
 }
 
 type createUploadInput struct {
-	Body createUploadBody
+	Body reqBody[createUploadRequest]
 }
 
 type downloadURLInput struct {
@@ -78,7 +70,7 @@ type fileDownloadOutput struct{ Body fileDownloadObject }
 
 func (s *Server) registerFiles() {
 	register(s, huma.Operation{
-		OperationID: "create-file-upload", Method: http.MethodPost, Path: "/v2/files/upload-url", SkipValidateBody: true,
+		OperationID: "create-file-upload", Method: http.MethodPost, Path: "/v2/files/upload-url",
 		Summary: "Create a file upload", Tags: []string{"Files"}, Errors: []int{http.StatusNotFound},
 		Description: "Announces a file and returns a signed, single-use PUT URL that accepts exactly `size` bytes of " +
 			"`content_type` until `expires_time`, with no token. Once uploaded, blocks (image, file, pdf, video), icons " +
@@ -113,7 +105,11 @@ func (s *Server) fileUploadObject(ctx context.Context, f *quire.File) (fileUploa
 
 // createUpload answers POST /v2/files/upload-url.
 func (s *Server) createUpload(ctx context.Context, in *createUploadInput) (*fileUploadOutput, error) {
-	nu, err := service.DecodeNewUpload(in.Body)
+	body, err := in.Body.object()
+	if err != nil {
+		return nil, err
+	}
+	nu, err := service.DecodeNewUpload(body)
 	if err != nil {
 		return nil, err
 	}

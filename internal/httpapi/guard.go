@@ -1,7 +1,9 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"strconv"
 
@@ -45,11 +47,18 @@ func (s *Server) guard(rt route, next http.Handler) http.Handler {
 		}
 		r = r.WithContext(context.WithValue(r.Context(), keyPrincipal, p))
 		write := r.Method == http.MethodPost || r.Method == http.MethodPatch || r.Method == http.MethodPut
-		if write && !s.refuseBody(w, r) {
+		if !write {
+			next.ServeHTTP(w, r)
 			return
 		}
-		if key := r.Header.Get("Idempotency-Key"); key != "" && write {
-			s.idempotent(w, r, p, key, next)
+		body, err := readBody(w, r)
+		if err != nil {
+			writeError(w, r, s.log, err)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if key := r.Header.Get("Idempotency-Key"); key != "" {
+			s.idempotent(w, r, p, key, body, next)
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"io"
 	"net/http"
 	"strconv"
 	"unicode/utf8"
@@ -23,7 +22,7 @@ var replayedHeaders = []string{"Content-Type", "ETag", "Location", "X-Request-Id
 // answer again with Idempotent-Replayed: true; a different request under the key gets 409
 // idempotency_conflict. The claim is marked inside the write's own transaction (store.InTx), so
 // concurrent or retried repeats never apply a second effect.
-func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, p *quire.Principal, key string, next http.Handler) {
+func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, p *quire.Principal, key string, body []byte, next http.Handler) {
 	if len(key) > 255 {
 		writeError(w, r, s.log, quire.Invalid("Idempotency-Key", quire.ReasonTooLong, "An Idempotency-Key has at most 255 characters."))
 		return
@@ -31,11 +30,6 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, p *quire.Pri
 	// Header values may carry any byte; PostgreSQL's text refuses what is not UTF-8.
 	if !utf8.ValidString(key) {
 		writeError(w, r, s.log, quire.Invalid("Idempotency-Key", quire.ReasonInvalidValue, "An Idempotency-Key must be UTF-8 text."))
-		return
-	}
-	body, err := readBody(w, r)
-	if err != nil {
-		writeError(w, r, s.log, err)
 		return
 	}
 	h := sha256.New()
@@ -59,7 +53,6 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, p *quire.Pri
 		return
 	}
 
-	r.Body = io.NopCloser(bytes.NewReader(body))
 	r = r.WithContext(store.WithIdempotencyClaim(r.Context(), claim))
 	cw := &captureWriter{ResponseWriter: w}
 	next.ServeHTTP(cw, r)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/quire-dev/quire/internal/jsonbody"
 	"github.com/quire-dev/quire/internal/quire"
 )
 
@@ -26,9 +27,12 @@ type markdownStream struct {
 
 type putMarkdownInput struct {
 	PageID string `path:"page_id" format:"uuid"`
-	Body   struct {
-		Markdown string `json:"markdown" doc:"GitHub-flavoured Markdown that replaces the page's content."`
-	}
+	Body   reqBody[putMarkdownInputBody]
+}
+
+// putMarkdownInputBody documents the body (its name is the document's schema name).
+type putMarkdownInputBody struct {
+	Markdown string `json:"markdown" doc:"GitHub-flavoured Markdown that replaces the page's content."`
 }
 
 func (s *Server) registerMarkdown() {
@@ -74,7 +78,17 @@ func (s *Server) getMarkdown(ctx context.Context, in *pageIDInput) (*markdownStr
 
 // putMarkdown answers PUT /v2/pages/{page_id}/content/markdown.
 func (s *Server) putMarkdown(ctx context.Context, in *putMarkdownInput) (*pageOutput, error) {
-	n, err := s.svc.ReplaceMarkdown(ctx, principal(ctx), in.PageID, in.Body.Markdown)
+	body, err := in.Body.object()
+	if err != nil {
+		return nil, err
+	}
+	var p quire.Problems
+	jsonbody.Unknown(&p, "", body, "markdown")
+	md, _ := jsonbody.RequiredStr(&p, "", body, "markdown")
+	if err := p.Err(); err != nil {
+		return nil, err
+	}
+	n, err := s.svc.ReplaceMarkdown(ctx, principal(ctx), in.PageID, md)
 	if err != nil {
 		return nil, err
 	}

@@ -148,7 +148,7 @@ func TestMarkdown_Export(t *testing.T) {
 		// The Markdown is a JSON string however odd the text: quotes, backslashes, tabs, line
 		// and paragraph separators, control characters.
 		odd := e.mkPage(t, e.full, wsParent, "Odd", map[string]any{"children": []any{para("a\u2028b\tc\\d \x01 \"q\" é\u2029")}})
-		if diff := cmp.Diff("a\u2028b\tc\\\\d &#1; \"q\" é\u2029\n", e.exportMD(t, odd)); diff != "" {
+		if diff := cmp.Diff("a\u2028b\tc\\d &#1; \"q\" é\u2029\n", e.exportMD(t, odd)); diff != "" {
 			t.Fatalf("markdown of odd text (-want +got):\n%s", diff)
 		}
 		// An empty page is empty Markdown.

@@ -114,15 +114,6 @@ func (s *Server) mindMapResponses() map[string]*huma.Response {
 		Content: map[string]*huma.MediaType{"application/json": {Schema: schema}}}}
 }
 
-// createMindMapBody is read by the service's decoder, which reports every problem with its
-// path; the document describes it with createMindMapRequest.
-type createMindMapBody map[string]any
-
-// Schema describes the body in the document.
-func (createMindMapBody) Schema(r huma.Registry) *huma.Schema {
-	return r.Schema(reflect.TypeFor[createMindMapRequest](), true, "")
-}
-
 type createMindMapRequest struct {
 	Parent   parentInput           `json:"parent" doc:"{\"type\":\"page_id\",\"page_id\":…} or {\"type\":\"workspace\",\"workspace\":true} (workspace-scoped tokens only); type may be left out."`
 	Title    mindMapTitleInput     `json:"title"`
@@ -155,13 +146,6 @@ type mindMapSettingsInput struct {
 	Theme  string `json:"theme,omitempty" enum:"default,classic,colorful,dark,minimal"`
 }
 
-type patchMindMapBody map[string]any
-
-// Schema describes the body in the document.
-func (patchMindMapBody) Schema(r huma.Registry) *huma.Schema {
-	return r.Schema(reflect.TypeFor[updateMindMapRequest](), true, "")
-}
-
 type updateMindMapRequest struct {
 	Title    *mindMapTitleInput    `json:"title,omitempty"`
 	Settings *mindMapSettingsInput `json:"settings,omitempty" doc:"The settings named change; the others stay."`
@@ -190,20 +174,20 @@ type mindMapIDInput struct {
 }
 
 type createMindMapInput struct {
-	Body createMindMapBody
+	Body reqBody[createMindMapRequest]
 }
 
 type patchMindMapInput struct {
 	MindMapID string `path:"mind_map_id" format:"uuid"`
 	IfMatch   string `header:"If-Match" doc:"The mind map's ETag; 409 conflict when it changed since."`
-	Body      patchMindMapBody
+	Body      reqBody[updateMindMapRequest]
 }
 
 func (s *Server) registerMindMaps() {
 	write := route{scopes: []quire.Scope{quire.PagesWrite}}
 	read := route{scopes: []quire.Scope{quire.PagesRead}}
 	register(s, huma.Operation{
-		OperationID: "create-mind-map", Method: http.MethodPost, Path: "/v2/mind-maps", SkipValidateBody: true,
+		OperationID: "create-mind-map", Method: http.MethodPost, Path: "/v2/mind-maps",
 		Summary: "Create a mind map", Tags: []string{"Mind maps"}, Responses: s.mindMapResponses(),
 		Description: "Creates a mind map under a page or the workspace, with its tree and settings. The same id " +
 			"reads as a page with page_type mind_map. At most 10,000 nodes, 100 levels deep.",
@@ -214,7 +198,7 @@ func (s *Server) registerMindMaps() {
 		Description: "The complete node tree and settings. A mind map in trash is still readable, with in_trash true.",
 	}, read, s.getMindMap)
 	register(s, huma.Operation{
-		OperationID: "update-mind-map", Method: http.MethodPatch, Path: "/v2/mind-maps/{mind_map_id}", SkipValidateBody: true,
+		OperationID: "update-mind-map", Method: http.MethodPatch, Path: "/v2/mind-maps/{mind_map_id}",
 		Summary: "Update a mind map", Tags: []string{"Mind maps"}, Responses: s.mindMapResponses(),
 		Description: "Changes the title and settings and applies the edits in order, atomically: an edit that " +
 			"cannot apply answers 400 at its path (edits[3].node_id) and nothing changes. Node ids are stable.",
@@ -223,7 +207,11 @@ func (s *Server) registerMindMaps() {
 
 // createMindMap answers POST /v2/mind-maps.
 func (s *Server) createMindMap(ctx context.Context, in *createMindMapInput) (*mindMapOutput, error) {
-	nm, err := service.DecodeNewMindMap(in.Body)
+	body, err := in.Body.object()
+	if err != nil {
+		return nil, err
+	}
+	nm, err := service.DecodeNewMindMap(body)
 	if err != nil {
 		return nil, err
 	}
@@ -245,7 +233,11 @@ func (s *Server) getMindMap(ctx context.Context, in *mindMapIDInput) (*mindMapOu
 
 // patchMindMap answers PATCH /v2/mind-maps/{mind_map_id}.
 func (s *Server) patchMindMap(ctx context.Context, in *patchMindMapInput) (*mindMapOutput, error) {
-	patch, err := mindmap.DecodePatch(in.Body)
+	body, err := in.Body.object()
+	if err != nil {
+		return nil, err
+	}
+	patch, err := mindmap.DecodePatch(body)
 	if err != nil {
 		return nil, err
 	}

@@ -78,15 +78,6 @@ func (s *Server) pageList(nodes []*quire.Node, next string) *pageListOutput {
 	return &pageListOutput{Body: listOf(nodes, next, s.newPageObject)}
 }
 
-// createPageBody is read by the service's decoder, which reports every problem with its
-// path; the document describes it with createPageRequest.
-type createPageBody map[string]any
-
-// Schema describes the body in the document.
-func (createPageBody) Schema(r huma.Registry) *huma.Schema {
-	return r.Schema(reflect.TypeFor[createPageRequest](), true, "")
-}
-
 type createPageRequest struct {
 	Parent     *parentInput     `json:"parent,omitempty" doc:"{\"type\":\"page_id\",\"page_id\":…} or {\"type\":\"workspace\",\"workspace\":true} (workspace-scoped tokens only); type may be left out. Left out: the workspace."`
 	PageType   string           `json:"page_type,omitempty" enum:"page,folder,mind_map" default:"page"`
@@ -167,14 +158,7 @@ type pageIDInput struct {
 }
 
 type createPageInput struct {
-	Body createPageBody
-}
-
-type patchPageBody map[string]any
-
-// Schema describes the body in the document.
-func (patchPageBody) Schema(r huma.Registry) *huma.Schema {
-	return r.Schema(reflect.TypeFor[updatePageRequest](), true, "")
+	Body reqBody[createPageRequest]
 }
 
 type updatePageRequest struct {
@@ -187,14 +171,7 @@ type updatePageRequest struct {
 type patchPageInput struct {
 	PageID  string `path:"page_id" format:"uuid"`
 	IfMatch string `header:"If-Match" doc:"The page's ETag; 409 conflict when the page changed since."`
-	Body    patchPageBody
-}
-
-type movePageBody map[string]any
-
-// Schema describes the body in the document.
-func (movePageBody) Schema(r huma.Registry) *huma.Schema {
-	return r.Schema(reflect.TypeFor[movePageRequest](), true, "")
+	Body    reqBody[updatePageRequest]
 }
 
 type movePageRequest struct {
@@ -205,14 +182,14 @@ type movePageRequest struct {
 type movePageInput struct {
 	PageID  string `path:"page_id" format:"uuid"`
 	IfMatch string `header:"If-Match"`
-	Body    movePageBody
+	Body    reqBody[movePageRequest]
 }
 
 func (s *Server) registerPages() {
 	write := route{scopes: []quire.Scope{quire.PagesWrite}}
 	read := route{scopes: []quire.Scope{quire.PagesRead}}
 	register(s, huma.Operation{
-		OperationID: "create-page", Method: http.MethodPost, Path: "/v2/pages", SkipValidateBody: true,
+		OperationID: "create-page", Method: http.MethodPost, Path: "/v2/pages",
 		Summary: "Create a page", Tags: []string{"Pages"},
 		Description: "Creates a page, folder or mind-map page under a page or the workspace, with its content " +
 			"as blocks (children) or Markdown.",
@@ -223,12 +200,12 @@ func (s *Server) registerPages() {
 		Description: "A page in trash is still readable, with in_trash true.",
 	}, read, s.getPage)
 	register(s, huma.Operation{
-		OperationID: "update-page", Method: http.MethodPatch, Path: "/v2/pages/{page_id}", SkipValidateBody: true,
+		OperationID: "update-page", Method: http.MethodPatch, Path: "/v2/pages/{page_id}",
 		Summary: "Update a page", Tags: []string{"Pages"},
 		Description: "Changes the title, icon or cover, or trashes (in_trash true) or restores (false) the page.",
 	}, write, s.patchPage)
 	register(s, huma.Operation{
-		OperationID: "move-page", Method: http.MethodPatch, Path: "/v2/pages/{page_id}/move", SkipValidateBody: true,
+		OperationID: "move-page", Method: http.MethodPatch, Path: "/v2/pages/{page_id}/move",
 		Summary: "Move a page", Tags: []string{"Pages"},
 		Description: "Moves a page under another page or the workspace. A move under the page's own descendant answers 400 with reason cycle.",
 	}, write, s.movePage)
@@ -246,7 +223,11 @@ func (s *Server) registerPages() {
 
 // createPage answers POST /v2/pages.
 func (s *Server) createPage(ctx context.Context, in *createPageInput) (*pageOutput, error) {
-	np, md, err := service.DecodeNewPage(in.Body)
+	body, err := in.Body.object()
+	if err != nil {
+		return nil, err
+	}
+	np, md, err := service.DecodeNewPage(body)
 	if err != nil {
 		return nil, err
 	}
@@ -273,7 +254,11 @@ func (s *Server) getPage(ctx context.Context, in *pageIDInput) (*pageOutput, err
 
 // patchPage answers PATCH /v2/pages/{page_id}.
 func (s *Server) patchPage(ctx context.Context, in *patchPageInput) (*pageOutput, error) {
-	patch, err := service.DecodePagePatch(in.Body)
+	body, err := in.Body.object()
+	if err != nil {
+		return nil, err
+	}
+	patch, err := service.DecodePagePatch(body)
 	if err != nil {
 		return nil, err
 	}
@@ -287,7 +272,11 @@ func (s *Server) patchPage(ctx context.Context, in *patchPageInput) (*pageOutput
 
 // movePage answers PATCH /v2/pages/{page_id}/move.
 func (s *Server) movePage(ctx context.Context, in *movePageInput) (*pageOutput, error) {
-	to, after, err := service.DecodeMove(in.Body)
+	body, err := in.Body.object()
+	if err != nil {
+		return nil, err
+	}
+	to, after, err := service.DecodeMove(body)
 	if err != nil {
 		return nil, err
 	}

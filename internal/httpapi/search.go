@@ -3,7 +3,6 @@ package httpapi
 import (
 	"context"
 	"net/http"
-	"reflect"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -30,20 +29,13 @@ type searchSort struct {
 	Direction string `json:"direction,omitempty" enum:"ascending,descending" default:"descending"`
 }
 
-type searchBody map[string]any
-
-// Schema describes the body in the document.
-func (searchBody) Schema(r huma.Registry) *huma.Schema {
-	return r.Schema(reflect.TypeFor[searchRequest](), true, "")
-}
-
 type searchInput struct {
-	Body searchBody
+	Body reqBody[searchRequest]
 }
 
 func (s *Server) registerSearch() {
 	register(s, huma.Operation{
-		OperationID: "search", Method: http.MethodPost, Path: "/v2/search", SkipValidateBody: true,
+		OperationID: "search", Method: http.MethodPost, Path: "/v2/search",
 		Summary: "Search by keyword", Tags: []string{"Search"},
 		Description: "Pages, databases, folders and mind maps whose title or content holds every term, in any " +
 			"script (Chinese and Japanese included): title matches first, then those with the most matching " +
@@ -53,7 +45,11 @@ func (s *Server) registerSearch() {
 
 // search answers POST /v2/search.
 func (s *Server) search(ctx context.Context, in *searchInput) (*nodeListOutput, error) {
-	req, err := service.DecodeSearch(in.Body)
+	body, err := in.Body.object()
+	if err != nil {
+		return nil, err
+	}
+	req, err := service.DecodeSearch(body)
 	if err != nil {
 		return nil, err
 	}
@@ -77,15 +73,8 @@ type semanticRequest struct {
 	PageSize int           `json:"page_size,omitempty" minimum:"1" maximum:"100" default:"20"`
 }
 
-type semanticBody map[string]any
-
-// Schema describes the body in the document.
-func (semanticBody) Schema(r huma.Registry) *huma.Schema {
-	return r.Schema(reflect.TypeFor[semanticRequest](), true, "")
-}
-
 type semanticInput struct {
-	Body semanticBody
+	Body reqBody[semanticRequest]
 }
 
 func (s *Server) registerSemanticSearch() {
@@ -93,7 +82,7 @@ func (s *Server) registerSemanticSearch() {
 		return
 	}
 	register(s, huma.Operation{
-		OperationID: "search-semantic", Method: http.MethodPost, Path: "/v2/search/semantic", SkipValidateBody: true,
+		OperationID: "search-semantic", Method: http.MethodPost, Path: "/v2/search/semantic",
 		Errors:  []int{http.StatusServiceUnavailable}, // an outside embeddings service is down
 		Summary: "Search by meaning", Tags: []string{"Search"},
 		Description: "Pages and databases ranked by how close their title or content is in meaning to the query, " +
@@ -104,7 +93,11 @@ func (s *Server) registerSemanticSearch() {
 
 // semanticSearch answers POST /v2/search/semantic.
 func (s *Server) semanticSearch(ctx context.Context, in *semanticInput) (*nodeListOutput, error) {
-	req, err := service.DecodeSemanticSearch(in.Body)
+	body, err := in.Body.object()
+	if err != nil {
+		return nil, err
+	}
+	req, err := service.DecodeSemanticSearch(body)
 	if err != nil {
 		return nil, err
 	}

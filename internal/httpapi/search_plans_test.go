@@ -9,13 +9,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/quire-dev/quire/internal/quire"
+	"github.com/quire-dev/quire/internal/search"
 	"github.com/quire-dev/quire/internal/store"
 	"github.com/quire-dev/quire/internal/testdb"
 )
 
-// TestSearch_PlansAgree runs keyword searches with both plans of store.Search — matches gathered
-// from the trigram indexes (sparse terms) and nodes walked in result order (dense terms), and
-// their mix — over the same content, page by page with cursors, in every order: the same results in the same order.
+// TestSearch_PlansAgree runs keyword searches with both plans of internal/search — matches
+// gathered from the trigram indexes (sparse terms) and nodes walked in result order (dense
+// terms), and their mix — over the same content, page by page with cursors, in every order: the
+// same results in the same order.
 func TestSearch_PlansAgree(t *testing.T) {
 	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
 		e := newEnv(t, st)
@@ -39,9 +41,9 @@ func TestSearch_PlansAgree(t *testing.T) {
 		wantOK(t, e.do(http.MethodDelete, "/v2/pages/"+trashed, e.full, nil), 200)
 
 		resumes := 0
-		walk := func(q store.SearchQuery) []store.SearchKey {
+		walk := func(q search.Query) []search.Key {
 			t.Helper()
-			var keys []store.SearchKey
+			var keys []search.Key
 			for range 200 {
 				res, resume, err := st.Search(context.Background(), q)
 				if err != nil {
@@ -68,19 +70,19 @@ func TestSearch_PlansAgree(t *testing.T) {
 		absent := map[string]bool{"zebra": true, "qq": true}
 		for _, terms := range [][]string{{"roadmap"}, {"ROADMAP", "review"}, {"会议纪要"}, {"会议"}, {"roadmap", "会议"}, {"zebra"},
 			{"xt"}, {"要"}, {"会", "XT"}, {"qq"}} {
-			for _, order := range []store.SearchOrder{store.ByRelevance, store.ByEdited, store.ByCreated} {
+			for _, order := range []search.Order{search.ByRelevance, search.ByEdited, search.ByCreated} {
 				for _, asc := range []bool{false, true} {
-					q := store.SearchQuery{Workspace: e.ws.ID, Terms: terms, Order: order, Ascending: asc, Limit: 2, Object: quire.ObjectPage}
-					q.DenseAfter, q.Probe = 1<<30, -1
+					q := search.Query{Workspace: e.ws.ID, Terms: terms, Order: order, Ascending: asc, Limit: 2, Object: quire.ObjectPage}
+					q.Tuning = search.Tuning{DenseAfter: 1 << 30, Probe: -1}
 					sparse := walk(q)
 					if st.Engine() == store.SQLite {
 						// Every term has an index there, short ones too: with every match listed,
 						// nothing is walked, however short the walk's bound.
-						resumes, q.Walk = 0, 1
+						resumes, q.Tuning.Walk = 0, 1
 						if got := walk(q); resumes != 0 || !cmp.Equal(got, sparse) {
 							t.Errorf("%q order %d asc %v: listed matches walked (%d stops), or answered otherwise", terms, order, asc, resumes)
 						}
-						q.Walk = 0
+						q.Tuning.Walk = 0
 					}
 					for _, v := range []struct{ dense, probe, walk int }{
 						{1, -1, 0},                            // walk only
@@ -88,7 +90,7 @@ func TestSearch_PlansAgree(t *testing.T) {
 						{1 << 30, 1, 0}, {3, 3, 0}, {0, 0, 0}, // a probe, then the index or the walk
 						{1, -1, 1}, {1, -1, 3}, {3, 3, 2}, // walks cut short, inside a page's blocks too
 					} {
-						q.DenseAfter, q.Probe, q.Walk = v.dense, v.probe, v.walk
+						q.Tuning = search.Tuning{DenseAfter: v.dense, Probe: v.probe, Walk: v.walk}
 						resumes = 0
 						got := walk(q)
 						if v.walk == 1 && !absent[terms[0]] && resumes == 0 { // a term in no index: no walk

@@ -7,12 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/quire-dev/quire/internal/search"
 	"github.com/quire-dev/quire/internal/store"
 	"github.com/quire-dev/quire/internal/testdb"
 )
 
 // TestSearch_RareTrigrams: a term whose trigrams are partly common ("tok" in every block) is
-// looked up on SQLite by its rare part and checked by substring (store/search_trigrams.go). The
+// looked up on SQLite by its rare part and checked by substring (search/trigrams.go). The
 // entries that hold the rare part without the whole term, or the term's pieces apart, must not
 // match; upper case must; and the walk plan must agree.
 func TestSearch_RareTrigrams(t *testing.T) {
@@ -60,7 +61,7 @@ func TestSearch_RareTrigrams(t *testing.T) {
 // dense after the given count of entries (0: the default; 1: walk).
 func planIDs(t *testing.T, st *store.Store, ws string, terms []string, dense int) []string {
 	t.Helper()
-	res, _, err := st.Search(context.Background(), store.SearchQuery{Workspace: ws, Terms: terms, Limit: 10, DenseAfter: dense, Probe: -1})
+	res, _, err := st.Search(context.Background(), search.Query{Workspace: ws, Terms: terms, Limit: 10, Tuning: search.Tuning{DenseAfter: dense, Probe: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +73,7 @@ func planIDs(t *testing.T, st *store.Store, ws string, terms []string, dense int
 }
 
 // TestSearch_ConcentratedTerm: a term in 300 blocks of one page, more entries than denseAfter
-// (200) but one node, is listed from the index on SQLite (store.entriesPerNode), not walked: a
+// (200) but one node, is listed from the index on SQLite (search's entriesPerNode), not walked: a
 // walk bound of one entry never stops. On PostgreSQL it is walked; both find the page alone.
 func TestSearch_ConcentratedTerm(t *testing.T) {
 	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
@@ -88,7 +89,7 @@ func TestSearch_ConcentratedTerm(t *testing.T) {
 		for i := range 3 {
 			e.appendKids(t, e.mkPage(t, e.full, wsParent, fmt.Sprintf("Other %d", i)), para("nothing to see"))
 		}
-		q := store.SearchQuery{Workspace: e.ws.ID, Terms: []string{"postmortem"}, Limit: 10, Walk: 1}
+		q := search.Query{Workspace: e.ws.ID, Terms: []string{"postmortem"}, Limit: 10, Tuning: search.Tuning{Walk: 1}}
 		var got []string
 		stops := 0
 		for range 100 {

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"path"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -87,7 +88,7 @@ func newServer(cfg Config, extra ...func(*Server)) *Server {
 	hc.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
 		"bearer": {Type: "http", Scheme: "bearer", Description: "A token made with `quire token create`."},
 	}
-	hc.Formats = s.presentFiles(hc.Formats)
+	hc.Formats = rawBodies(s.presentFiles(hc.Formats))
 	s.api = humago.New(&routeMux{s}, hc)
 
 	s.registerUsers()
@@ -160,6 +161,11 @@ func (m *routeMux) ServeHTTP(w http.ResponseWriter, r *http.Request) { m.s.mux.S
 
 // register adds one operation: its access requirements, its documentation, its handler.
 func register[I, O any](s *Server, op huma.Operation, rt route, h func(ctx context.Context, in *I) (*O, error)) {
+	if f, ok := reflect.TypeFor[I]().FieldByName("Body"); ok && (f.Type.Implements(rawSetterType) || reflect.PointerTo(f.Type).Implements(rawSetterType)) {
+		// A reqBody is read by jsonbody, which reports every problem at its path; huma's own
+		// validation would answer first, in its words.
+		op.SkipValidateBody = true
+	}
 	if op.MaxBodyBytes == 0 {
 		// huma refuses a body that reaches its limit; the contract refuses one over 1 MiB.
 		op.MaxBodyBytes = maxBody + 1

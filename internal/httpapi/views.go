@@ -145,15 +145,6 @@ type viewIDInput struct {
 	ViewID     string `path:"view_id" format:"uuid"`
 }
 
-// createViewBody is read by package views, which reports every problem with its path; the
-// document describes it with createViewRequest.
-type createViewBody map[string]any
-
-// Schema describes the body in the document.
-func (createViewBody) Schema(r huma.Registry) *huma.Schema {
-	return r.Schema(reflect.TypeFor[createViewRequest](), true, "")
-}
-
 type createViewRequest struct {
 	Name           string           `json:"name" maxLength:"200"`
 	Type           string           `json:"type" enum:"table,board,gallery,list,calendar,timeline,form"`
@@ -166,14 +157,7 @@ type createViewRequest struct {
 
 type createViewInput struct {
 	DatabaseID string `path:"database_id" format:"uuid"`
-	Body       createViewBody
-}
-
-type patchViewBody map[string]any
-
-// Schema describes the body in the document.
-func (patchViewBody) Schema(r huma.Registry) *huma.Schema {
-	return r.Schema(reflect.TypeFor[updateViewRequest](), true, "")
+	Body       reqBody[createViewRequest]
 }
 
 type updateViewRequest struct {
@@ -192,7 +176,7 @@ type patchViewInput struct {
 	DatabaseID string `path:"database_id" format:"uuid"`
 	ViewID     string `path:"view_id" format:"uuid"`
 	IfMatch    string `header:"If-Match" doc:"The view's ETag; 409 conflict when the view changed since."`
-	Body       patchViewBody
+	Body       reqBody[updateViewRequest]
 }
 
 func (s *Server) registerViews() {
@@ -209,12 +193,12 @@ func (s *Server) registerViews() {
 		Description: "A view with its manual record order (page_sort). A view in trash is still readable, with in_trash true.",
 	}, read, s.getView)
 	register(s, huma.Operation{
-		OperationID: "create-database-view", Method: http.MethodPost, Path: "/v2/databases/{database_id}/views", SkipValidateBody: true,
+		OperationID: "create-database-view", Method: http.MethodPost, Path: "/v2/databases/{database_id}/views",
 		Summary: "Create a database view", Tags: []string{"Views"},
 		Description: "Adds a view after the database's other views.",
 	}, write, s.createView)
 	register(s, huma.Operation{
-		OperationID: "update-database-view", Method: http.MethodPatch, Path: "/v2/databases/{database_id}/views/{view_id}", SkipValidateBody: true,
+		OperationID: "update-database-view", Method: http.MethodPatch, Path: "/v2/databases/{database_id}/views/{view_id}",
 		Summary: "Update a database view", Tags: []string{"Views"},
 		Description: "Changes a view's settings (its type is fixed), or trashes (in_trash true) or restores (false) it.",
 	}, write, s.patchView)
@@ -246,7 +230,11 @@ func (s *Server) getView(ctx context.Context, in *viewIDInput) (*viewOutput, err
 
 // createView answers POST /v2/databases/{database_id}/views.
 func (s *Server) createView(ctx context.Context, in *createViewInput) (*viewOutput, error) {
-	v, err := s.svc.CreateView(ctx, principal(ctx), in.DatabaseID, map[string]any(in.Body))
+	body, err := in.Body.object()
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.svc.CreateView(ctx, principal(ctx), in.DatabaseID, body)
 	if err != nil {
 		return nil, err
 	}
@@ -255,7 +243,11 @@ func (s *Server) createView(ctx context.Context, in *createViewInput) (*viewOutp
 
 // patchView answers PATCH /v2/databases/{database_id}/views/{view_id}.
 func (s *Server) patchView(ctx context.Context, in *patchViewInput) (*viewOutput, error) {
-	v, err := s.svc.PatchView(ctx, principal(ctx), in.DatabaseID, in.ViewID, map[string]any(in.Body), in.IfMatch)
+	body, err := in.Body.object()
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.svc.PatchView(ctx, principal(ctx), in.DatabaseID, in.ViewID, body, in.IfMatch)
 	if err != nil {
 		return nil, err
 	}

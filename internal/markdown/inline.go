@@ -9,16 +9,18 @@ import (
 	"github.com/quire-dev/quire/internal/blocks"
 )
 
-// Rich text → inline Markdown. Every character that Markdown could read as syntax is
-// escaped, so that text survives export → import unchanged; annotations become `**`, `*`,
-// `~~` and backticks, and fall back to <strong>, <em> and <del> where CommonMark's flanking
-// rules would not read the delimiters back (say `a**"b"**c`). Newlines become <br>, which
+// Rich text → inline Markdown. A character that Markdown would read as syntax there is
+// escaped (see escape.go), so that text survives export → import unchanged; annotations
+// become `**`, `*`, `~~` and backticks, and fall back to <strong>, <em> and <del> where
+// CommonMark's flanking rules would not read the delimiters back (say `a**"b"**c`). Newlines become <br>, which
 // keeps every block on one line: the simplest way to be safe inside list items, quotes and
 // table cells.
 
 type inlineMode struct {
 	html    bool // inside <summary>: HTML tags and character references only
-	heading bool // escape every '#' (a trailing run would close the heading)
+	heading bool // escape a run of '#' that could close the heading
+	cell    bool // a table cell: '|' is escaped everywhere, code spans included
+	bracket bool // a link's text or an image's alt: brackets escaped, no autolinks there
 }
 
 // run is a stretch of rich text with one set of marks.
@@ -101,6 +103,7 @@ type inlineWriter struct {
 	start     int // where this inline began: line-start rules apply there
 	mode      inlineMode
 	lastDelim bool // dst ends with an emphasis delimiter
+	linkEnd   int  // escape: where the last "](" of the text being escaped is, or -1
 }
 
 // appendInline appends rt as inline Markdown.
@@ -130,45 +133,37 @@ func appendInline(dst []byte, rt blocks.RichText, mode inlineMode, scratch []run
 
 func (w *inlineWriter) link(rs []run, i, j int) {
 	url := rs[i].link
+	if auto := w.autolink(rs[i:j]); auto != "" {
+		w.dst = append(append(append(w.dst, '<'), auto...), '>')
+		w.lastDelim = false
+		return
+	}
 	if w.mode.html {
 		w.dst = append(w.dst, `<a href="`...)
 		w.dst = appendHTMLEscaped(w.dst, url)
 		w.dst = append(w.dst, `">`...)
 	} else {
-		w.dst = append(w.dst, '[')
+		w.dst = append(bangSafe(w.dst, w.start), '[')
 	}
 	w.lastDelim = false
+	outer := w.mode
+	w.mode.bracket = !w.mode.html
 	for k := i; k < j; k++ {
 		w.run(rs, k, j)
 	}
+	w.mode = outer
 	if w.mode.html {
 		w.dst = append(w.dst, "</a>"...)
 	} else {
 		w.dst = append(w.dst, "]("...)
+		n := len(w.dst)
 		w.dst = appendDestination(w.dst, url)
+		if w.mode.cell {
+			w.dst = append(w.dst[:n], cellPipes(w.dst[n:])...)
+		}
 		w.dst = append(w.dst, ')')
 	}
 	w.lastDelim = false
-}
-
-// appendDestination writes a link destination that reads back as url.
-func appendDestination(dst []byte, url string) []byte {
-	angle := url == "" || strings.ContainsAny(url, " ()")
-	if angle {
-		dst = append(dst, '<')
-	}
-	for i := 0; i < len(url); i++ {
-		switch c := url[i]; c {
-		case '\\', '<', '>', '&':
-			dst = append(dst, '\\', c)
-		default:
-			dst = append(dst, c)
-		}
-	}
-	if angle {
-		dst = append(dst, '>')
-	}
-	return dst
 }
 
 // run writes rs[i]; end is where its link group (or the text) ends.
@@ -371,6 +366,8 @@ func (w *inlineWriter) codeSpan(s string) []byte {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < ' ' && c != '\t' || c == 0x7f {
 			b = append(b, ' ') // control characters cannot be escaped inside a code span
+		} else if c == '|' && w.mode.cell {
+			b = append(b, '\\', '|') // GFM splits cells first; it reads \| in a span as |
 		} else {
 			b = append(b, c)
 		}
@@ -386,104 +383,4 @@ func (w *inlineWriter) text(s string) {
 		w.dst = w.escape(w.dst, s, true)
 		w.lastDelim = false
 	}
-}
-
-// escape appends s with every Markdown-significant character escaped (backslashes in
-// Markdown, character references in HTML). atLine says s is written into w.dst, where the
-// start of the inline is a line start.
-func (w *inlineWriter) escape(dst []byte, s string, atLine bool) []byte {
-	html := w.mode.html
-	esc := func(dst []byte, r rune) []byte {
-		if html || r >= utf8.RuneSelf || r < ' ' || r == 0x7f || r == ' ' || r == '\t' {
-			return append(append(append(dst, "&#"...), strconv.Itoa(int(r))...), ';')
-		}
-		return append(dst, '\\', byte(r))
-	}
-	lineStart := atLine && len(dst) == w.start
-	digits := 0 // leading digits of a line, which with '.' or ')' start an ordered list
-	for i, r := range s {
-		atStart := lineStart && i == 0
-		switch {
-		case r == '\n':
-			dst = append(dst, "<br>"...)
-			continue
-		case r == 0:
-			dst = append(dst, "\uFFFD"...) // what any CommonMark parser reads NUL as
-			continue
-		case r == '\r' || r < ' ' && r != '\t' || r == 0x7f:
-			dst = esc(dst, r)
-			continue
-		case atStart && (r == ' ' || r == '\t'):
-			dst = esc(dst, r)
-			continue
-		case strings.ContainsRune("\\`*_[]<>|~$&@", r):
-			if html {
-				switch r {
-				case '&':
-					dst = append(dst, "&amp;"...)
-				case '<':
-					dst = append(dst, "&lt;"...)
-				case '>':
-					dst = append(dst, "&gt;"...)
-				default:
-					dst = esc(dst, r)
-				}
-			} else {
-				dst = esc(dst, r)
-			}
-			continue
-		case html && r == '"':
-			dst = append(dst, "&quot;"...)
-			continue
-		case r == '#' && (w.mode.heading || atStart):
-			dst = esc(dst, r)
-			continue
-		case atStart && (r == '-' || r == '+' || r == '='):
-			dst = esc(dst, r)
-			continue
-		case (r == '.' || r == ')') && lineStart && digits > 0 && digits == i && digits < 10:
-			dst = esc(dst, r)
-			continue
-		case r == ':' && strings.HasPrefix(s[i:], "://"):
-			dst = esc(dst, r) // keeps GFM's autolinking from turning text into a link
-			continue
-		case r == '.' && i >= 3 && strings.EqualFold(s[i-3:i], "www"):
-			dst = esc(dst, r)
-			continue
-		}
-		if r >= '0' && r <= '9' && digits == i {
-			digits++
-		}
-		dst = utf8.AppendRune(dst, r)
-	}
-	return dst
-}
-
-func appendHTMLEscaped(dst []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case '&':
-			dst = append(dst, "&amp;"...)
-		case '<':
-			dst = append(dst, "&lt;"...)
-		case '>':
-			dst = append(dst, "&gt;"...)
-		case '"':
-			dst = append(dst, "&quot;"...)
-		default:
-			dst = append(dst, c)
-		}
-	}
-	return dst
-}
-
-// codeSafe replaces the control characters a code span cannot escape with spaces (newlines
-// aside, which become <br> between spans); Parse applies the same to what it reads.
-func codeSafe(s string) string {
-	return strings.Map(func(c rune) rune {
-		if c < ' ' && c != '\t' && c != '\n' || c == 0x7f {
-			return ' '
-		}
-		return c
-	}, s)
 }

@@ -114,6 +114,9 @@ func (inlineMathParser) Parse(parent ast.Node, block text.Reader, pc parser.Cont
 	for i := open; i < len(line); i++ {
 		switch line[i] {
 		case '\\':
+			if i+1 < len(line) && (line[i+1] == '\n' || line[i+1] == '\r') {
+				return nil // the line ends: an equation is one line (the exporter writes it so)
+			}
 			i++ // an escaped character, \$ included, does not close
 		case '\n', '\r':
 			return nil

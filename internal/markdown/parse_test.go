@@ -11,6 +11,11 @@ func p(text string) string {
 	return `{"type":"paragraph","paragraph":{"rich_text":[{"text":{"content":"` + text + `"}}]}}`
 }
 
+// rawBlock is the request body of the code block that keeps raw HTML (JSON-escaped html).
+func rawBlock(html string) string {
+	return `{"type":"code","code":{"rich_text":[{"text":{"content":"` + html + `"}}],"language":"html","caption":[{"text":{"content":"Raw HTML"}}]}}`
+}
+
 func TestParse(t *testing.T) {
 	cases := []struct {
 		name, md, want string // want: a request body decoding to the expected tree
@@ -78,7 +83,7 @@ func TestParse(t *testing.T) {
 		{"image with a bad URL keeps its text", "![alt](javascript:x)\n", `[` + p("alt") + `]`},
 		{"markers", "<!-- table_of_contents -->\n\n<!-- breadcrumb -->\n\n<br>\n\n<div>raw</div>\n", `[
 			{"type":"table_of_contents","table_of_contents":{}},{"type":"breadcrumb","breadcrumb":{}},
-			{"type":"paragraph","paragraph":{"rich_text":[]}},` + p("<div>raw</div>") + `]`},
+			{"type":"paragraph","paragraph":{"rich_text":[]}},` + rawBlock("<div>raw</div>") + `]`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

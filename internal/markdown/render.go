@@ -11,17 +11,19 @@
 //     GitHub renders inside HTML;
 //   - callouts are GitHub alerts: "> [!NOTE]" then "> 💡 text" (emoji icons only);
 //   - equations are $$…$$ blocks and $…$ inline;
-//   - image is ![caption](url); file, pdf, video, bookmark and embed are links whose title
+//   - image is ![caption](url), or [![caption](url)](link) when the caption is one link (a
+//     badge); file, pdf, video, bookmark and embed are links whose title
 //     names the type ([caption](url "pdf")); child pages, child databases and link_to_page
 //     are plain links [Title](url) from Content.Title and Content.URL, which the caller fills;
 //   - table_of_contents and breadcrumb are HTML comments; columns are flattened;
-//   - a table without a column header gets an empty header row, since GFM needs one.
+//   - a table without a column header gets an empty header row, since GFM needs one;
+//   - raw HTML is an html code block captioned "Raw HTML", written back verbatim (rawhtml.go).
 //
-// Colours, underline, captions of code blocks, has_row_header, non-emoji callout icons and
+// Colours, underline, other captions of code blocks, has_row_header, non-emoji callout icons and
 // the indentation of a paragraph's children have no Markdown form and are dropped; mentions
 // export as their plain text (a link when they have an href). Import reads headings 4–6 as
 // heading_3, any GitHub alert kind as a callout, soft line breaks as spaces, unknown fence
-// languages as plain text, and keeps other raw HTML blocks as text.
+// languages as plain text, and a paragraph of images alone as image blocks.
 package markdown
 
 import (
@@ -282,6 +284,10 @@ func (r *Renderer) block(f *frame, p string, b *blocks.Block, number int) {
 		f.prefix = p + "> "
 	case "code":
 		r.start(p, false)
+		if raw, ok := rawHTMLText(c); ok {
+			r.writeRawHTML(p, raw)
+			return
+		}
 		r.code(p, c)
 	case "divider":
 		r.start(p, false)
@@ -299,12 +305,7 @@ func (r *Renderer) block(f *frame, p string, b *blocks.Block, number int) {
 		r.line(p, "$$")
 	case "image":
 		r.start(p, false)
-		r.buf = append(r.buf, p...)
-		r.buf = append(r.buf, "!["...)
-		r.buf, r.scratch = appendInline(r.buf, c.Caption, inlineMode{}, r.scratch)
-		r.buf = append(r.buf, "]("...)
-		r.buf = appendDestination(r.buf, fileURL(c.File))
-		r.buf = append(r.buf, ")\n"...)
+		r.image(p, c)
 	case "file", "pdf", "video", "bookmark", "embed":
 		url := c.URL
 		if b.Type != "bookmark" && b.Type != "embed" {
@@ -337,6 +338,44 @@ func (r *Renderer) block(f *frame, p string, b *blocks.Block, number int) {
 	// parent's level.
 }
 
+// image writes ![caption](url), or [![caption](url)](link) when the whole caption is one
+// link: the form of a badge.
+func (r *Renderer) image(p string, c *blocks.Content) {
+	caption, link := c.Caption, captionLink(c.Caption)
+	r.buf = append(r.buf, p...)
+	if link != "" {
+		r.buf = append(r.buf, '[')
+		caption = make(blocks.RichText, len(c.Caption))
+		for i, it := range c.Caption {
+			caption[i] = blocks.NewText(it.Text.Content, it.Annotations, "")
+		}
+	}
+	r.buf = append(r.buf, "!["...)
+	r.buf, r.scratch = appendInline(r.buf, caption, inlineMode{bracket: true}, r.scratch)
+	r.buf = append(r.buf, "]("...)
+	r.buf = appendDestination(r.buf, fileURL(c.File))
+	r.buf = append(r.buf, ')')
+	if link != "" {
+		r.buf = append(r.buf, "]("...)
+		r.buf = appendDestination(r.buf, link)
+		r.buf = append(r.buf, ')')
+	}
+	r.buf = append(r.buf, '\n')
+}
+
+// captionLink is the link of a caption whose every item is text linked to it, or "".
+func captionLink(rt blocks.RichText) string {
+	if len(rt) == 0 || rt[0].Href == "" {
+		return ""
+	}
+	for _, it := range rt {
+		if it.Type != "text" || it.Text == nil || it.Href != rt[0].Href {
+			return ""
+		}
+	}
+	return rt[0].Href
+}
+
 func fileURL(f *blocks.FileSource) string {
 	if f == nil {
 		return ""
@@ -348,7 +387,7 @@ func (r *Renderer) link(p string, text blocks.RichText, url, title string) {
 	r.buf = append(r.buf, p...)
 	r.buf = append(r.buf, '[')
 	n := len(r.buf)
-	r.buf, r.scratch = appendInline(r.buf, text, inlineMode{}, r.scratch)
+	r.buf, r.scratch = appendInline(r.buf, text, inlineMode{bracket: true}, r.scratch)
 	if len(r.buf) == n {
 		r.buf = append(r.buf, "<br>"...) // an empty link text would not parse as a link
 	}
@@ -445,7 +484,7 @@ func (r *Renderer) cells(p string, cells []blocks.RichText, width int) {
 	for i := 0; i < width; i++ {
 		r.buf = append(r.buf, ' ')
 		if i < len(cells) {
-			r.buf, r.scratch = appendInline(r.buf, cells[i], inlineMode{}, r.scratch)
+			r.buf, r.scratch = appendInline(r.buf, cells[i], inlineMode{cell: true}, r.scratch)
 		}
 		r.buf = append(r.buf, " |"...)
 	}

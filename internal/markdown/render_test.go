@@ -25,7 +25,8 @@ func TestRender(t *testing.T) {
 			"a<strong>\"b\"</strong>c  *spaced* <strong>x</strong>*y*\n"},
 		{"code span with backticks", `[{"type":"paragraph","paragraph":{"rich_text":[{"text":{"content":"a` + "``" + `b"},"annotations":{"code":true}},{"text":{"content":" and "}},{"text":{"content":"` + "`" + `x"},"annotations":{"code":true}}]}}]`,
 			"```a``b``` and `` `x ``\n"},
-		{"heading keeps hashes", `[{"type":"heading_2","heading_2":{"rich_text":[{"text":{"content":"C# and F#"}}]}}]`, "## C\\# and F\\#\n"},
+		{"heading keeps hashes", `[{"type":"heading_2","heading_2":{"rich_text":[{"text":{"content":"C# and F#"}}]}}]`, "## C# and F#\n"},
+		{"heading closing run", `[{"type":"heading_2","heading_2":{"rich_text":[{"text":{"content":"Issue #5 ## and #"}}]}}]`, "## Issue #5 \\#\\# and \\#\n"},
 		{"quote with newline", `[{"type":"quote","quote":{"rich_text":[{"text":{"content":"l1\nl2"}}]}}]`, "> l1<br>l2\n"},
 		{"equation with a dollar", `[{"type":"paragraph","paragraph":{"rich_text":[{"equation":{"expression":"a$b"}}]}},{"type":"equation","equation":{"expression":"x\n$$"}}]`,
 			"$a\\$b$\n\n$$\nx\n$${}\n$$\n"},
@@ -35,8 +36,12 @@ func TestRender(t *testing.T) {
 		{"toggle in a list", `[{"type":"bulleted_list_item","bulleted_list_item":{"rich_text":[{"text":{"content":"a"}}],"children":[
 			{"type":"toggle","toggle":{"rich_text":[{"text":{"content":"t"}}],"children":[` + p("in") + `]}}]}}]`,
 			"- a\n\n  <details>\n  <summary>t</summary>\n\n  in\n\n  </details>\n"},
+		{"raw HTML that would not read back is a fence", `[
+			{"type":"code","code":{"rich_text":[{"text":{"content":"hello *world*"}}],"language":"html","caption":[{"text":{"content":"Raw HTML"}}]}},
+			{"type":"code","code":{"rich_text":[{"text":{"content":"<!-- open"}}],"language":"html","caption":[{"text":{"content":"Raw HTML"}}]}},` + p("after") + `]`,
+			"```html\nhello *world*\n```\n\n```html\n<!-- open\n```\n\nafter\n"},
 		{"file with no name shows its URL", `[{"type":"file","file":{"external":{"url":"https://x.test/a(1).txt"}}}]`,
-			"[https\\://x.test/a(1).txt](<https://x.test/a(1).txt> \"file\")\n"},
+			"[https://x.test/a(1).txt](<https://x.test/a(1).txt> \"file\")\n"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

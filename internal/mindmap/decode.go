@@ -3,11 +3,10 @@ package mindmap
 import (
 	"fmt"
 	"slices"
-	"sort"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/quire-dev/quire/internal/blocks"
+	"github.com/quire-dev/quire/internal/jsonbody"
 	"github.com/quire-dev/quire/internal/quire"
 )
 
@@ -31,7 +30,7 @@ func DecodeNew(body map[string]any) (New, error) {
 	var p quire.Problems
 	out := New{Settings: DefaultSettings()}
 	ids := map[string]bool{}
-	for _, k := range sortedKeys(body) {
+	for _, k := range jsonbody.SortedKeys(body) {
 		v := body[k]
 		switch k {
 		case "parent":
@@ -42,7 +41,7 @@ func DecodeNew(body map[string]any) (New, error) {
 		case "settings":
 			out.Settings = decodeSettings(&p, "settings", v).Apply(out.Settings)
 		default:
-			p.Add(fieldName(k), quire.ReasonUnknownField, "A mind map has no field "+k+".")
+			p.Add(jsonbody.Join("", k), quire.ReasonUnknownField, "A mind map has no field "+k+".")
 		}
 	}
 	if _, ok := body["title"]; !ok {
@@ -58,7 +57,7 @@ func DecodeNew(body map[string]any) (New, error) {
 func DecodePatch(body map[string]any) (Patch, error) {
 	var p quire.Problems
 	var out Patch
-	for _, k := range sortedKeys(body) {
+	for _, k := range jsonbody.SortedKeys(body) {
 		v := body[k]
 		switch k {
 		case "title":
@@ -69,7 +68,7 @@ func DecodePatch(body map[string]any) (Patch, error) {
 		case "edits":
 			out.Edits = decodeEdits(&p, "edits", v)
 		default:
-			p.Add(fieldName(k), quire.ReasonUnknownField, "A mind map update has no field "+k+".")
+			p.Add(jsonbody.Join("", k), quire.ReasonUnknownField, "A mind map update has no field "+k+".")
 		}
 	}
 	return out, p.Err()
@@ -94,8 +93,8 @@ func decodeSettings(p *quire.Problems, path string, v any) SettingsPatch {
 		p.Add(path, quire.ReasonInvalidType, "settings must be an object.")
 		return out
 	}
-	for _, k := range sortedKeys(m) {
-		kp := path + "." + fieldName(k)
+	for _, k := range jsonbody.SortedKeys(m) {
+		kp := jsonbody.Join(path, k)
 		switch k {
 		case "layout":
 			out.Layout = oneOf(p, kp, m[k], Layouts)
@@ -131,8 +130,8 @@ func decodeNode(p *quire.Problems, path string, v any, depth int, ids map[string
 			n.ID = id
 		}
 	}
-	for _, k := range sortedKeys(m) {
-		kp := path + "." + fieldName(k)
+	for _, k := range jsonbody.SortedKeys(m) {
+		kp := jsonbody.Join(path, k)
 		switch k {
 		case "id":
 		case "text":
@@ -231,8 +230,8 @@ func decodeEdit(p *quire.Problems, path string, v any, ids map[string]bool) (Edi
 			p.Add(path+"."+k, quire.ReasonRequired, k+" is required for "+op+".")
 		}
 	}
-	for _, k := range sortedKeys(m) {
-		kp := path + "." + fieldName(k)
+	for _, k := range jsonbody.SortedKeys(m) {
+		kp := jsonbody.Join(path, k)
 		v := m[k]
 		if !slices.Contains(editFields[op], k) {
 			p.Add(kp, quire.ReasonUnknownField, "An "+op+" edit has no field "+k+".")
@@ -276,9 +275,9 @@ func decodePosition(p *quire.Problems, path string, v any) bool {
 		p.Add(path, quire.ReasonInvalidType, "position must be an object.")
 		return false
 	}
-	for _, k := range sortedKeys(m) {
+	for _, k := range jsonbody.SortedKeys(m) {
 		if k != "type" {
-			p.Add(path+"."+fieldName(k), quire.ReasonUnknownField, "position has only a type.")
+			p.Add(jsonbody.Join(path, k), quire.ReasonUnknownField, "position has only a type.")
 		}
 	}
 	switch m["type"] {
@@ -322,42 +321,16 @@ func decodeText(p *quire.Problems, path string, v any) *string {
 }
 
 func decodeBool(p *quire.Problems, path string, v any) *bool {
-	b, ok := v.(bool)
-	if !ok {
-		p.Add(path, quire.ReasonInvalidType, "Expected a boolean.")
-		return nil
-	}
-	return &b
-}
-
-// oneOf reads a string that must be one of allowed.
-func oneOf(p *quire.Problems, path string, v any, allowed []string) *string {
-	s, ok := v.(string)
-	switch {
-	case !ok:
-		p.Add(path, quire.ReasonInvalidType, "Expected a string.")
-	case !slices.Contains(allowed, s):
-		p.Add(path, quire.ReasonInvalidValue, "Expected one of "+strings.Join(allowed, ", ")+".")
-	default:
-		return &s
+	if b, ok := jsonbody.Bool(p, path, v); ok {
+		return &b
 	}
 	return nil
 }
 
-// sortedKeys orders a body's keys, so that problems are reported in a stable order.
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+// oneOf reads a string that must be one of allowed; nil when it is not.
+func oneOf(p *quire.Problems, path string, v any, allowed []string) *string {
+	if s, ok := jsonbody.Enum(p, path, v, allowed); ok {
+		return &s
 	}
-	sort.Strings(keys)
-	return keys
-}
-
-// fieldName is a body key as a path segment: an empty key would leave no trace, so it reads "".
-func fieldName(k string) string {
-	if k == "" {
-		return `""`
-	}
-	return k
+	return nil
 }

@@ -1,19 +1,16 @@
 package properties
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
 	"math"
-	"sort"
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/quire-dev/quire/internal/jsonbody"
 	"github.com/quire-dev/quire/internal/quire"
 )
 
-// Helpers that read a value parsed by encoding/json (with or without UseNumber) and record a
-// problem at the exact path when it has the wrong JSON type.
+// The readers this package adds to jsonbody's.
 
 // field is one key of a JSON object with its value, in request order when known.
 type field struct {
@@ -32,106 +29,35 @@ func fields(p *quire.Problems, path string, v any) ([]field, bool) {
 	case []byte:
 		return rawFields(p, path, raw)
 	}
-	m, ok := v.(map[string]any)
+	m, ok := jsonbody.Object(p, path, v)
 	if !ok {
-		p.Add(path, quire.ReasonInvalidType, "Expected an object.")
 		return nil, false
 	}
 	fs := make([]field, 0, len(m))
-	for k, e := range m {
-		fs = append(fs, field{k, e})
+	for _, k := range jsonbody.SortedKeys(m) {
+		fs = append(fs, field{k, m[k]})
 	}
-	sort.Slice(fs, func(i, j int) bool { return fs[i].key < fs[j].key })
 	return fs, true
 }
 
-// rawFields parses raw as one JSON object in key order. A later duplicate key replaces the
+// rawFields reads raw as one JSON object in key order. A later duplicate key replaces the
 // value of the first, as encoding/json does, and keeps the first one's place.
 func rawFields(p *quire.Problems, path string, raw []byte) ([]field, bool) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	bad := func() ([]field, bool) {
-		// The body as a whole was JSON, so only a caller's slice of it can be malformed.
+	v, order, err := jsonbody.ParseOrdered(raw)
+	if err != nil {
+		// The body as a whole was read, so only a caller's slice of it can be malformed.
 		p.Add(path, quire.ReasonInvalidValue, "Not valid JSON.")
 		return nil, false
 	}
-	tok, err := dec.Token()
-	if err != nil {
-		return bad()
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		if !json.Valid(raw) {
-			return bad()
-		}
-		p.Add(path, quire.ReasonInvalidType, "Expected an object.")
+	m, ok := jsonbody.Object(p, path, v)
+	if !ok {
 		return nil, false
 	}
-	var fs []field
-	at := map[string]int{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return bad()
-		}
-		k, _ := tok.(string)
-		var v any
-		if err := dec.Decode(&v); err != nil {
-			return bad()
-		}
-		if i, dup := at[k]; dup {
-			fs[i].val = v
-			continue
-		}
-		at[k] = len(fs)
-		fs = append(fs, field{k, v})
-	}
-	if _, err := dec.Token(); err != nil {
-		return bad()
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return bad()
+	fs := make([]field, len(order))
+	for i, k := range order {
+		fs[i] = field{k, m[k]}
 	}
 	return fs, true
-}
-
-func object(p *quire.Problems, path string, v any) (map[string]any, bool) {
-	m, ok := v.(map[string]any)
-	if !ok {
-		p.Add(path, quire.ReasonInvalidType, "Expected an object.")
-	}
-	return m, ok
-}
-
-// unknown reports every key of m that is not allowed, in sorted order so that answers are
-// stable.
-func unknown(p *quire.Problems, path string, m map[string]any, allowed ...string) {
-	var extra []string
-next:
-	for k := range m {
-		for _, a := range allowed {
-			if k == a {
-				continue next
-			}
-		}
-		extra = append(extra, k)
-	}
-	sort.Strings(extra)
-	for _, k := range extra {
-		p.Add(join(path, k), quire.ReasonUnknownField, "Unknown field "+strconv.Quote(k)+".")
-	}
-}
-
-// str reads an optional string; ok is false when absent or of the wrong type (reported).
-func str(p *quire.Problems, path string, m map[string]any, key string) (string, bool) {
-	v, present := m[key]
-	if !present {
-		return "", false
-	}
-	s, ok := v.(string)
-	if !ok {
-		p.Add(join(path, key), quire.ReasonInvalidType, "Expected a string.")
-	}
-	return s, ok
 }
 
 // nullableStr reads an optional string that may be null; present tells absent from null.
@@ -142,32 +68,9 @@ func nullableStr(p *quire.Problems, path string, m map[string]any, key string) (
 	}
 	s, ok = v.(string)
 	if !ok {
-		p.Add(join(path, key), quire.ReasonInvalidType, "Expected a string or null.")
+		p.Add(jsonbody.Join(path, key), quire.ReasonInvalidType, "Expected a string or null.")
 	}
 	return s, true, ok
-}
-
-func requiredStr(p *quire.Problems, path string, m map[string]any, key string) (string, bool) {
-	if _, present := m[key]; !present {
-		p.Add(join(path, key), quire.ReasonRequired, "Field "+strconv.Quote(key)+" is required.")
-		return "", false
-	}
-	return str(p, path, m, key)
-}
-
-// array reads v as an array of at most MaxArray items; a longer one is reported and not read
-// further, so that one oversized array does not answer with thousands of details.
-func array(p *quire.Problems, path string, v any) ([]any, bool) {
-	a, ok := v.([]any)
-	if !ok {
-		p.Add(path, quire.ReasonInvalidType, "Expected an array.")
-		return nil, false
-	}
-	if len(a) > MaxArray {
-		p.Add(path, quire.ReasonTooMany, "At most "+strconv.Itoa(MaxArray)+" items.")
-		return nil, false
-	}
-	return a, true
 }
 
 // number reads a JSON number, finite and in float64's range.

@@ -3,6 +3,7 @@ package properties
 import (
 	"strings"
 
+	"github.com/quire-dev/quire/internal/jsonbody"
 	"github.com/quire-dev/quire/internal/quire"
 )
 
@@ -32,7 +33,7 @@ func decodeOptions(p *quire.Problems, cp string, m map[string]any, cur *quire.Pr
 	if cur != nil && hasOptions(cur.Type) {
 		curOpts = cur.Options
 	}
-	op := join(cp, "options")
+	op := jsonbody.Join(cp, "options")
 	v, present := m["options"]
 	if !present {
 		if len(curOpts) == 0 && typ == quire.PropStatus {
@@ -40,7 +41,7 @@ func decodeOptions(p *quire.Problems, cp string, m map[string]any, cur *quire.Pr
 		}
 		return append([]quire.Option(nil), curOpts...)
 	}
-	arr, ok := array(p, op, v)
+	arr, ok := jsonbody.Array(p, op, v, MaxArray)
 	if !ok {
 		return nil
 	}
@@ -55,32 +56,32 @@ func decodeOptions(p *quire.Problems, cp string, m map[string]any, cur *quire.Pr
 	usedIDs := map[string]bool{}
 	names := map[string]bool{}
 	for i, item := range arr {
-		ip := index(op, i)
-		om, ok := object(p, ip, item)
+		ip := jsonbody.Index(op, i)
+		om, ok := jsonbody.Object(p, ip, item)
 		if !ok {
 			continue
 		}
-		unknown(p, ip, om, "id", "name", "color")
+		jsonbody.Unknown(p, ip, om, "id", "name", "color")
 		var match *quire.Option
-		id, hasID := str(p, ip, om, "id")
+		id, hasID := jsonbody.Str(p, ip, om, "id")
 		if hasID && cur != nil {
 			if match = findOption(curOpts, id, ""); match == nil {
-				p.Add(join(ip, "id"), quire.ReasonInvalidValue, "The property has no option with this id.")
+				p.Add(jsonbody.Join(ip, "id"), quire.ReasonInvalidValue, "The property has no option with this id.")
 				continue
 			}
 		}
-		name, hasName := str(p, ip, om, "name")
+		name, hasName := jsonbody.Str(p, ip, om, "name")
 		if _, present := om["name"]; !present && match == nil {
-			p.Add(join(ip, "name"), quire.ReasonRequired, "An option needs a name.")
+			p.Add(jsonbody.Join(ip, "name"), quire.ReasonRequired, "An option needs a name.")
 			continue
 		}
 		if hasName {
-			if !checkName(p, join(ip, "name"), name, "An option") {
+			if !checkName(p, jsonbody.Join(ip, "name"), name, "An option") {
 				continue
 			}
 			if strings.Contains(name, ",") {
 				// Notion refuses them too: clients join option names with commas.
-				p.Add(join(ip, "name"), quire.ReasonInvalidValue, "Option names cannot contain commas.")
+				p.Add(jsonbody.Join(ip, "name"), quire.ReasonInvalidValue, "Option names cannot contain commas.")
 				continue
 			}
 			if match == nil {
@@ -96,9 +97,9 @@ func decodeOptions(p *quire.Problems, cp string, m map[string]any, cur *quire.Pr
 		} else {
 			o.ID = quire.NewID()
 		}
-		if c, ok := str(p, ip, om, "color"); ok {
+		if c, ok := jsonbody.Str(p, ip, om, "color"); ok {
 			if !colors[c] {
-				p.Add(join(ip, "color"), quire.ReasonInvalidValue, "Unknown option colour.")
+				p.Add(jsonbody.Join(ip, "color"), quire.ReasonInvalidValue, "Unknown option colour.")
 				continue
 			}
 			o.Color = c
@@ -108,7 +109,7 @@ func decodeOptions(p *quire.Problems, cp string, m map[string]any, cur *quire.Pr
 			continue
 		}
 		if names[o.Name] {
-			p.Add(join(ip, "name"), quire.ReasonInvalidValue, "Another option has the same name.")
+			p.Add(jsonbody.Join(ip, "name"), quire.ReasonInvalidValue, "Another option has the same name.")
 			continue
 		}
 		usedIDs[o.ID], names[o.Name] = true, true
@@ -163,13 +164,13 @@ func decodeGroups(p *quire.Problems, cp string, m map[string]any, opts []quire.O
 	listed := make([]bool, len(groups))
 	given := make([]bool, len(groups)) // the request replaced the group's option_ids
 	if v, present := m["groups"]; present {
-		gp := join(cp, "groups")
-		arr, ok := array(p, gp, v)
+		gp := jsonbody.Join(cp, "groups")
+		arr, ok := jsonbody.Array(p, gp, v, MaxArray)
 		for i, item := range arr {
 			if !ok {
 				break
 			}
-			decodeGroup(p, index(gp, i), item, groups, listed, given, opts, assigned)
+			decodeGroup(p, jsonbody.Index(gp, i), item, groups, listed, given, opts, assigned)
 		}
 	}
 	for i := range groups {
@@ -220,14 +221,14 @@ func decodeGroups(p *quire.Problems, cp string, m map[string]any, opts []quire.O
 
 // decodeGroup applies one item of "groups" at ip.
 func decodeGroup(p *quire.Problems, ip string, item any, groups []quire.StatusGroup, listed, given []bool, opts []quire.Option, assigned map[string]int) {
-	gm, ok := object(p, ip, item)
+	gm, ok := jsonbody.Object(p, ip, item)
 	if !ok {
 		return
 	}
-	unknown(p, ip, gm, "id", "name", "color", "option_ids")
+	jsonbody.Unknown(p, ip, gm, "id", "name", "color", "option_ids")
 	g := -1
-	id, hasID := str(p, ip, gm, "id")
-	name, hasName := str(p, ip, gm, "name")
+	id, hasID := jsonbody.Str(p, ip, gm, "id")
+	name, hasName := jsonbody.Str(p, ip, gm, "name")
 	for i := range groups {
 		if (hasID && groups[i].ID == id) || (!hasID && hasName && groups[i].Name == name) {
 			g = i
@@ -235,31 +236,31 @@ func decodeGroup(p *quire.Problems, ip string, item any, groups []quire.StatusGr
 	}
 	switch {
 	case g < 0 && hasID:
-		p.Add(join(ip, "id"), quire.ReasonInvalidValue, "The property has no status group with this id.")
+		p.Add(jsonbody.Join(ip, "id"), quire.ReasonInvalidValue, "The property has no status group with this id.")
 		return
 	case g < 0 && hasName:
-		p.Add(join(ip, "name"), quire.ReasonInvalidValue, "Status groups are To-do, In progress and Complete.")
+		p.Add(jsonbody.Join(ip, "name"), quire.ReasonInvalidValue, "Status groups are To-do, In progress and Complete.")
 		return
 	case g < 0:
 		_, idPresent := gm["id"]
 		_, namePresent := gm["name"]
 		if !idPresent && !namePresent {
-			p.Add(join(ip, "id"), quire.ReasonRequired, "Name a status group by id or name.")
+			p.Add(jsonbody.Join(ip, "id"), quire.ReasonRequired, "Name a status group by id or name.")
 		}
 		return
 	case hasID && hasName && groups[g].Name != name:
-		p.Add(join(ip, "name"), quire.ReasonInvalidValue, "Status groups cannot be renamed.")
+		p.Add(jsonbody.Join(ip, "name"), quire.ReasonInvalidValue, "Status groups cannot be renamed.")
 		return
 	case listed[g]:
 		p.Add(ip, quire.ReasonInvalidValue, "This status group is listed twice.")
 		return
 	}
 	listed[g] = true
-	if c, ok := str(p, ip, gm, "color"); ok {
+	if c, ok := jsonbody.Str(p, ip, gm, "color"); ok {
 		if colors[c] {
 			groups[g].Color = c
 		} else {
-			p.Add(join(ip, "color"), quire.ReasonInvalidValue, "Unknown group colour.")
+			p.Add(jsonbody.Join(ip, "color"), quire.ReasonInvalidValue, "Unknown group colour.")
 		}
 	}
 	v, present := gm["option_ids"]
@@ -267,14 +268,14 @@ func decodeGroup(p *quire.Problems, ip string, item any, groups []quire.StatusGr
 		return // its options stay where they were
 	}
 	given[g] = true
-	ap := join(ip, "option_ids")
-	arr, ok := array(p, ap, v)
+	ap := jsonbody.Join(ip, "option_ids")
+	arr, ok := jsonbody.Array(p, ap, v, MaxArray)
 	if !ok {
 		return
 	}
 	var ids []string
 	for j, e := range arr {
-		ep := index(ap, j)
+		ep := jsonbody.Index(ap, j)
 		s, ok := e.(string)
 		if !ok {
 			p.Add(ep, quire.ReasonInvalidType, "Expected an option id or name.")

@@ -12,8 +12,6 @@
 package properties
 
 import (
-	"strconv"
-
 	"github.com/quire-dev/quire/internal/quire"
 )
 
@@ -77,21 +75,3 @@ func IsComputed(t string) bool { w, ok := kinds[t]; return ok && !w }
 func hasOptions(t string) bool {
 	return t == quire.PropSelect || t == quire.PropMultiSelect || t == quire.PropStatus
 }
-
-// seg is a body key as a path segment: an empty key would leave no trace in a path, so it
-// reads "" (as the service's other decoders write it).
-func seg(k string) string {
-	if k == "" {
-		return `""`
-	}
-	return k
-}
-
-func join(path, key string) string {
-	if path == "" {
-		return seg(key)
-	}
-	return path + "." + seg(key)
-}
-
-func index(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }

@@ -1,6 +1,9 @@
 package properties
 
-import "github.com/quire-dev/quire/internal/quire"
+import (
+	"github.com/quire-dev/quire/internal/jsonbody"
+	"github.com/quire-dev/quire/internal/quire"
+)
 
 // RelationTarget is a relation property whose related database the caller must check (it
 // exists, is in the same workspace and within the token's reach; else a validation_error at
@@ -28,14 +31,14 @@ func Relations(s quire.Schema, path string) []RelationTarget {
 	var out []RelationTarget
 	for _, p := range s {
 		if p.Type == quire.PropRelation {
-			out = append(out, target(join(path, p.Name), p))
+			out = append(out, target(jsonbody.Join(path, p.Name), p))
 		}
 	}
 	return out
 }
 
 func target(fp string, p *quire.Property) RelationTarget {
-	return RelationTarget{Path: join(join(fp, quire.PropRelation), "database_id"), PropertyID: p.ID,
+	return RelationTarget{Path: jsonbody.Join(jsonbody.Join(fp, quire.PropRelation), "database_id"), PropertyID: p.ID,
 		DatabaseID: p.RelationDatabaseID, SyncedPropertyID: p.DualPropertyID}
 }
 

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/quire-dev/quire/internal/jsonbody"
 	"github.com/quire-dev/quire/internal/quire"
 )
 
@@ -31,7 +32,7 @@ func DecodeSchema(v any, path string) (quire.Schema, error) {
 	namedAt := map[string]string{}
 	var titles, uniques []string
 	for _, f := range fs {
-		fp := join(path, f.key)
+		fp := jsonbody.Join(path, f.key)
 		prop, namePath, ok := decodeNew(&p, fp, f.key, f.val)
 		if prop == nil {
 			continue
@@ -61,7 +62,7 @@ func DecodeSchema(v any, path string) (quire.Schema, error) {
 		p.Add(path, quire.ReasonInvalidValue, "A database has exactly one title property: "+strings.Join(titles, ", ")+".")
 	}
 	for _, at := range uniques[min(1, len(uniques)):] {
-		p.Add(join(at, "type"), quire.ReasonInvalidValue, "A database has at most one unique_id property.")
+		p.Add(jsonbody.Join(at, "type"), quire.ReasonInvalidValue, "A database has at most one unique_id property.")
 	}
 	if err := p.Err(); err != nil {
 		return nil, err
@@ -98,10 +99,10 @@ func decodeNew(p *quire.Problems, fp, key string, v any) (prop *quire.Property, 
 	before := len(p.Details)
 	// id is accepted and ignored: a schema read from one database may be posted to create
 	// another, and the new one gets ids of its own.
-	str(p, fp, m, "id")
+	jsonbody.Str(p, fp, m, "id")
 	name, namePath := key, fp
-	if n, ok := str(p, fp, m, "name"); ok {
-		name, namePath = n, join(fp, "name")
+	if n, ok := jsonbody.Str(p, fp, m, "name"); ok {
+		name, namePath = n, jsonbody.Join(fp, "name")
 	}
 	checkName(p, namePath, name, "A property")
 	typ, cfg, present, ok := propertyType(p, fp, m)
@@ -116,38 +117,33 @@ func decodeNew(p *quire.Problems, fp, key string, v any) (prop *quire.Property, 
 // configuration object under that key (present false when the key is absent: {} then).
 // Unknown fields other than name and id are reported here.
 func propertyType(p *quire.Problems, fp string, m map[string]any) (typ string, cfg any, present, ok bool) {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var typeKeys []string
-	for _, k := range keys {
+	for _, k := range jsonbody.SortedKeys(m) {
 		switch {
 		case k == "type" || k == "name" || k == "id":
 		case Known(k) || notYet[k]:
 			typeKeys = append(typeKeys, k)
 		default:
-			p.Add(join(fp, k), quire.ReasonUnknownField, "Unknown field "+strconv.Quote(k)+".")
+			jsonbody.UnknownKey(p, fp, k)
 		}
 	}
 	if tv, hasType := m["type"]; hasType {
 		t, isStr := tv.(string)
 		switch {
 		case !isStr:
-			p.Add(join(fp, "type"), quire.ReasonInvalidType, "type must be a string.")
+			p.Add(jsonbody.Join(fp, "type"), quire.ReasonInvalidType, "type must be a string.")
 			return "", nil, false, false
 		case notYet[t]:
-			p.Add(join(fp, "type"), quire.ReasonInvalidValue, "Properties of type "+t+" are not supported yet.")
+			p.Add(jsonbody.Join(fp, "type"), quire.ReasonInvalidValue, "Properties of type "+t+" are not supported yet.")
 			return "", nil, false, false
 		case !Known(t):
-			p.Add(join(fp, "type"), quire.ReasonInvalidValue, "Unknown property type "+strconv.Quote(t)+".")
+			p.Add(jsonbody.Join(fp, "type"), quire.ReasonInvalidValue, "Unknown property type "+strconv.Quote(t)+".")
 			return "", nil, false, false
 		}
 		ok = true
 		for _, k := range typeKeys {
 			if k != t {
-				p.Add(join(fp, k), quire.ReasonUnknownField, "The property's type is "+t+", so it has no "+k+" configuration.")
+				p.Add(jsonbody.Join(fp, k), quire.ReasonUnknownField, "The property's type is "+t+", so it has no "+k+" configuration.")
 				ok = false
 			}
 		}
@@ -156,7 +152,7 @@ func propertyType(p *quire.Problems, fp string, m map[string]any) (typ string, c
 	}
 	switch len(typeKeys) {
 	case 0:
-		p.Add(join(fp, "type"), quire.ReasonRequired, "A property needs a type.")
+		p.Add(jsonbody.Join(fp, "type"), quire.ReasonRequired, "A property needs a type.")
 		return "", nil, false, false
 	case 1:
 	default:
@@ -165,7 +161,7 @@ func propertyType(p *quire.Problems, fp string, m map[string]any) (typ string, c
 	}
 	t := typeKeys[0]
 	if notYet[t] {
-		p.Add(join(fp, t), quire.ReasonInvalidValue, "Properties of type "+t+" are not supported yet.")
+		p.Add(jsonbody.Join(fp, t), quire.ReasonInvalidValue, "Properties of type "+t+" are not supported yet.")
 		return "", nil, false, false
 	}
 	return t, m[t], true, true
@@ -175,43 +171,43 @@ func propertyType(p *quire.Problems, fp string, m map[string]any) (typ string, c
 // before a PATCH (nil when new): its options and status groups are kept and merged, and a
 // relation to the same database keeps its synced property.
 func configure(p *quire.Problems, fp string, prop *quire.Property, cfg any, present bool, cur *quire.Property) {
-	cp := join(fp, prop.Type)
+	cp := jsonbody.Join(fp, prop.Type)
 	var m map[string]any
 	if present {
 		var ok bool
-		if m, ok = object(p, cp, cfg); !ok {
+		if m, ok = jsonbody.Object(p, cp, cfg); !ok {
 			return
 		}
 	}
 	switch prop.Type {
 	case quire.PropNumber:
-		unknown(p, cp, m, "format")
+		jsonbody.Unknown(p, cp, m, "format")
 		prop.NumberFormat = defaultNumberFormat
-		if f, ok := str(p, cp, m, "format"); ok {
+		if f, ok := jsonbody.Str(p, cp, m, "format"); ok {
 			if numberFormats[f] {
 				prop.NumberFormat = f
 			} else {
-				p.Add(join(cp, "format"), quire.ReasonInvalidValue, "Unknown number format "+strconv.Quote(f)+".")
+				p.Add(jsonbody.Join(cp, "format"), quire.ReasonInvalidValue, "Unknown number format "+strconv.Quote(f)+".")
 			}
 		}
 	case quire.PropSelect, quire.PropMultiSelect:
-		unknown(p, cp, m, "options")
+		jsonbody.Unknown(p, cp, m, "options")
 		prop.Options = decodeOptions(p, cp, m, cur, prop.Type)
 	case quire.PropStatus:
-		unknown(p, cp, m, "options", "groups")
+		jsonbody.Unknown(p, cp, m, "options", "groups")
 		prop.Options = decodeOptions(p, cp, m, cur, prop.Type)
 		prop.Groups = decodeGroups(p, cp, m, prop.Options, cur)
 	case quire.PropRelation:
 		decodeRelation(p, cp, m, prop, cur)
 	case quire.PropUniqueID:
-		unknown(p, cp, m, "prefix")
+		jsonbody.Unknown(p, cp, m, "prefix")
 		if s, present, ok := nullableStr(p, cp, m, "prefix"); present && ok && s != "" {
-			if checkPrefix(p, join(cp, "prefix"), s) {
+			if checkPrefix(p, jsonbody.Join(cp, "prefix"), s) {
 				prop.UniquePrefix = s
 			}
 		}
 	default:
-		unknown(p, cp, m)
+		jsonbody.Unknown(p, cp, m)
 	}
 }
 
@@ -236,23 +232,23 @@ func checkPrefix(p *quire.Problems, path, s string) bool {
 // property on the other database must take (DualPropertyID), kept when the relation already
 // pointed at that database as a dual one.
 func decodeRelation(p *quire.Problems, cp string, m map[string]any, prop, cur *quire.Property) {
-	unknown(p, cp, m, "database_id", "type", "single_property", "dual_property")
-	if id, ok := requiredStr(p, cp, m, "database_id"); ok {
+	jsonbody.Unknown(p, cp, m, "database_id", "type", "single_property", "dual_property")
+	if id, ok := jsonbody.RequiredStr(p, cp, m, "database_id"); ok {
 		if c, valid := canonicalID(id); valid {
 			prop.RelationDatabaseID = c
 		} else {
-			p.Add(join(cp, "database_id"), quire.ReasonInvalidValue, "database_id must be a UUID.")
+			p.Add(jsonbody.Join(cp, "database_id"), quire.ReasonInvalidValue, "database_id must be a UUID.")
 		}
 	}
 	_, single := m["single_property"]
 	_, dual := m["dual_property"]
 	kind := "dual_property"
-	switch t, ok := str(p, cp, m, "type"); {
+	switch t, ok := jsonbody.Str(p, cp, m, "type"); {
 	case ok && t != "single_property" && t != "dual_property":
-		p.Add(join(cp, "type"), quire.ReasonInvalidValue, "A relation's type is single_property or dual_property.")
+		p.Add(jsonbody.Join(cp, "type"), quire.ReasonInvalidValue, "A relation's type is single_property or dual_property.")
 		return
 	case ok && ((t == "single_property" && dual) || (t == "dual_property" && single)):
-		p.Add(join(cp, "type"), quire.ReasonInvalidValue, "type contradicts the relation's configuration.")
+		p.Add(jsonbody.Join(cp, "type"), quire.ReasonInvalidValue, "type contradicts the relation's configuration.")
 		return
 	case ok:
 		kind = t
@@ -263,17 +259,17 @@ func decodeRelation(p *quire.Problems, cp string, m map[string]any, prop, cur *q
 		kind = "single_property"
 	}
 	if v, ok := m["single_property"]; ok {
-		if sm, ok := object(p, join(cp, "single_property"), v); ok {
-			unknown(p, join(cp, "single_property"), sm)
+		if sm, ok := jsonbody.Object(p, jsonbody.Join(cp, "single_property"), v); ok {
+			jsonbody.Unknown(p, jsonbody.Join(cp, "single_property"), sm)
 		}
 	}
 	if v, ok := m["dual_property"]; ok {
-		dp := join(cp, "dual_property")
-		if dm, ok := object(p, dp, v); ok {
+		dp := jsonbody.Join(cp, "dual_property")
+		if dm, ok := jsonbody.Object(p, dp, v); ok {
 			// What a client read back may come back: the synced property is the server's.
-			unknown(p, dp, dm, "synced_property_id", "synced_property_name")
-			str(p, dp, dm, "synced_property_id")
-			str(p, dp, dm, "synced_property_name")
+			jsonbody.Unknown(p, dp, dm, "synced_property_id", "synced_property_name")
+			jsonbody.Str(p, dp, dm, "synced_property_id")
+			jsonbody.Str(p, dp, dm, "synced_property_name")
 		}
 	}
 	if kind == "dual_property" {

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/quire-dev/quire/internal/jsonbody"
 	"github.com/quire-dev/quire/internal/quire"
 )
 
@@ -51,7 +52,7 @@ func ApplySchemaPatch(current quire.Schema, v any, path string) (quire.Schema, S
 	namePath := map[string]string{} // property id → where a clash with its new name belongs
 	typePath := map[string]string{} // property id → where a clash with its new type belongs
 	for _, f := range fs {
-		fp := join(path, f.key)
+		fp := jsonbody.Join(path, f.key)
 		cur := lookup(current, f.key)
 		if cur == nil {
 			if f.val == nil {
@@ -63,11 +64,11 @@ func ApplySchemaPatch(current quire.Schema, v any, path string) (quire.Schema, S
 				continue
 			}
 			if prop.Type == quire.PropTitle {
-				p.Add(join(fp, "type"), quire.ReasonInvalidValue, "A database has exactly one title property.")
+				p.Add(jsonbody.Join(fp, "type"), quire.ReasonInvalidValue, "A database has exactly one title property.")
 				continue
 			}
 			next = append(next, prop)
-			namePath[prop.ID], typePath[prop.ID] = np, join(fp, "type")
+			namePath[prop.ID], typePath[prop.ID] = np, jsonbody.Join(fp, "type")
 			ch.Added = append(ch.Added, prop.ID)
 			if prop.Type == quire.PropRelation {
 				ch.Relations = append(ch.Relations, target(fp, prop))
@@ -95,7 +96,7 @@ func ApplySchemaPatch(current quire.Schema, v any, path string) (quire.Schema, S
 		}
 		namePath[cur.ID] = np
 		if prop.Type != cur.Type {
-			typePath[cur.ID] = join(fp, "type")
+			typePath[cur.ID] = jsonbody.Join(fp, "type")
 		}
 		next[slices.IndexFunc(next, func(q *quire.Property) bool { return q.ID == cur.ID })] = prop
 		recordChange(&ch, fp, cur, prop)
@@ -125,13 +126,13 @@ func patchProperty(p *quire.Problems, fp string, cur *quire.Property, v any) (*q
 		return nil, "", false
 	}
 	before := len(p.Details)
-	if id, ok := str(p, fp, m, "id"); ok && id != cur.ID {
-		p.Add(join(fp, "id"), quire.ReasonInvalidValue, "Property ids cannot change.")
+	if id, ok := jsonbody.Str(p, fp, m, "id"); ok && id != cur.ID {
+		p.Add(jsonbody.Join(fp, "id"), quire.ReasonInvalidValue, "Property ids cannot change.")
 	}
 	prop := cloneProperty(cur)
 	namePath := fp
-	if n, ok := str(p, fp, m, "name"); ok {
-		namePath = join(fp, "name")
+	if n, ok := jsonbody.Str(p, fp, m, "name"); ok {
+		namePath = jsonbody.Join(fp, "name")
 		if checkName(p, namePath, n, "A property") {
 			prop.Name = n
 		}
@@ -145,9 +146,9 @@ func patchProperty(p *quire.Problems, fp string, cur *quire.Property, v any) (*q
 	if reconfigure {
 		typ, cfg, present, ok := propertyType(p, fp, m)
 		if ok {
-			at := join(fp, "type")
+			at := jsonbody.Join(fp, "type")
 			if _, shorthand := m["type"]; !shorthand {
-				at = join(fp, typ)
+				at = jsonbody.Join(fp, typ)
 			}
 			switch {
 			case cur.Type == quire.PropTitle && typ != quire.PropTitle:

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/quire-dev/quire/internal/blocks"
+	"github.com/quire-dev/quire/internal/jsonbody"
 	"github.com/quire-dev/quire/internal/quire"
 )
 
@@ -24,7 +25,7 @@ func DecodeValues(s quire.Schema, v any, path string, current Values) (Values, e
 	out := current.Clone()
 	seen := map[string]string{}
 	for _, f := range fs {
-		fp := join(path, f.key)
+		fp := jsonbody.Join(path, f.key)
 		prop := lookup(s, f.key)
 		switch {
 		case prop == nil:
@@ -71,7 +72,7 @@ func decodeValue(p *quire.Problems, fp string, prop *quire.Property, v any) (Val
 		if !envelope(p, fp, prop, t) {
 			return Value{}, false
 		}
-		body, vp = t[prop.Type], join(fp, prop.Type)
+		body, vp = t[prop.Type], jsonbody.Join(fp, prop.Type)
 	default:
 		p.Add(fp, quire.ReasonInvalidType, "Expected an object: {\""+prop.Type+"\": …}.")
 		return Value{}, false
@@ -98,7 +99,7 @@ func decodeValue(p *quire.Problems, fp string, prop *quire.Property, v any) (Val
 	case quire.PropURL, quire.PropEmail, quire.PropPhoneNumber:
 		return decodeText(p, vp, prop.Type, body)
 	case quire.PropSelect, quire.PropStatus:
-		m, ok := object(p, vp, body)
+		m, ok := jsonbody.Object(p, vp, body)
 		if !ok {
 			return val, false
 		}
@@ -109,10 +110,10 @@ func decodeValue(p *quire.Problems, fp string, prop *quire.Property, v any) (Val
 		val.ID = o.ID
 		return val, true
 	case quire.PropMultiSelect:
-		arr, ok := array(p, vp, body)
+		arr, ok := jsonbody.Array(p, vp, body, MaxArray)
 		for i, e := range arr {
-			ip := index(vp, i)
-			if m, ok := object(p, ip, e); ok {
+			ip := jsonbody.Index(vp, i)
+			if m, ok := jsonbody.Object(p, ip, e); ok {
 				if o := resolveOption(p, ip, m, prop); o != nil && !slices.Contains(val.IDs, o.ID) {
 					val.IDs = append(val.IDs, o.ID)
 				}
@@ -141,28 +142,28 @@ func decodeValue(p *quire.Problems, fp string, prop *quire.Property, v any) (Val
 func envelope(p *quire.Problems, fp string, prop *quire.Property, m map[string]any) bool {
 	before := len(p.Details)
 	wrongType := false
-	for _, k := range sortedKeys(m) {
+	for _, k := range jsonbody.SortedKeys(m) {
 		switch {
 		case k == prop.Type || k == "id" || k == "type":
 		case k == "has_more" && prop.Type == quire.PropRelation:
 			if _, ok := m[k].(bool); !ok {
-				p.Add(join(fp, k), quire.ReasonInvalidType, "Expected true or false.")
+				p.Add(jsonbody.Join(fp, k), quire.ReasonInvalidType, "Expected true or false.")
 			}
 		case Known(k) || notYet[k]:
-			p.Add(join(fp, k), quire.ReasonInvalidValue, "The property is of type "+prop.Type+", not "+k+".")
+			p.Add(jsonbody.Join(fp, k), quire.ReasonInvalidValue, "The property is of type "+prop.Type+", not "+k+".")
 			wrongType = true
 		default:
-			p.Add(join(fp, k), quire.ReasonUnknownField, "Unknown field "+strconv.Quote(k)+".")
+			jsonbody.UnknownKey(p, fp, k)
 		}
 	}
-	if id, ok := str(p, fp, m, "id"); ok && id != prop.ID {
-		p.Add(join(fp, "id"), quire.ReasonInvalidValue, "The property's id is "+prop.ID+".")
+	if id, ok := jsonbody.Str(p, fp, m, "id"); ok && id != prop.ID {
+		p.Add(jsonbody.Join(fp, "id"), quire.ReasonInvalidValue, "The property's id is "+prop.ID+".")
 	}
-	if t, ok := str(p, fp, m, "type"); ok && t != prop.Type {
-		p.Add(join(fp, "type"), quire.ReasonInvalidValue, "The property is of type "+prop.Type+".")
+	if t, ok := jsonbody.Str(p, fp, m, "type"); ok && t != prop.Type {
+		p.Add(jsonbody.Join(fp, "type"), quire.ReasonInvalidValue, "The property is of type "+prop.Type+".")
 	}
 	if _, ok := m[prop.Type]; !ok && !wrongType {
-		p.Add(join(fp, prop.Type), quire.ReasonRequired, "Field \""+prop.Type+"\" is required.")
+		p.Add(jsonbody.Join(fp, prop.Type), quire.ReasonRequired, "Field \""+prop.Type+"\" is required.")
 	}
 	return len(p.Details) == before
 }
@@ -171,10 +172,10 @@ func envelope(p *quire.Problems, fp string, prop *quire.Property, m map[string]a
 // the database schema, never by writing a value: an unknown name is an invalid_value.
 func resolveOption(p *quire.Problems, ip string, m map[string]any, prop *quire.Property) *quire.Option {
 	before := len(p.Details)
-	unknown(p, ip, m, "id", "name", "color")
-	str(p, ip, m, "color") // a read shape sends it back; the option's own colour stands
-	id, hasID := str(p, ip, m, "id")
-	name, hasName := str(p, ip, m, "name")
+	jsonbody.Unknown(p, ip, m, "id", "name", "color")
+	jsonbody.Str(p, ip, m, "color") // a read shape sends it back; the option's own colour stands
+	id, hasID := jsonbody.Str(p, ip, m, "id")
+	name, hasName := jsonbody.Str(p, ip, m, "name")
 	if len(p.Details) > before {
 		return nil
 	}
@@ -182,17 +183,17 @@ func resolveOption(p *quire.Problems, ip string, m map[string]any, prop *quire.P
 	switch {
 	case hasID:
 		if o = findOption(prop.Options, id, ""); o == nil {
-			p.Add(join(ip, "id"), quire.ReasonInvalidValue, "The property has no option with this id.")
+			p.Add(jsonbody.Join(ip, "id"), quire.ReasonInvalidValue, "The property has no option with this id.")
 		} else if hasName && o.Name != name {
-			p.Add(join(ip, "name"), quire.ReasonInvalidValue, "The option with this id is named "+strconv.Quote(o.Name)+".")
+			p.Add(jsonbody.Join(ip, "name"), quire.ReasonInvalidValue, "The option with this id is named "+strconv.Quote(o.Name)+".")
 			o = nil
 		}
 	case hasName:
 		if o = findOption(prop.Options, "", name); o == nil {
-			p.Add(join(ip, "name"), quire.ReasonInvalidValue, "The property has no option named "+strconv.Quote(name)+"; add it to the database first.")
+			p.Add(jsonbody.Join(ip, "name"), quire.ReasonInvalidValue, "The property has no option named "+strconv.Quote(name)+"; add it to the database first.")
 		}
 	default:
-		p.Add(join(ip, "name"), quire.ReasonRequired, "Name an option by name or id.")
+		p.Add(jsonbody.Join(ip, "name"), quire.ReasonRequired, "Name an option by name or id.")
 	}
 	return o
 }

@@ -2,10 +2,10 @@ package service
 
 import (
 	"context"
-	"encoding/json"
 	"strconv"
 
 	"github.com/quire-dev/quire/internal/blocks"
+	"github.com/quire-dev/quire/internal/jsonbody"
 	"github.com/quire-dev/quire/internal/order"
 	"github.com/quire-dev/quire/internal/quire"
 	"github.com/quire-dev/quire/internal/store"
@@ -238,19 +238,20 @@ func (s *Service) checkWritable(ctx context.Context, tx *store.Tx, c *container)
 }
 
 // PatchBlock changes a block's content (its type is fixed) or trash state.
-func (s *Service) PatchBlock(ctx context.Context, p *quire.Principal, id string, raw json.RawMessage, ifMatch string) (*quire.Block, *quire.Node, error) {
+// body is the request body as jsonbody.Parse read it.
+func (s *Service) PatchBlock(ctx context.Context, p *quire.Principal, id string, body map[string]any, ifMatch string) (*quire.Block, *quire.Node, error) {
 	b, page, err := s.Block(ctx, p, id)
 	if err != nil {
 		return nil, nil, err
 	}
 	if b.Type == "child_page" || b.Type == "child_database" {
-		return s.patchChildPageBlock(ctx, p, b, raw, ifMatch)
+		return s.patchChildPageBlock(ctx, p, b, body, ifMatch)
 	}
 	current, err := blocks.UnmarshalContent(b.Type, b.Content)
 	if err != nil {
 		return nil, nil, err
 	}
-	u, err := blocks.DecodeUpdate(current, raw)
+	u, err := blocks.DecodeUpdate(current, body)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -271,7 +272,7 @@ func (s *Service) PatchBlock(ctx context.Context, p *quire.Principal, id string,
 		if current, err = blocks.UnmarshalContent(b.Type, b.Content); err != nil {
 			return err
 		}
-		if u, err = blocks.DecodeUpdate(current, raw); err != nil {
+		if u, err = blocks.DecodeUpdate(current, body); err != nil {
 			return err
 		}
 		pageNow, err := tx.Node(ctx, p.WorkspaceID(), b.PageID)
@@ -311,15 +312,11 @@ func (s *Service) PatchBlock(ctx context.Context, p *quire.Principal, id string,
 
 // patchChildPageBlock handles PATCH and DELETE of a child_page block: trashing or restoring it
 // trashes or restores the page; its content is the page's and changes through the page.
-func (s *Service) patchChildPageBlock(ctx context.Context, p *quire.Principal, b *quire.Block, raw json.RawMessage, ifMatch string) (*quire.Block, *quire.Node, error) {
-	var body map[string]any
-	if err := json.Unmarshal(raw, &body); err != nil {
-		return nil, nil, &quire.Error{Code: quire.CodeInvalidJSON, Message: "The body is not a JSON object."}
-	}
+func (s *Service) patchChildPageBlock(ctx context.Context, p *quire.Principal, b *quire.Block, body map[string]any, ifMatch string) (*quire.Block, *quire.Node, error) {
 	var pr quire.Problems
 	var inTrash *bool
-	for k, v := range body {
-		switch k {
+	for _, k := range jsonbody.SortedKeys(body) {
+		switch v := body[k]; k {
 		case "in_trash", "archived":
 			t, ok := v.(bool)
 			if !ok {
@@ -330,7 +327,7 @@ func (s *Service) patchChildPageBlock(ctx context.Context, p *quire.Principal, b
 		case b.Type:
 			pr.Add(k, quire.ReasonImmutable, "A "+b.Type+" block changes through its page or database.")
 		default:
-			pr.Add(fieldName(k), quire.ReasonUnknownField, "A block update has no field "+k+".")
+			pr.Add(jsonbody.Join("", k), quire.ReasonUnknownField, "A block update has no field "+k+".")
 		}
 	}
 	if err := pr.Err(); err != nil {
@@ -349,5 +346,5 @@ func (s *Service) patchChildPageBlock(ctx context.Context, p *quire.Principal, b
 
 // TrashBlock puts a block in trash (DELETE). Its children stay with it, hidden.
 func (s *Service) TrashBlock(ctx context.Context, p *quire.Principal, id string) (*quire.Block, *quire.Node, error) {
-	return s.PatchBlock(ctx, p, id, json.RawMessage(`{"in_trash":true}`), "")
+	return s.PatchBlock(ctx, p, id, map[string]any{"in_trash": true}, "")
 }

@@ -1,13 +1,11 @@
 package service
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"maps"
-	"slices"
 
 	"github.com/quire-dev/quire/internal/blocks"
+	"github.com/quire-dev/quire/internal/jsonbody"
 	"github.com/quire-dev/quire/internal/properties"
 	"github.com/quire-dev/quire/internal/quire"
 	"github.com/quire-dev/quire/internal/store"
@@ -36,35 +34,19 @@ type DatabasePatch struct {
 	IfMatch    string
 }
 
-// parseObject reads a request body that must be a JSON object, as a map and as its raw members
-// (the raw form keeps the order of a schema's properties).
-func parseObject(raw []byte) (map[string]any, map[string]json.RawMessage, error) {
-	bad := &quire.Error{Code: quire.CodeInvalidJSON, Message: "The body must be a JSON object."}
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || raw[0] != '{' {
-		return nil, nil, bad
-	}
-	var m map[string]any
-	var members map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil || json.Unmarshal(raw, &members) != nil {
-		return nil, nil, bad
-	}
-	return m, members, nil
-}
-
 // DecodeNewDatabase validates a POST /v2/databases body, reporting every problem with its path.
 func DecodeNewDatabase(raw []byte) (NewDatabase, error) {
-	body, members, err := parseObject(raw)
+	body, members, err := jsonbody.ParseMembers(raw)
 	if err != nil {
 		return NewDatabase{}, err
 	}
 	var p quire.Problems
 	var out NewDatabase
-	for _, k := range sortedKeys(body) {
+	for _, k := range jsonbody.SortedKeys(body) {
 		switch k {
 		case "parent", "title", "description", "is_inline", "icon", "cover", "properties":
 		default:
-			p.Add(fieldName(k), quire.ReasonUnknownField, "A database has no field "+k+".")
+			p.Add(jsonbody.Join("", k), quire.ReasonUnknownField, "A database has no field "+k+".")
 		}
 	}
 	out.Parent = DecodeParent(&p, "parent", body["parent"])
@@ -99,13 +81,13 @@ func DecodeNewDatabase(raw []byte) (NewDatabase, error) {
 // DecodeDatabasePatch validates a PATCH /v2/databases/:id body; the properties are checked
 // against the schema when the patch is applied.
 func DecodeDatabasePatch(raw []byte) (DatabasePatch, error) {
-	body, members, err := parseObject(raw)
+	body, members, err := jsonbody.ParseMembers(raw)
 	if err != nil {
 		return DatabasePatch{}, err
 	}
 	var p quire.Problems
 	var out DatabasePatch
-	for _, k := range sortedKeys(body) {
+	for _, k := range jsonbody.SortedKeys(body) {
 		v := body[k]
 		switch k {
 		case "title", "description":
@@ -143,7 +125,7 @@ func DecodeDatabasePatch(raw []byte) (DatabasePatch, error) {
 			}
 			out.Properties = members[k]
 		default:
-			p.Add(fieldName(k), quire.ReasonUnknownField, "A database update has no field "+k+".")
+			p.Add(jsonbody.Join("", k), quire.ReasonUnknownField, "A database update has no field "+k+".")
 		}
 	}
 	return out, p.Err()
@@ -453,9 +435,4 @@ func rowsOf(sc []properties.Scalar) []store.RecordValue {
 		out[i] = store.RecordValue(v)
 	}
 	return out
-}
-
-// sortedKeys returns m's keys sorted, so that problems are reported in a stable order.
-func sortedKeys(m map[string]any) []string {
-	return slices.Sorted(maps.Keys(m))
 }

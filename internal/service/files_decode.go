@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/quire-dev/quire/internal/jsonbody"
 	"github.com/quire-dev/quire/internal/quire"
 )
 
@@ -29,11 +30,11 @@ type NewUpload struct {
 func DecodeNewUpload(body map[string]any) (NewUpload, error) {
 	var p quire.Problems
 	var out NewUpload
-	for k := range body {
+	for _, k := range jsonbody.SortedKeys(body) {
 		switch k {
 		case "parent", "filename", "content_type", "size":
 		default:
-			p.Add(fieldName(k), quire.ReasonUnknownField, "An upload has no field "+k+".")
+			p.Add(jsonbody.Join("", k), quire.ReasonUnknownField, "An upload has no field "+k+".")
 		}
 	}
 	if v, ok := body["parent"]; ok && v != nil {
@@ -87,7 +88,7 @@ func decodeUploadParent(p *quire.Problems, v any) string {
 				p.Add("parent.type", quire.ReasonInvalidValue, "An upload's parent is a page: type page_id.")
 			}
 		default:
-			p.Add("parent."+fieldName(k), quire.ReasonUnknownField, "An upload's parent holds page_id only.")
+			p.Add(jsonbody.Join("parent", k), quire.ReasonUnknownField, "An upload's parent holds page_id only.")
 		}
 	}
 	id, ok := m["page_id"].(string)

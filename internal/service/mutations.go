@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/quire-dev/quire/internal/blocks"
+	"github.com/quire-dev/quire/internal/jsonbody"
 	"github.com/quire-dev/quire/internal/quire"
 	"github.com/quire-dev/quire/internal/store"
 )
@@ -24,14 +25,14 @@ type Mutation struct {
 
 // DecodeMutations validates a mutations body's shape: {"mutations":[…]}, at most 100 items.
 func DecodeMutations(raw []byte) ([]Mutation, error) {
-	body, _, err := parseObject(raw)
+	body, err := jsonbody.Parse(raw)
 	if err != nil {
 		return nil, err
 	}
 	var p quire.Problems
-	for _, k := range sortedKeys(body) {
+	for _, k := range jsonbody.SortedKeys(body) {
 		if k != "mutations" {
-			p.Add(fieldName(k), quire.ReasonUnknownField, "A mutations body has no field "+k+".")
+			p.Add(jsonbody.Join("", k), quire.ReasonUnknownField, "A mutations body has no field "+k+".")
 		}
 	}
 	arr, ok := body["mutations"].([]any)
@@ -72,9 +73,9 @@ func DecodeMutations(raw []byte) ([]Mutation, error) {
 			continue
 		}
 		m.Op = op
-		for _, k := range sortedKeys(obj) {
+		for _, k := range jsonbody.SortedKeys(obj) {
 			if !allowed[k] {
-				p.Add(m.Path+"."+fieldName(k), quire.ReasonUnknownField, "A "+op+" operation has no field "+k+".")
+				p.Add(jsonbody.Join(m.Path, k), quire.ReasonUnknownField, "A "+op+" operation has no field "+k+".")
 			}
 		}
 		if allowed["page_id"] {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/quire-dev/quire/internal/blocks"
+	"github.com/quire-dev/quire/internal/jsonbody"
 	"github.com/quire-dev/quire/internal/mindmap"
 	"github.com/quire-dev/quire/internal/quire"
 )
@@ -46,11 +47,11 @@ func DecodeNewPage(body map[string]any) (NewPage, string, error) {
 	var p quire.Problems
 	var out NewPage
 	var md string
-	for k := range body {
+	for _, k := range jsonbody.SortedKeys(body) {
 		switch k {
 		case "parent", "page_type", "properties", "icon", "cover", "children", "markdown":
 		default:
-			p.Add(fieldName(k), quire.ReasonUnknownField, "A page has no field "+k+".")
+			p.Add(jsonbody.Join("", k), quire.ReasonUnknownField, "A page has no field "+k+".")
 		}
 	}
 	out.Parent = DecodeNewParent(&p, "parent", body)
@@ -115,7 +116,8 @@ func DecodeMove(body map[string]any) (Parent, string, error) {
 	var pr quire.Problems
 	to := DecodeParent(&pr, "parent", body["parent"])
 	after := ""
-	for k, v := range body {
+	for _, k := range jsonbody.SortedKeys(body) {
+		v := body[k]
 		switch k {
 		case "parent":
 		case "after":
@@ -125,7 +127,7 @@ func DecodeMove(body map[string]any) (Parent, string, error) {
 			}
 			after = s
 		default:
-			pr.Add(fieldName(k), quire.ReasonUnknownField, "A move has no field "+k+".")
+			pr.Add(jsonbody.Join("", k), quire.ReasonUnknownField, "A move has no field "+k+".")
 		}
 	}
 	return to, after, pr.Err()
@@ -135,7 +137,8 @@ func DecodeMove(body map[string]any) (Parent, string, error) {
 func DecodePagePatch(body map[string]any) (PagePatch, error) {
 	var p quire.Problems
 	var out PagePatch
-	for k, v := range body {
+	for _, k := range jsonbody.SortedKeys(body) {
+		v := body[k]
 		switch k {
 		case "properties":
 			// Whether the page is a record is known only once it is read: a body that is not
@@ -162,7 +165,7 @@ func DecodePagePatch(body map[string]any) (PagePatch, error) {
 			}
 			out.InTrash = &b
 		default:
-			p.Add(fieldName(k), quire.ReasonUnknownField, "A page update has no field "+k+".")
+			p.Add(jsonbody.Join("", k), quire.ReasonUnknownField, "A page update has no field "+k+".")
 		}
 	}
 	return out, p.Err()
@@ -177,8 +180,8 @@ func decodeTitleProperties(p *quire.Problems, path string, v any) *blocks.RichTe
 		return nil
 	}
 	var out *blocks.RichText
-	for k, pv := range m {
-		kp := path + "." + fieldName(k)
+	for _, k := range jsonbody.SortedKeys(m) { // sorted: the same body, the same answer
+		pv, kp := m[k], jsonbody.Join(path, k)
 		if k != "title" {
 			p.Add(kp, quire.ReasonUnknownField, "A page outside a database has only the title property.")
 			continue
@@ -188,9 +191,9 @@ func decodeTitleProperties(p *quire.Problems, path string, v any) *blocks.RichTe
 			rt := blocks.DecodeRichText(p, kp, t)
 			out = &rt
 		case map[string]any:
-			for f := range t {
+			for _, f := range jsonbody.SortedKeys(t) {
 				if f != "title" && f != "type" && f != "id" {
-					p.Add(kp+"."+fieldName(f), quire.ReasonUnknownField, "The title property holds title only.")
+					p.Add(jsonbody.Join(kp, f), quire.ReasonUnknownField, "The title property holds title only.")
 				}
 			}
 			if typ, ok := t["type"]; ok && typ != "title" {
@@ -216,14 +219,6 @@ func decodeIcon(p *quire.Problems, key string, body map[string]any, emoji bool) 
 		return nil
 	}
 	return blocks.DecodePageIcon(p, key, v, emoji)
-}
-
-// fieldName is a body key as a path segment: an empty key would leave no trace, so it reads "".
-func fieldName(k string) string {
-	if k == "" {
-		return `""`
-	}
-	return k
 }
 
 // mergeProblems adds the details of a validation error to p (anything else keeps its first

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"github.com/quire-dev/quire/internal/jsonbody"
 	"github.com/quire-dev/quire/internal/quire"
 )
 
@@ -37,11 +38,11 @@ func DecodeParent(p *quire.Problems, path string, v any) Parent {
 		return out
 	}
 	typ, hasType := m["type"]
-	for k := range m {
+	for _, k := range jsonbody.SortedKeys(m) {
 		switch k {
 		case "type", quire.ParentWorkspace, quire.ParentPage, quire.ParentDatabase:
 		default:
-			p.Add(path+"."+fieldName(k), quire.ReasonUnknownField, "parent has no field "+k+".")
+			p.Add(jsonbody.Join(path, k), quire.ReasonUnknownField, "parent has no field "+k+".")
 		}
 	}
 	if hasType {

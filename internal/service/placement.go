@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/quire-dev/quire/internal/blocks"
+	"github.com/quire-dev/quire/internal/jsonbody"
 	"github.com/quire-dev/quire/internal/order"
 	"github.com/quire-dev/quire/internal/quire"
 	"github.com/quire-dev/quire/internal/store"
@@ -56,7 +57,8 @@ func DecodePlacement(body map[string]any) (Placement, error) {
 		}
 		return s
 	}
-	for k, v := range body {
+	for _, k := range jsonbody.SortedKeys(body) {
+		v := body[k]
 		switch k {
 		case "children":
 		case "after":
@@ -78,7 +80,7 @@ func DecodePlacement(body map[string]any) (Placement, error) {
 				pr.Add("position.type", quire.ReasonInvalidValue, "position.type is start, end or after_block.")
 			}
 		default:
-			pr.Add(fieldName(k), quire.ReasonUnknownField, "An append has no field "+k+".")
+			pr.Add(jsonbody.Join("", k), quire.ReasonUnknownField, "An append has no field "+k+".")
 		}
 	}
 	if _, a := body["after"]; a {

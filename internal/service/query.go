@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/quire-dev/quire/internal/dbquery"
+	"github.com/quire-dev/quire/internal/jsonbody"
 	"github.com/quire-dev/quire/internal/quire"
 )
 
@@ -29,12 +30,12 @@ func DecodeRecordQuery(raw []byte) (RecordQuery, error) {
 	if len(raw) == 0 {
 		return out, nil
 	}
-	body, members, err := parseObject(raw)
+	body, members, err := jsonbody.ParseMembers(raw)
 	if err != nil {
 		return out, err
 	}
 	var p quire.Problems
-	for _, k := range sortedKeys(body) {
+	for _, k := range jsonbody.SortedKeys(body) {
 		v := body[k]
 		switch k {
 		case "filter":
@@ -76,7 +77,7 @@ func DecodeRecordQuery(raw []byte) (RecordQuery, error) {
 				out.FilterProperties = append(out.FilterProperties, s)
 			}
 		default:
-			p.Add(fieldName(k), quire.ReasonUnknownField, "A query has no field "+k+".")
+			p.Add(jsonbody.Join("", k), quire.ReasonUnknownField, "A query has no field "+k+".")
 		}
 	}
 	return out, p.Err()

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/quire-dev/quire/internal/blocks"
+	"github.com/quire-dev/quire/internal/jsonbody"
 	"github.com/quire-dev/quire/internal/properties"
 	"github.com/quire-dev/quire/internal/quire"
 	"github.com/quire-dev/quire/internal/store"
@@ -186,7 +187,7 @@ func (s *Service) checkRefs(ctx context.Context, tx *store.Tx, p *quire.Principa
 		if len(added) == 0 {
 			continue
 		}
-		at := path + "." + fieldName(prop.Name) + "." + prop.Type
+		at := jsonbody.Join(path, prop.Name, prop.Type)
 		if prop.Type == quire.PropPeople {
 			ok, err := tx.UsersExist(ctx, p.WorkspaceID(), added)
 			if err != nil {

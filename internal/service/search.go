@@ -5,13 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
-	"golang.org/x/text/unicode/norm"
-
+	"github.com/quire-dev/quire/internal/jsonbody"
 	"github.com/quire-dev/quire/internal/quire"
-	"github.com/quire-dev/quire/internal/store"
+	"github.com/quire-dev/quire/internal/search"
 )
 
 // Limits of a search request.
@@ -34,7 +32,8 @@ type SearchRequest struct {
 func DecodeSearch(body map[string]any) (SearchRequest, error) {
 	var p quire.Problems
 	out := SearchRequest{PageSize: 20}
-	for k, v := range body {
+	for _, k := range jsonbody.SortedKeys(body) {
+		v := body[k]
 		switch k {
 		case "query":
 			s, ok := v.(string)
@@ -60,7 +59,7 @@ func DecodeSearch(body map[string]any) (SearchRequest, error) {
 		case "page_size":
 			out.PageSize = decodePageSize(&p, v, out.PageSize)
 		default:
-			p.Add(fieldName(k), quire.ReasonUnknownField, "A search has no field "+k+".")
+			p.Add(jsonbody.Join("", k), quire.ReasonUnknownField, "A search has no field "+k+".")
 		}
 	}
 	if len(searchTerms(out.Query)) > MaxQueryTerms {
@@ -107,7 +106,7 @@ func decodeSearchFilter(p *quire.Problems, v any) string {
 				p.Add("filter.value", quire.ReasonInvalidValue, "filter.value is one of page, database, folder, mind_map.")
 			}
 		default:
-			p.Add("filter."+fieldName(k), quire.ReasonUnknownField, "filter has no field "+k+".")
+			p.Add(jsonbody.Join("filter", k), quire.ReasonUnknownField, "filter has no field "+k+".")
 		}
 	}
 	if _, ok := m["property"]; !ok {
@@ -146,107 +145,80 @@ func decodeSearchSort(p *quire.Problems, v any) (by string, asc bool) {
 				p.Add("sort.direction", quire.ReasonInvalidValue, "sort.direction is ascending or descending.")
 			}
 		default:
-			p.Add("sort."+fieldName(k), quire.ReasonUnknownField, "sort has no field "+k+".")
+			p.Add(jsonbody.Join("sort", k), quire.ReasonUnknownField, "sort has no field "+k+".")
 		}
 	}
 	return by, asc
 }
 
-// searchTerms splits a query into terms: words separated by spaces, or "quoted phrases".
-// Text is NFKC-normalized first, so full-width Latin letters and half-width katakana find their
-// usual forms.
-func searchTerms(q string) []string {
-	q = norm.NFKC.String(q)
-	var terms []string
-	seen := map[string]bool{}
-	add := func(t string) {
-		t = strings.TrimSpace(t)
-		if t != "" && !seen[strings.ToLower(t)] {
-			seen[strings.ToLower(t)] = true
-			terms = append(terms, t)
-		}
-	}
-	for q != "" {
-		q = strings.TrimLeftFunc(q, unicode.IsSpace)
-		if q == "" {
-			break
-		}
-		if q[0] == '"' {
-			if end := strings.IndexByte(q[1:], '"'); end >= 0 {
-				add(q[1 : end+1])
-				q = q[end+2:]
-				continue
-			}
-			q = q[1:]
-		}
-		end := strings.IndexFunc(q, func(r rune) bool { return unicode.IsSpace(r) || r == '"' })
-		if end < 0 {
-			end = len(q)
-		}
-		add(q[:end])
-		q = q[end:]
-	}
-	return terms
-}
+// searchTerms splits a query into terms (search.Terms).
+func searchTerms(q string) []string { return search.Terms(q) }
 
 // Search answers POST /v2/search: the pages and databases the caller reaches whose title or
 // content holds every term of the query, title matches first, then the latest edit; without a
 // query, everything reachable, last edited first. A sort
 // replaces the ranking.
-func (s *Service) Search(ctx context.Context, p *quire.Principal, r SearchRequest) (Results[store.SearchResult], error) {
-	q := store.SearchQuery{Workspace: p.WorkspaceID(), Terms: searchTerms(r.Query), Limit: r.PageSize + 1}
+func (s *Service) Search(ctx context.Context, p *quire.Principal, r SearchRequest) (Results[search.Result], error) {
+	q := search.Query{Workspace: p.WorkspaceID(), Terms: searchTerms(r.Query), Limit: r.PageSize + 1}
 	if !p.Token.WorkspaceScoped {
 		q.ReachOf = p.Token.ID
 	}
-	switch r.Object {
-	case "page":
-		q.Object, q.PageType = quire.ObjectPage, quire.PageTypePage
-	case "folder":
-		q.Object, q.PageType = quire.ObjectPage, quire.PageTypeFolder
-	case "mind_map":
-		q.Object, q.PageType = quire.ObjectPage, quire.PageTypeMindMap
-	case "database":
-		q.Object = quire.ObjectDatabase
-	}
+	q.Object, q.PageType = objectFilter(r.Object)
 	switch {
 	case r.SortBy == "created_time":
-		q.Order = store.ByCreated
+		q.Order = search.ByCreated
 	case r.SortBy != "" || len(q.Terms) == 0:
-		q.Order = store.ByEdited
+		q.Order = search.ByEdited
 	default:
-		q.Order = store.ByRelevance
+		q.Order = search.ByRelevance
 	}
 	q.Ascending = r.Ascending
 	// A cursor belongs to one query: the same terms, filter and order.
 	h := sha256.Sum256([]byte(strings.Join(q.Terms, "\x00") + "\x01" + r.Object + "\x01" + r.SortBy + "\x01" + boolString(r.Ascending)))
 	list := "search:" + p.WorkspaceID() + ":" + hex.EncodeToString(h[:12])
 	if r.StartCursor != "" {
-		q.After = &store.SearchKey{}
+		q.After = &search.Key{}
 		if err := s.cursors.Decode(r.StartCursor, list, q.After); err != nil {
-			return Results[store.SearchResult]{}, InvalidCursor()
+			return Results[search.Result]{}, InvalidCursor()
 		}
 	}
 	res, resume, err := s.store.Search(ctx, q)
 	if err != nil {
-		return Results[store.SearchResult]{}, err
+		return Results[search.Result]{}, err
 	}
 	nodes := make([]*quire.Node, len(res))
 	for i, r := range res {
 		nodes[i] = r.Node
 	}
 	if err := s.RenderRecords(ctx, nodes, nil); err != nil {
-		return Results[store.SearchResult]{}, err
+		return Results[search.Result]{}, err
 	}
 	if resume != nil {
-		// The walk stopped at its bound (store.Search): fewer results than asked, and more may
-		// follow the place it stopped.
+		// The walk stopped at its bound (search.Keyword): fewer results than asked, and more
+		// may follow the place it stopped.
 		c, err := s.cursors.Encode(list, resume)
 		if err != nil {
-			return Results[store.SearchResult]{}, err
+			return Results[search.Result]{}, err
 		}
-		return Results[store.SearchResult]{Items: res, NextCursor: c}, nil
+		return Results[search.Result]{Items: res, NextCursor: c}, nil
 	}
-	return paginate(s, list, res, r.PageSize, func(r store.SearchResult) any { return r.Key })
+	return paginate(s, list, res, r.PageSize, func(r search.Result) any { return r.Key })
+}
+
+// objectFilter is the object and page type of a search filter's value (page, database, folder
+// or mind_map; "" for any).
+func objectFilter(object string) (obj, pageType string) {
+	switch object {
+	case "page":
+		return quire.ObjectPage, quire.PageTypePage
+	case "folder":
+		return quire.ObjectPage, quire.PageTypeFolder
+	case "mind_map":
+		return quire.ObjectPage, quire.PageTypeMindMap
+	case "database":
+		return quire.ObjectDatabase, ""
+	}
+	return "", ""
 }
 
 func boolString(b bool) string {

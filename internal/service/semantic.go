@@ -1,32 +1,21 @@
 package service
 
 import (
-	"container/heap"
 	"context"
-	"log/slog"
-	"math"
-	"runtime"
+	"slices"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/quire-dev/quire/internal/embed"
+	"github.com/quire-dev/quire/internal/jsonbody"
 	"github.com/quire-dev/quire/internal/quire"
-	"github.com/quire-dev/quire/internal/store"
+	"github.com/quire-dev/quire/internal/search"
 )
 
 // Embedder turns texts into unit vectors (embed.Builtin, embed.OpenAI). ID names the model, and
 // is stored with every vector: vectors of different models are never compared.
 type Embedder = embed.Embedder
-
-// Limits of what one node contributes to semantic search.
-const (
-	embedMaxEntries = 200  // block entries read per node
-	embedMaxChunks  = 32   // vectors stored per node
-	semanticCands   = 100  // best nodes by cosine that the keyword signal re-ranks
-	keywordWeight   = 0.25 // how much the share of query terms found adds to the cosine
-)
 
 // SemanticRequest is a decoded POST /v2/search/semantic body.
 type SemanticRequest struct {
@@ -39,7 +28,8 @@ type SemanticRequest struct {
 func DecodeSemanticSearch(body map[string]any) (SemanticRequest, error) {
 	var p quire.Problems
 	out := SemanticRequest{PageSize: 20}
-	for k, v := range body {
+	for _, k := range jsonbody.SortedKeys(body) {
+		v := body[k]
 		switch k {
 		case "query":
 			s, ok := v.(string)
@@ -58,7 +48,7 @@ func DecodeSemanticSearch(body map[string]any) (SemanticRequest, error) {
 		case "page_size":
 			out.PageSize = decodePageSize(&p, v, out.PageSize)
 		default:
-			p.Add(fieldName(k), quire.ReasonUnknownField, "A semantic search has no field "+k+".")
+			p.Add(jsonbody.Join("", k), quire.ReasonUnknownField, "A semantic search has no field "+k+".")
 		}
 	}
 	if _, ok := body["query"]; !ok {
@@ -75,8 +65,8 @@ type SemanticHit struct {
 
 // SemanticSearch answers POST /v2/search/semantic: the pages and databases the caller reaches,
 // ranked by the best cosine similarity between the query and one of their chunks, plus a small
-// bonus for the share of the query's terms they contain (keywordWeight). Vectors are streamed
-// from the store and only the best candidates are kept.
+// bonus for the share of the query's terms they contain (search.Rank). Vectors are streamed
+// from the store, or picked from the vector cache, and only the best candidates are kept.
 func (s *Service) SemanticSearch(ctx context.Context, p *quire.Principal, r SemanticRequest) ([]SemanticHit, error) {
 	if s.embedder == nil {
 		return nil, &quire.Error{Code: quire.CodeInternal, Message: "Semantic search has no embedding model."}
@@ -91,7 +81,7 @@ func (s *Service) SemanticSearch(ctx context.Context, p *quire.Principal, r Sema
 		return nil, &quire.Error{Code: quire.CodeUnavailable, Cause: err,
 			Message: "The embedding model did not answer; try again shortly."}
 	}
-	vq := store.VectorQuery{Workspace: p.WorkspaceID(), Model: s.embedder.ID()}
+	vq := search.VectorQuery{Workspace: p.WorkspaceID(), Model: s.embedder.ID()}
 	if !p.Token.WorkspaceScoped {
 		vq.ReachOf = p.Token.ID
 	}
@@ -102,35 +92,18 @@ func (s *Service) SemanticSearch(ctx context.Context, p *quire.Principal, r Sema
 	}
 	ids := make([]string, len(top))
 	for i, c := range top {
-		ids[i] = c.id
+		ids[i] = c.ID
 	}
-	terms := keywordTerms(r.Query)
+	terms := search.KeywordTerms(r.Query)
 	hits, err := s.store.TermHits(ctx, ids, terms)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]SemanticHit, 0, len(top))
-	for _, c := range top {
-		score := c.score
-		if len(terms) > 0 {
-			n := 0
-			for _, h := range hits[c.id] {
-				if h {
-					n++
-				}
-			}
-			score += keywordWeight * float64(n) / float64(len(terms))
-		}
-		out = append(out, SemanticHit{Node: &quire.Node{ID: c.id}, Score: score})
-	}
-	sortHits(out)
-	if len(out) > r.PageSize {
-		out = out[:r.PageSize]
-	}
+	ranked := search.Rank(top, terms, hits, r.PageSize)
 	// The results' nodes in one read; a node gone since its vectors were scanned is left out.
 	ids = ids[:0]
-	for _, h := range out {
-		ids = append(ids, h.Node.ID)
+	for _, h := range ranked {
+		ids = append(ids, h.ID)
 	}
 	nodes, err := s.store.Nodes(ctx, p.WorkspaceID(), ids)
 	if err != nil {
@@ -140,342 +113,59 @@ func (s *Service) SemanticSearch(ctx context.Context, p *quire.Principal, r Sema
 	for _, n := range nodes {
 		byID[n.ID] = n
 	}
-	kept := out[:0]
-	for _, h := range out {
-		if n := byID[h.Node.ID]; n != nil {
-			h.Node = n
-			kept = append(kept, h)
+	out := make([]SemanticHit, 0, len(ranked))
+	for _, h := range ranked {
+		if n := byID[h.ID]; n != nil {
+			out = append(out, SemanticHit{Node: n, Score: h.Score})
 		}
 	}
 	if err := s.RenderRecords(ctx, nodes, nil); err != nil {
 		return nil, err
 	}
-	return kept, nil
+	return out, nil
 }
 
 // Rescoring of the vector cache's candidates: batches of rescoreBatch nodes in the order of
 // their quantized scores, at most rescoreBatches of them before a query falls back to streaming.
 const (
-	rescoreBatch   = 2 * semanticCands
+	rescoreBatch   = 2 * search.Candidates
 	rescoreBatches = 4
 )
 
-// semanticCandidates returns the semanticCands visible nodes of vq with the best chunk cosine to
-// qv. From the workspace's cached quantized vectors when it fits the cache: the best nodes by
-// quantized score are checked in the database in batches (trash, reach and filters) and scored
-// again with their exact float32 vectors, until semanticCands are visible; a token that sees
-// too few of the best ones falls back to streaming. Streaming reads every visible vector.
-func (s *Service) semanticCandidates(ctx context.Context, vq store.VectorQuery, qv []float32) (scoreHeap, error) {
+// semanticCandidates returns the search.Candidates visible nodes of vq with the best chunk
+// cosine to qv. From the workspace's cached quantized vectors when it fits the cache: the best
+// nodes by quantized score are checked in the database in batches (trash, reach and filters)
+// and scored again with their exact float32 vectors, until search.Candidates are visible; a
+// token that sees too few of the best ones falls back to streaming. Streaming reads every
+// visible vector.
+func (s *Service) semanticCandidates(ctx context.Context, vq search.VectorQuery, qv []float32) ([]search.Scored, error) {
 	if s.vectors != nil {
 		set, err := s.vectors.get(ctx, s.store, vq.Workspace, vq.Model, time.Now().UnixNano())
 		if err != nil {
 			return nil, err
 		}
 		if set != nil {
-			order, total := set.ranked(qv, rescoreBatch*rescoreBatches)
+			order, total := set.Ranked(qv, rescoreBatch*rescoreBatches)
 			set.mu.RUnlock()
-			var top topNodes
-			for i := 0; i < len(order); i += rescoreBatch {
+			var top search.Top
+			for batch := range slices.Chunk(order, rescoreBatch) {
 				q := vq
-				q.Nodes = order[i:min(i+rescoreBatch, len(order))]
-				if err := s.store.ScanVectors(ctx, q, func(id string, v []float32) error {
-					top.offer(id, cosine(qv, v))
-					return nil
-				}); err != nil {
+				q.Nodes = batch
+				if err := s.store.ScanVectors(ctx, q, top.Scorer(qv)); err != nil {
 					return nil, err
 				}
-				if len(top.h) >= semanticCands {
-					return top.h, nil
+				if top.Len() >= search.Candidates {
+					return top.Nodes(), nil
 				}
 			}
 			if len(order) == total { // every node with vectors was checked
-				return top.h, nil
+				return top.Nodes(), nil
 			}
 		}
 	}
-	var top topNodes
-	err := s.store.ScanVectors(ctx, vq, func(id string, v []float32) error {
-		top.offer(id, cosine(qv, v))
-		return nil
-	})
-	return top.h, err
-}
-
-// topNodes keeps the semanticCands nodes with the best chunk cosine seen so far; a node's score
-// is its best chunk's.
-type topNodes struct {
-	h    scoreHeap
-	kept map[string]bool
-}
-
-func (t *topNodes) offer(id string, c float64) {
-	if t.kept == nil {
-		t.kept = map[string]bool{}
-	}
-	if t.kept[id] { // rare: a second chunk of a kept node
-		for i := range t.h {
-			if t.h[i].id == id && c > t.h[i].score {
-				t.h[i].score = c
-				heap.Fix(&t.h, i)
-			}
-		}
-		return
-	}
-	if len(t.h) < semanticCands {
-		t.kept[id] = true
-		heap.Push(&t.h, scored{id, c})
-	} else if c > t.h[0].score {
-		delete(t.kept, t.h[0].id)
-		t.kept[id] = true
-		t.h[0] = scored{id, c}
-		heap.Fix(&t.h, 0)
-	}
-}
-
-func objectFilter(object string) (obj, pageType string) {
-	switch object {
-	case "page":
-		return quire.ObjectPage, quire.PageTypePage
-	case "folder":
-		return quire.ObjectPage, quire.PageTypeFolder
-	case "mind_map":
-		return quire.ObjectPage, quire.PageTypeMindMap
-	case "database":
-		return quire.ObjectDatabase, ""
-	}
-	return "", ""
-}
-
-// keywordTerms are the query's terms that say something: common English words and one-letter
-// terms match almost everything.
-func keywordTerms(q string) []string {
-	var out []string
-	for _, t := range searchTerms(q) {
-		if stopWords[strings.ToLower(t)] || (utf8.RuneCountInString(t) < 2 && t[0] < utf8.RuneSelf) {
-			continue
-		}
-		out = append(out, t)
-	}
-	return out
-}
-
-var stopWords = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`a an and are as at be by for from has have how i in is it its of on or that the
-		this to was what when where which who why will with about do does my our your we you can`) {
-		stopWords[w] = true
-	}
-}
-
-func sortHits(h []SemanticHit) {
-	for i := 1; i < len(h); i++ {
-		for j := i; j > 0 && (h[j].Score > h[j-1].Score || (h[j].Score == h[j-1].Score && h[j].Node.ID < h[j-1].Node.ID)); j-- {
-			h[j], h[j-1] = h[j-1], h[j]
-		}
-	}
-}
-
-func cosine(a, b []float32) float64 {
-	if len(a) != len(b) {
-		return -1
-	}
-	var dot, na, nb float64
-	for i := range a {
-		dot += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(na*nb)
-}
-
-type scored struct {
-	id    string
-	score float64
-}
-
-// scoreHeap is a min-heap: its root is the weakest candidate kept.
-type scoreHeap []scored
-
-func (h scoreHeap) Len() int           { return len(h) }
-func (h scoreHeap) Less(i, j int) bool { return h[i].score < h[j].score }
-func (h scoreHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *scoreHeap) Push(x any)        { *h = append(*h, x.(scored)) }
-func (h *scoreHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
-
-// Indexer embeds the queued nodes in the background. Several indexers (one per server) may
-// share a database: each claims its jobs with a lease. Within one server, workers (one per core
-// by default) claim and embed batches side by side.
-type Indexer struct {
-	svc     *Service
-	log     *slog.Logger
-	batch   int
-	workers int
-	idle    time.Duration
-	lease   time.Duration
-}
-
-// NewIndexer returns the indexer of s's embedder.
-func NewIndexer(s *Service, log *slog.Logger) *Indexer {
-	return &Indexer{svc: s, log: log, batch: 16, workers: runtime.GOMAXPROCS(0), idle: 250 * time.Millisecond, lease: 2 * time.Minute}
-}
-
-// Run embeds queued nodes until ctx ends. At start it queues the nodes whose vectors another
-// model made.
-func (ix *Indexer) Run(ctx context.Context) {
-	e := ix.svc.embedder
-	if e == nil {
-		return
-	}
-	if n, err := ix.svc.store.RequeueOtherModels(ctx, e.ID(), quire.NowMillis()); err != nil {
-		ix.log.Error("semantic index: requeue", "err", err)
-	} else if n > 0 {
-		ix.log.Info("semantic index: embedding model changed, embedding again", "nodes", n, "model", e.ID())
-	}
-	var wg sync.WaitGroup
-	for range max(1, ix.workers) {
-		wg.Go(func() {
-			for ctx.Err() == nil {
-				n, err := ix.RunOnce(ctx)
-				if err != nil && ctx.Err() == nil {
-					ix.log.Error("semantic index", "err", err)
-				}
-				if n == 0 || err != nil {
-					select {
-					case <-ctx.Done():
-					case <-time.After(ix.idle):
-					}
-				}
-			}
-		})
-	}
-	wg.Wait()
-}
-
-// RunOnce embeds one batch of queued nodes and reports how many it took. The chunks of every
-// node of the batch go to the embedder in one call, which the built-in model runs as one matrix.
-func (ix *Indexer) RunOnce(ctx context.Context) (int, error) {
-	st, e := ix.svc.store, ix.svc.embedder
-	jobs, err := st.ClaimEmbedJobs(ctx, quire.NowMillis(), ix.lease.Milliseconds(), ix.batch)
-	if err != nil {
-		return 0, err
-	}
-	type work struct {
-		job    store.EmbedJob
-		src    store.EmbedSource
-		gone   bool
-		err    error
-		chunks []string
-		hashes []string
-		vecs   [][]float32 // one per chunk: kept from before, or nil until embedded
-		todo   []string    // the chunks to embed, in order of the nil entries of vecs
-	}
-	works := make([]work, len(jobs))
-	var all []string
-	for i, job := range jobs {
-		w := &works[i]
-		w.job = job
-		var ok bool
-		w.src, ok, w.err = st.EmbedSource(ctx, job.NodeID, embedMaxEntries)
-		w.gone = w.err == nil && !ok
-		if w.err == nil && ok {
-			w.chunks = embedChunks(w.src)
-			w.err = ix.reuse(ctx, w.job.NodeID, w.chunks, &w.hashes, &w.vecs, &w.todo)
-			all = append(all, w.todo...)
-		}
-	}
-	var vecs [][]float32
-	if len(all) > 0 {
-		vecs, err = e.Embed(ctx, all)
-	}
-	for i := range works {
-		w := &works[i]
-		if w.err != nil || len(w.todo) == 0 {
-			continue
-		}
-		var fresh [][]float32
-		if err == nil {
-			fresh, vecs = vecs[:len(w.todo)], vecs[len(w.todo):]
-		} else {
-			// One node's text may be what failed: each node alone, so the others still land.
-			fresh, w.err = e.Embed(ctx, w.todo)
-		}
-		for j := range w.vecs {
-			if w.vecs[j] == nil && len(fresh) > 0 {
-				w.vecs[j], fresh = fresh[0], fresh[1:]
-			}
-		}
-	}
-	for _, w := range works {
-		err := w.err
-		if err == nil && w.gone {
-			err = st.SaveEmbeddings(ctx, w.job, "", e.ID(), nil)
-		} else if err == nil {
-			err = st.SaveEmbeddings(ctx, w.job, w.src.WorkspaceID, e.ID(), w.vecs, w.hashes...)
-		}
-		if err == nil {
-			ix.svc.index.nodes.Add(1)
-			ix.svc.index.chunks.Add(int64(len(w.todo)))
-			ix.svc.index.reused.Add(int64(len(w.chunks) - len(w.todo)))
-			continue
-		}
-		if ctx.Err() != nil {
-			return len(jobs), ctx.Err()
-		}
-		ix.svc.index.failures.Add(1)
-		// Back off: 1 s, 2 s, 4 s … up to an hour; a later write retries at once.
-		backoff := time.Second << min(w.job.Attempts, 12)
-		ix.log.Warn("semantic index: embedding failed; will retry", "node", w.job.NodeID, "err", err, "retry_in", backoff)
-		if err := st.RetryEmbedJob(ctx, w.job, quire.NowMillis(), min(backoff, time.Hour).Milliseconds()); err != nil {
-			return len(jobs), err
-		}
-	}
-	return len(jobs), nil
-}
-
-// reuse looks up the node's stored vectors by the hash of their text: a chunk whose text (under
-// this model) is unchanged keeps its vector, and only the others are embedded. An append to a
-// long page changes its last chunk or none.
-func (ix *Indexer) reuse(ctx context.Context, id string, chunks []string, hashes *[]string, vecs *[][]float32, todo *[]string) error {
-	kept, err := ix.svc.store.ChunkVectors(ctx, id, ix.svc.embedder.ID())
-	if err != nil {
-		return err
-	}
-	*hashes, *vecs = make([]string, len(chunks)), make([][]float32, len(chunks))
-	for i, c := range chunks {
-		(*hashes)[i] = store.ChunkHash(c)
-		if v, ok := kept[(*hashes)[i]]; ok {
-			(*vecs)[i] = v
-		} else {
-			*todo = append(*todo, c)
-		}
-	}
-	return nil
-}
-
-// embedChunks cuts a node's text into the pieces that get a vector each: the title, then its
-// blocks' text in pieces of at most 128 model tokens (embed.Chunks keeps sentences whole where
-// it can), at most embedMaxChunks in all.
-func embedChunks(src store.EmbedSource) []string {
-	var out []string
-	if t := strings.TrimSpace(src.Title); t != "" {
-		out = append(out, t)
-	}
-	for _, c := range embed.Chunks(strings.Join(src.Body, "\n")) {
-		if len(out) == embedMaxChunks {
-			break
-		}
-		out = append(out, c)
-	}
-	return out
+	var top search.Top
+	err := s.store.ScanVectors(ctx, vq, top.Scorer(qv))
+	return top.Nodes(), err
 }
 
 // SemanticEnabled reports whether the service has an embedding model.

@@ -3,11 +3,9 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/binary"
 	"errors"
-	"math"
-	"strconv"
-	"strings"
+
+	"github.com/quire-dev/quire/internal/search"
 )
 
 // EmbedJob is one queued node whose text must be embedded again.
@@ -136,7 +134,7 @@ func (s *Store) SaveEmbeddings(ctx context.Context, job EmbedJob, workspace, mod
 				h = hashes[i]
 			}
 			if _, err := tx.tx.ExecContext(ctx, `INSERT INTO embeddings (node_id, chunk, workspace_id, model, dim, vector, text_hash)
-				VALUES ($1, $2, $3, $4, $5, $6, $7)`, job.NodeID, i, workspace, model, len(v), packVector(v), h); err != nil {
+				VALUES ($1, $2, $3, $4, $5, $6, $7)`, job.NodeID, i, workspace, model, len(v), search.PackVector(v), h); err != nil {
 				return err
 			}
 		}
@@ -162,141 +160,6 @@ func (s *Store) RequeueOtherModels(ctx context.Context, model string, nowMs int6
 		return 0, err
 	}
 	return res.RowsAffected()
-}
-
-// VectorQuery selects the vectors one semantic search compares the query with.
-type VectorQuery struct {
-	Workspace string
-	ReachOf   string // when set, only what this (not workspace-scoped) token reaches
-	Model     string
-	Object    string // quire.ObjectPage or quire.ObjectDatabase, or "" for both
-	PageType  string
-	Nodes     []string // when set, only these nodes' vectors
-}
-
-// ScanVectors streams the vectors of the visible nodes of q to fn, one row at a time: memory
-// does not grow with the workspace. Nodes in trash or under trash are left out.
-func (s *Store) ScanVectors(ctx context.Context, q VectorQuery, fn func(nodeID string, vec []float32) error) error {
-	args := []any{q.Workspace, q.Model}
-	arg := func(v any) string {
-		args = append(args, v)
-		return "$" + strconv.Itoa(len(args))
-	}
-	var sb strings.Builder
-	if q.ReachOf != "" {
-		sb.WriteString(`WITH RECURSIVE reach (id) AS (
-			SELECT g.target_id FROM grants g WHERE g.token_id = ` + arg(q.ReachOf) + `
-			UNION
-			SELECT n.id FROM nodes n JOIN reach r ON n.parent_id = r.id
-		) `)
-	}
-	ws := "e.workspace_id"
-	if q.Nodes != nil {
-		// A few nodes' vectors are found by the primary key; without statistics SQLite's planner
-		// would walk the workspace index instead, through every vector. An expression is not
-		// indexed, on either engine.
-		ws = "e.workspace_id || ''"
-	}
-	sb.WriteString(`SELECT e.node_id, e.vector FROM embeddings e JOIN nodes n ON n.id = e.node_id
-		WHERE ` + ws + ` = $1 AND e.model = $2 AND n.in_trash = FALSE AND n.trashed_under = FALSE`)
-	if q.ReachOf != "" {
-		sb.WriteString(` AND n.id IN (SELECT id FROM reach)`)
-	}
-	if q.Object != "" {
-		sb.WriteString(` AND n.object = ` + arg(q.Object))
-	}
-	if q.PageType != "" {
-		sb.WriteString(` AND n.page_type = ` + arg(q.PageType))
-	}
-	if q.Nodes != nil {
-		sb.WriteString(` AND e.node_id IN (` + placeholders(&args, q.Nodes) + `)`)
-	}
-	rows, err := s.read.QueryContext(ctx, sb.String(), args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	var vec []float32
-	var raw []byte
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id, &raw); err != nil {
-			return err
-		}
-		vec = unpackVector(vec[:0], raw)
-		if err := fn(id, vec); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
-}
-
-// TermHits reports, for each of the nodes ids, which of terms occur in its title or text (as
-// case-insensitive substrings): hits[id][i] for terms[i]. Only those nodes' entries are read,
-// node by node through the search_docs_node index, each term's walk stopping at its first
-// match. One statement over every entry of the nodes (node_id IN the list, grouped) was what
-// PostgreSQL first ran: at 1M blocks in pages of 1,000 its statistics put the list at some
-// 73,000 entries (3,100 read), and the plan it chose for that many, two parallel workers, took
-// 0.15–0.7 s to start on this shared machine for 10 ms of work (the load run's 2.25 s semantic
-// queries). Per node, the estimate is one node's.
-func (s *Store) TermHits(ctx context.Context, ids, terms []string) (map[string][]bool, error) {
-	out := map[string][]bool{}
-	if len(ids) == 0 || len(terms) == 0 {
-		return out, nil
-	}
-	var args []any
-	arg := func(v any) string {
-		args = append(args, v)
-		return "$" + strconv.Itoa(len(args))
-	}
-	var sb strings.Builder
-	sb.WriteString("SELECT n.id")
-	for _, t := range terms {
-		// LIMIT keeps each a subquery run per node: PostgreSQL may not turn it into a join or a
-		// hashed scan of every entry with the term. The text is an expression so that the
-		// trigram index is left alone: PostgreSQL took it for a rare term, and ANDed each node's
-		// entries with every entry that has the term's trigrams, once per node.
-		sb.WriteString(`, COALESCE((SELECT 1 FROM search_docs d WHERE d.node_id = n.id AND ` + s.contains("(d.text || '')", t, arg) + ` LIMIT 1), 0)`)
-	}
-	sb.WriteString(" FROM nodes n WHERE n.id IN (" + placeholders(&args, ids) + ")")
-	rows, err := s.read.QueryContext(ctx, sb.String(), args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id string
-		flags := make([]int, len(terms))
-		dest := []any{&id}
-		for i := range flags {
-			dest = append(dest, &flags[i])
-		}
-		if err := rows.Scan(dest...); err != nil {
-			return nil, err
-		}
-		hits := make([]bool, len(terms))
-		for i, f := range flags {
-			hits[i] = f == 1
-		}
-		out[id] = hits
-	}
-	return out, rows.Err()
-}
-
-// packVector stores a vector as little-endian float32s.
-func packVector(v []float32) []byte {
-	b := make([]byte, 4*len(v))
-	for i, f := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
-	}
-	return b
-}
-
-func unpackVector(dst []float32, b []byte) []float32 {
-	for i := 0; i+4 <= len(b); i += 4 {
-		dst = append(dst, math.Float32frombits(binary.LittleEndian.Uint32(b[i:])))
-	}
-	return dst
 }
 
 // bumpVectorVersion takes the next version number of the node's workspace (the one it is saved
@@ -351,46 +214,4 @@ func (s *Store) ChangedVectorNodes(ctx context.Context, ws string, since int64, 
 		return nil, true, rows.Err()
 	}
 	return ids, false, rows.Err()
-}
-
-// WorkspaceVectors streams every vector of model in workspace ws, trash and reach aside (the
-// caller checks those for the candidates it keeps). With nodes set, only those nodes' vectors.
-func (s *Store) WorkspaceVectors(ctx context.Context, ws, model string, nodes []string, fn func(nodeID string, vec []float32) error) error {
-	args := []any{ws, model}
-	q := `SELECT node_id, vector FROM embeddings WHERE workspace_id = $1 AND model = $2`
-	if nodes != nil { // by the primary key, as in ScanVectors
-		q = `SELECT node_id, vector FROM embeddings WHERE workspace_id || '' = $1 AND model = $2
-			AND node_id IN (` + placeholders(&args, nodes) + `)`
-	}
-	rows, err := s.read.QueryContext(ctx, q, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	var vec []float32
-	var raw []byte
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id, &raw); err != nil {
-			return err
-		}
-		vec = unpackVector(vec[:0], raw)
-		if err := fn(id, vec); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
-}
-
-// placeholders appends vals to args and returns their $n list.
-func placeholders(args *[]any, vals []string) string {
-	var sb strings.Builder
-	for i, v := range vals {
-		if i > 0 {
-			sb.WriteString(", ")
-		}
-		*args = append(*args, v)
-		sb.WriteString("$" + strconv.Itoa(len(*args)))
-	}
-	return sb.String()
 }

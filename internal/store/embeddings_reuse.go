@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
+
+	"github.com/quire-dev/quire/internal/search"
 )
 
 // ChunkHash names the text of one chunk for reuse of its vector: a vector is reused for the
@@ -30,7 +32,7 @@ func (s *Store) ChunkVectors(ctx context.Context, id, model string) (map[string]
 		if err := rows.Scan(&h, &b); err != nil {
 			return nil, err
 		}
-		out[h] = unpackVector(nil, b)
+		out[h] = search.UnpackVector(nil, b)
 	}
 	return out, rows.Err()
 }

@@ -81,15 +81,5 @@ func (s *Store) KeptStmtsForTest() int {
 // MaxKeptStmts is maxKeptStmts, for tests.
 const MaxKeptStmts = maxKeptStmts
 
-// BlockSearchText is blockSearchText, for tests.
-func BlockSearchText(content []byte) (string, bool) { return blockSearchText(content) }
-
 // FileForTest is the SQLite database file ("" on PostgreSQL).
 func (s *Store) FileForTest() string { return s.file }
-
-// PlanTrigramsForTest is planTrigrams: the pieces FTS5 is asked for, the terms verified by
-// substring, and whether some trigram occurs nowhere.
-func (s *Store) PlanTrigramsForTest(ctx context.Context, fts string, terms []string) (pieces, verify []string, none bool, err error) {
-	p, err := s.planTrigrams(ctx, fts, terms)
-	return p.pieces, p.verify, p.none, err
-}

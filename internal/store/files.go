@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/quire-dev/quire/internal/quire"
+	"github.com/quire-dev/quire/internal/sqlq"
 )
 
 const fileColumns = `id, workspace_id, token_id, COALESCE(parent_id, ''), name, content_type, size, status,
@@ -56,37 +57,19 @@ func (s *Store) FileByID(ctx context.Context, id string) (*quire.File, error) {
 // transaction that will use them, a hundred ids per query on the primary key.
 func (tx *Tx) UploadedFiles(ctx context.Context, ws string, ids []string) (map[string]bool, error) {
 	out := map[string]bool{}
-	ids = unique(ids)
-	for len(ids) > 0 {
-		batch := ids[:min(len(ids), 100)]
-		ids = ids[len(batch):]
-		args := []any{ws, quire.FileUploaded}
-		var q strings.Builder
-		q.WriteString(`SELECT id FROM files WHERE workspace_id = ` + tx.placeholder(1) + ` AND status = ` + tx.placeholder(2) + ` AND id IN (`)
-		for i, id := range batch {
-			if i > 0 {
-				q.WriteByte(',')
-			}
-			args = append(args, id)
-			q.WriteString(tx.placeholder(len(args)))
+	err := queryIn(ctx, tx.tx, unique(ids), tx.engine == SQLite, func(a *sqlq.Args, batch []string) string {
+		return `SELECT id FROM files WHERE workspace_id = ` + a.Arg(ws) + ` AND status = ` + a.Arg(quire.FileUploaded) +
+			` AND id IN (` + sqlq.In(a, batch) + `)`
+	}, func(rows *sql.Rows) error {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return err
 		}
-		q.WriteByte(')')
-		rows, err := tx.tx.QueryContext(ctx, q.String(), args...)
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			out[id] = true
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
-		}
+		out[id] = true
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

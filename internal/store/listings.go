@@ -2,9 +2,9 @@ package store
 
 import (
 	"context"
-	"strconv"
 
 	"github.com/quire-dev/quire/internal/quire"
+	"github.com/quire-dev/quire/internal/sqlq"
 )
 
 // NodeOrder is the order of a node listing.
@@ -41,18 +41,11 @@ type NodeQuery struct {
 
 // ListNodes runs a listing.
 func (s *Store) ListNodes(ctx context.Context, q NodeQuery) ([]*quire.Node, error) {
-	args := []any{q.Workspace}
-	arg := func(v any) string {
-		args = append(args, v)
-		return "$" + strconv.Itoa(len(args))
-	}
+	a := sqlq.NewArgs(q.Workspace)
+	arg := a.Arg
 	sql := ""
 	if q.ReachOf != "" {
-		sql = `WITH RECURSIVE reach (id) AS (
-			SELECT g.target_id FROM grants g WHERE g.token_id = ` + arg(q.ReachOf) + `
-			UNION
-			SELECT n.id FROM nodes n JOIN reach r ON n.parent_id = r.id
-		) `
+		sql = `WITH RECURSIVE ` + sqlq.Reach(a, q.ReachOf) + ` `
 	}
 	sql += `SELECT ` + nodeColumns + ` FROM nodes WHERE workspace_id = $1`
 	if q.ReachOf != "" {
@@ -86,7 +79,7 @@ func (s *Store) ListNodes(ctx context.Context, q NodeQuery) ([]*quire.Node, erro
 		sql += ` ORDER BY edited_ms DESC, id DESC`
 	}
 	sql += ` LIMIT ` + arg(q.Limit)
-	return scanNodes(s.read.QueryContext(ctx, sql, args...))
+	return scanNodes(s.read.QueryContext(ctx, sql, a.List...))
 }
 
 // Key is n's position in a listing of order o.

@@ -3,11 +3,10 @@ package store
 import (
 	"context"
 	"database/sql"
-	"strconv"
-	"strings"
 
 	"github.com/quire-dev/quire/internal/dbquery"
 	"github.com/quire-dev/quire/internal/quire"
+	"github.com/quire-dev/quire/internal/sqlq"
 )
 
 // NumberProperty is the record_values pseudo-property holding each record's number (the
@@ -101,35 +100,20 @@ func (tx *Tx) RecordNumbers(ctx context.Context, ids []string) (map[string]int64
 
 func recordNumbers(ctx context.Context, q querier, ids []string) (map[string]int64, error) {
 	out := make(map[string]int64, len(ids))
-	for start := 0; start < len(ids); start += 100 {
-		batch := ids[start:min(start+100, len(ids))]
-		args := []any{NumberProperty}
-		var in strings.Builder
-		for i, id := range batch {
-			if i > 0 {
-				in.WriteString(", ")
-			}
-			args = append(args, id)
-			in.WriteString("$" + strconv.Itoa(len(args)))
+	err := queryIn(ctx, q, ids, false, func(a *sqlq.Args, batch []string) string {
+		return `SELECT record_id, v_num FROM record_values
+			WHERE property_id = ` + a.Arg(NumberProperty) + ` AND ord = 0 AND record_id IN (` + sqlq.In(a, batch) + `)`
+	}, func(rows *sql.Rows) error {
+		var id string
+		var n float64
+		if err := rows.Scan(&id, &n); err != nil {
+			return err
 		}
-		rows, err := q.QueryContext(ctx, `SELECT record_id, v_num FROM record_values
-			WHERE property_id = $1 AND ord = 0 AND record_id IN (`+in.String()+`)`, args...)
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			var id string
-			var n float64
-			if err := rows.Scan(&id, &n); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			out[id] = int64(n)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
-		}
+		out[id] = int64(n)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -147,37 +131,19 @@ func (tx *Tx) Nodes(ctx context.Context, ws string, ids []string) ([]*quire.Node
 // nodesByID reads nodes ids; lock, when not empty, ends each statement (lockRows).
 func nodesByID(ctx context.Context, q querier, ws string, ids []string, lock string) ([]*quire.Node, error) {
 	byID := make(map[string]*quire.Node, len(ids))
-	for start := 0; start < len(ids); start += 100 {
-		batch := ids[start:min(start+100, len(ids))]
-		args := []any{}
-		var in strings.Builder
-		for i, id := range batch {
-			if i > 0 {
-				in.WriteString(", ")
-			}
-			args = append(args, id)
-			in.WriteString("$" + strconv.Itoa(len(args)))
-		}
+	err := queryIn(ctx, q, ids, false, func(a *sqlq.Args, batch []string) string {
 		// The workspace is checked here rather than in SQL: with "workspace_id = $1" beside
 		// the id list, SQLite may walk a workspace index (every node) instead of the primary key.
-		rows, err := q.QueryContext(ctx, `SELECT `+nodeColumns+` FROM nodes WHERE id IN (`+in.String()+`)`+lock, args...)
-		if err != nil {
-			return nil, err
+		return `SELECT ` + nodeColumns + ` FROM nodes WHERE id IN (` + sqlq.In(a, batch) + `)` + lock
+	}, func(rows *sql.Rows) error {
+		n, err := scanNode(rows)
+		if err == nil && n.WorkspaceID == ws {
+			byID[n.ID] = n
 		}
-		for rows.Next() {
-			n, err := scanNode(rows)
-			if err != nil {
-				rows.Close()
-				return nil, err
-			}
-			if n.WorkspaceID == ws {
-				byID[n.ID] = n
-			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
-		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	out := make([]*quire.Node, 0, len(ids))
 	for _, id := range ids {
@@ -264,43 +230,25 @@ func recordsByID(ctx context.Context, q querier, ws string, ids []string, number
 	}
 	byID := make(map[string]*quire.Node, len(ids))
 	nums := make(map[string]int64, len(ids))
-	for start := 0; start < len(ids); start += 100 {
-		batch := ids[start:min(start+100, len(ids))]
-		args := []any{NumberProperty}
-		var in strings.Builder
-		for i, id := range batch {
-			if i > 0 {
-				in.WriteString(", ")
-			}
-			args = append(args, id)
-			in.WriteString("$" + strconv.Itoa(len(args)))
-		}
+	err := queryIn(ctx, q, ids, false, func(a *sqlq.Args, batch []string) string {
 		// As in nodesByID, the workspace is checked here rather than in SQL.
-		rows, err := q.QueryContext(ctx, `SELECT `+nodeColumns+`, num.v_num FROM nodes
-			LEFT JOIN record_values num ON num.record_id = nodes.id AND num.property_id = $1 AND num.ord = 0
-			WHERE nodes.id IN (`+in.String()+`)`+lock, args...)
-		if err != nil {
-			return nil, nil, err
+		return `SELECT ` + nodeColumns + `, num.v_num FROM nodes
+			LEFT JOIN record_values num ON num.record_id = nodes.id AND num.property_id = ` + a.Arg(NumberProperty) + ` AND num.ord = 0
+			WHERE nodes.id IN (` + sqlq.In(a, batch) + `)` + lock
+	}, func(rows *sql.Rows) error {
+		var num sql.NullFloat64
+		n, err := scanNode(rowWith{rows, &num})
+		if err != nil || n.WorkspaceID != ws {
+			return err
 		}
-		for rows.Next() {
-			var num sql.NullFloat64
-			n, err := scanNode(rowWith{rows, &num})
-			if err != nil {
-				rows.Close()
-				return nil, nil, err
-			}
-			if n.WorkspaceID != ws {
-				continue
-			}
-			byID[n.ID] = n
-			if num.Valid {
-				nums[n.ID] = int64(num.Float64)
-			}
+		byID[n.ID] = n
+		if num.Valid {
+			nums[n.ID] = int64(num.Float64)
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, nil, err
-		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	out := make([]*quire.Node, 0, len(ids))
 	for _, id := range ids {

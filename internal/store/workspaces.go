@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/quire-dev/quire/internal/quire"
+	"github.com/quire-dev/quire/internal/sqlq"
 )
 
 // CreateWorkspace stores a new workspace.
@@ -43,17 +44,13 @@ func (s *Store) CountWorkspace(ctx context.Context, ws string, tokenID string, w
 				(SELECT COUNT(*) FROM nodes WHERE workspace_id = $1 AND object = 'database' AND in_trash = FALSE),
 				(SELECT COUNT(*) FROM users WHERE workspace_id = $1)`, ws).Scan(&c.Pages, &c.Databases, &c.Members)
 	} else {
-		err = s.read.QueryRowContext(ctx, `
-			WITH RECURSIVE reach (id) AS (
-				SELECT n.id FROM grants g JOIN nodes n ON n.id = g.target_id
-				WHERE g.token_id = $2 AND n.workspace_id = $1
-				UNION
-				SELECT n.id FROM nodes n JOIN reach r ON n.parent_id = r.id
-			)
+		// The nodes a grant reaches are the token's workspace's (sqlq.Reach).
+		a := sqlq.NewArgs(ws)
+		err = s.read.QueryRowContext(ctx, `WITH RECURSIVE `+sqlq.Reach(a, tokenID)+`
 			SELECT
 				(SELECT COUNT(*) FROM nodes n JOIN reach r ON r.id = n.id WHERE n.object = 'page' AND n.in_trash = FALSE),
 				(SELECT COUNT(*) FROM nodes n JOIN reach r ON r.id = n.id WHERE n.object = 'database' AND n.in_trash = FALSE),
-				(SELECT COUNT(*) FROM users WHERE workspace_id = $1)`, ws, tokenID).Scan(&c.Pages, &c.Databases, &c.Members)
+				(SELECT COUNT(*) FROM users WHERE workspace_id = $1)`, a.List...).Scan(&c.Pages, &c.Databases, &c.Members)
 	}
 	return c, err
 }

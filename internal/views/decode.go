@@ -3,6 +3,7 @@ package views
 import (
 	"strconv"
 
+	"github.com/quire-dev/quire/internal/jsonbody"
 	"github.com/quire-dev/quire/internal/quire"
 )
 
@@ -24,7 +25,7 @@ func DecodeCreate(s quire.Schema, v any) (*View, error) {
 		return nil, notObject()
 	}
 	d := &decoder{s: s, p: &quire.Problems{}}
-	unknown(d.p, "", m, "name", "type", "property_layout", "filter", "sorts", "group_by", "config")
+	jsonbody.Unknown(d.p, "", m, "name", "type", "property_layout", "filter", "sorts", "group_by", "config")
 	out := &View{}
 	if t, ok := required(d.p, "", m, "type"); ok {
 		if IsKind(t) {
@@ -59,15 +60,15 @@ func DecodePatch(s quire.Schema, current *View, v any) (*View, error) {
 		return nil, notObject()
 	}
 	d := &decoder{s: s, p: &quire.Problems{}, kind: current.Type}
-	unknown(d.p, "", m, "name", "type", "property_layout", "filter", "sorts", "group_by", "config", "page_sort")
+	jsonbody.Unknown(d.p, "", m, "name", "type", "property_layout", "filter", "sorts", "group_by", "config", "page_sort")
 	out := Read(s, current, true)
 	if t := m["type"]; t != nil {
-		if ts, ok := str(d.p, "type", t); ok && ts != current.Type {
+		if ts, ok := jsonbody.String(d.p, "type", t); ok && ts != current.Type {
 			d.p.Add("type", quire.ReasonImmutable, "A view's type cannot be changed.")
 		}
 	}
 	if n := m["name"]; n != nil {
-		if name, ok := str(d.p, "name", n); ok {
+		if name, ok := jsonbody.String(d.p, "name", n); ok {
 			out.Name = d.name(name)
 		}
 	}

@@ -3,6 +3,7 @@ package views
 import (
 	"strconv"
 
+	"github.com/quire-dev/quire/internal/jsonbody"
 	"github.com/quire-dev/quire/internal/quire"
 )
 
@@ -18,15 +19,15 @@ func (d *decoder) config(path string, v any, base Config) Config {
 	if v == nil {
 		return def
 	}
-	m, ok := object(d.p, path, v)
+	m, ok := jsonbody.Object(d.p, path, v)
 	if !ok {
 		return base
 	}
 	c := base.clone()
 	allowed := configKeys[d.kind]
 	bad := map[string]bool{}
-	for _, k := range sortedKeys(m) {
-		at := key(path, k)
+	for _, k := range jsonbody.SortedKeys(m) {
+		at := jsonbody.Join(path, k)
 		raw := m[k]
 		switch {
 		case !contains(allowed, k):
@@ -43,11 +44,11 @@ func (d *decoder) config(path string, v any, base Config) Config {
 	switch d.kind {
 	case KindBoard, KindGallery:
 		if c.CardPreview == "property" && c.CoverProperty == "" && !bad["cover_property"] && !bad["card_preview"] {
-			d.p.Add(key(path, "cover_property"), quire.ReasonRequired, "card_preview \"property\" needs a cover_property.")
+			d.p.Add(jsonbody.Join(path, "cover_property"), quire.ReasonRequired, "card_preview \"property\" needs a cover_property.")
 		}
 	case KindTimeline:
 		if c.EndProperty != "" && c.EndProperty == c.StartProperty && !bad["end_property"] && !bad["start_property"] {
-			d.p.Add(key(path, "end_property"), quire.ReasonInvalidValue, "end_property differs from start_property.")
+			d.p.Add(jsonbody.Join(path, "end_property"), quire.ReasonInvalidValue, "end_property differs from start_property.")
 		}
 	}
 	return c
@@ -58,19 +59,19 @@ func (d *decoder) configKey(c *Config, at, k string, raw any) bool {
 	var ok bool
 	switch k {
 	case "wrap":
-		c.Wrap, ok = boolean(d.p, at, raw)
+		c.Wrap, ok = jsonbody.Bool(d.p, at, raw)
 	case "freeze_columns":
 		c.FreezeColumns, ok = integer(d.p, at, raw, 0, MaxFreeze)
 	case "aggregations":
 		c.Aggregations, ok = d.aggregations(at, raw)
 	case "card_size":
-		c.CardSize, ok = oneOf(d.p, at, raw, cardSizes)
+		c.CardSize, ok = jsonbody.Enum(d.p, at, raw, cardSizes)
 	case "card_preview":
-		c.CardPreview, ok = oneOf(d.p, at, raw, cardPreviews)
+		c.CardPreview, ok = jsonbody.Enum(d.p, at, raw, cardPreviews)
 	case "cover_property":
 		c.CoverProperty, ok = d.ref(at, raw, coverTypes)
 	case "fit_image":
-		c.FitImage, ok = boolean(d.p, at, raw)
+		c.FitImage, ok = jsonbody.Bool(d.p, at, raw)
 	case "date_property":
 		c.DateProperty, ok = d.ref(at, raw, dateTypes)
 	case "start_property":
@@ -78,14 +79,14 @@ func (d *decoder) configKey(c *Config, at, k string, raw any) bool {
 	case "end_property":
 		c.EndProperty, ok = d.ref(at, raw, dateTypes)
 	case "show_table":
-		c.ShowTable, ok = boolean(d.p, at, raw)
+		c.ShowTable, ok = jsonbody.Bool(d.p, at, raw)
 	case "show_icons":
-		c.ShowIcons, ok = boolean(d.p, at, raw)
+		c.ShowIcons, ok = jsonbody.Bool(d.p, at, raw)
 	case "title_visible":
-		c.TitleVisible, ok = boolean(d.p, at, raw)
+		c.TitleVisible, ok = jsonbody.Bool(d.p, at, raw)
 	case "submit_text":
 		var s string
-		if s, ok = str(d.p, at, raw); ok {
+		if s, ok = jsonbody.String(d.p, at, raw); ok {
 			switch {
 			case s == "":
 				d.p.Add(at, quire.ReasonInvalidValue, "submit_text cannot be empty.")
@@ -98,7 +99,7 @@ func (d *decoder) configKey(c *Config, at, k string, raw any) bool {
 			}
 		}
 	case "allow_multiple_submissions":
-		c.AllowMultipleSubmissions, ok = boolean(d.p, at, raw)
+		c.AllowMultipleSubmissions, ok = jsonbody.Bool(d.p, at, raw)
 	}
 	return ok
 }
@@ -141,7 +142,7 @@ func (c *Config) reset(k string, def Config) {
 
 // ref decodes a property id whose property has one of types.
 func (d *decoder) ref(at string, raw any, types []string) (string, bool) {
-	id, ok := str(d.p, at, raw)
+	id, ok := jsonbody.String(d.p, at, raw)
 	if !ok {
 		return "", false
 	}
@@ -159,7 +160,7 @@ func (d *decoder) ref(at string, raw any, types []string) (string, bool) {
 // aggregations decodes {property_id: function}; the whole map replaces the previous one and
 // a null function leaves that property out.
 func (d *decoder) aggregations(at string, raw any) (map[string]string, bool) {
-	m, ok := object(d.p, at, raw)
+	m, ok := jsonbody.Object(d.p, at, raw)
 	if !ok {
 		return nil, false
 	}
@@ -169,13 +170,13 @@ func (d *decoder) aggregations(at string, raw any) (map[string]string, bool) {
 	}
 	out := make(map[string]string, len(m))
 	ok = true
-	for _, id := range sortedKeys(m) {
-		ip := key(at, id)
+	for _, id := range jsonbody.SortedKeys(m) {
+		ip := jsonbody.Join(at, id)
 		if m[id] == nil {
 			continue
 		}
 		p := d.property(ip, id)
-		fn, fnOK := oneOf(d.p, ip, m[id], aggregations)
+		fn, fnOK := jsonbody.Enum(d.p, ip, m[id], aggregations)
 		switch {
 		case p == nil || !fnOK:
 			ok = false

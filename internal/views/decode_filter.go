@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/quire-dev/quire/internal/jsonbody"
 	"github.com/quire-dev/quire/internal/quire"
 )
 
@@ -27,7 +28,7 @@ func (d *decoder) filter(path string, v any) *Group {
 // group decodes {"operator":"and"|"or","filters":[…]} at nesting depth (the top-level group
 // is depth 1).
 func (d *decoder) group(path string, v any, depth int) *Group {
-	m, ok := object(d.p, path, v)
+	m, ok := jsonbody.Object(d.p, path, v)
 	if !ok {
 		return nil
 	}
@@ -35,26 +36,26 @@ func (d *decoder) group(path string, v any, depth int) *Group {
 		d.p.Add(path, quire.ReasonInvalidValue, "Filter groups nest at most "+strconv.Itoa(MaxDepth)+" levels deep.")
 		return nil
 	}
-	unknown(d.p, path, m, "operator", "filters")
+	jsonbody.Unknown(d.p, path, m, "operator", "filters")
 	g := &Group{}
 	if op, ok := required(d.p, path, m, "operator"); ok {
 		if op != And && op != Or {
-			d.p.Add(key(path, "operator"), quire.ReasonInvalidValue, "A group's operator is and or or.")
+			d.p.Add(jsonbody.Join(path, "operator"), quire.ReasonInvalidValue, "A group's operator is and or or.")
 		}
 		g.Operator = op
 	}
-	at := key(path, "filters")
+	at := jsonbody.Join(path, "filters")
 	if m["filters"] == nil {
 		d.p.Add(at, quire.ReasonRequired, "A group holds filters.")
 		return g
 	}
-	arr, ok := array(d.p, at, m["filters"], MaxArray)
+	arr, ok := jsonbody.Array(d.p, at, m["filters"], MaxArray)
 	if !ok {
 		return g
 	}
 	for i, item := range arr {
-		ip := index(at, i)
-		im, ok := object(d.p, ip, item)
+		ip := jsonbody.Index(at, i)
+		im, ok := jsonbody.Object(d.p, ip, item)
 		if !ok {
 			continue
 		}
@@ -74,25 +75,25 @@ func (d *decoder) group(path string, v any, depth int) *Group {
 // condition decodes {"property":ID,"operator":OP,"value":STRING|[STRING]}.
 func (d *decoder) condition(path string, m map[string]any) *Condition {
 	d.conds++
-	unknown(d.p, path, m, "property", "operator", "value")
+	jsonbody.Unknown(d.p, path, m, "property", "operator", "value")
 	c := &Condition{}
 	var prop *quire.Property
 	if id, ok := required(d.p, path, m, "property"); ok {
 		c.Property = id
-		prop = d.property(key(path, "property"), id)
+		prop = d.property(jsonbody.Join(path, "property"), id)
 	}
 	op, opOK := required(d.p, path, m, "operator")
 	switch {
 	case !opOK:
 	case !contains(operators, op):
-		d.p.Add(key(path, "operator"), quire.ReasonInvalidValue, strconv.Quote(op)+" is not a filter operator.")
+		d.p.Add(jsonbody.Join(path, "operator"), quire.ReasonInvalidValue, strconv.Quote(op)+" is not a filter operator.")
 		opOK = false
 	case prop != nil && !contains(operatorsOf(prop.Type), op):
-		d.p.Add(key(path, "operator"), quire.ReasonInvalidValue, "Operator "+op+" does not apply to a "+prop.Type+" property.")
+		d.p.Add(jsonbody.Join(path, "operator"), quire.ReasonInvalidValue, "Operator "+op+" does not apply to a "+prop.Type+" property.")
 		opOK = false
 	}
 	c.Operator = op
-	vp := key(path, "value")
+	vp := jsonbody.Join(path, "value")
 	raw := m["value"]
 	switch {
 	case opOK && (op == OpEmpty || op == OpNotEmpty):
@@ -127,14 +128,14 @@ func (d *decoder) value(path string, raw any, op string, opOK bool, prop *quire.
 			d.p.Add(path, quire.ReasonInvalidType, "Operator "+op+" takes a string.")
 			return nil
 		}
-		arr, ok := array(d.p, path, raw, MaxArray)
+		arr, ok := jsonbody.Array(d.p, path, raw, MaxArray)
 		if !ok {
 			return nil
 		}
 		out := &Value{Many: make([]string, 0, len(arr))}
 		for i, item := range arr {
-			if s, ok := str(d.p, index(path, i), item); ok {
-				out.Many = append(out.Many, d.operand(index(path, i), s, prop))
+			if s, ok := jsonbody.String(d.p, jsonbody.Index(path, i), item); ok {
+				out.Many = append(out.Many, d.operand(jsonbody.Index(path, i), s, prop))
 			}
 		}
 		return out

@@ -3,6 +3,7 @@ package views
 import (
 	"strconv"
 
+	"github.com/quire-dev/quire/internal/jsonbody"
 	"github.com/quire-dev/quire/internal/quire"
 )
 
@@ -12,7 +13,7 @@ func (d *decoder) layout(path string, v any) []LayoutEntry {
 	if v == nil {
 		return nil
 	}
-	arr, ok := array(d.p, path, v, MaxArray)
+	arr, ok := jsonbody.Array(d.p, path, v, MaxArray)
 	if !ok {
 		return nil
 	}
@@ -23,30 +24,30 @@ func (d *decoder) layout(path string, v any) []LayoutEntry {
 	out := make([]LayoutEntry, 0, len(arr))
 	seen := map[string]bool{}
 	for i, item := range arr {
-		ip := index(path, i)
-		m, ok := object(d.p, ip, item)
+		ip := jsonbody.Index(path, i)
+		m, ok := jsonbody.Object(d.p, ip, item)
 		if !ok {
 			continue
 		}
-		unknown(d.p, ip, m, "property", "visible", "width")
+		jsonbody.Unknown(d.p, ip, m, "property", "visible", "width")
 		var e LayoutEntry
 		if id, ok := required(d.p, ip, m, "property"); ok {
 			id = d.titleAlias(id)
-			if p := d.property(key(ip, "property"), id); p != nil {
+			if p := d.property(jsonbody.Join(ip, "property"), id); p != nil {
 				if seen[id] {
-					d.p.Add(key(ip, "property"), quire.ReasonInvalidValue, "Property "+strconv.Quote(id)+" is already in the layout.")
+					d.p.Add(jsonbody.Join(ip, "property"), quire.ReasonInvalidValue, "Property "+strconv.Quote(id)+" is already in the layout.")
 				}
 				seen[id] = true
 			}
 			e.Property = id
 		}
 		if m["visible"] == nil {
-			d.p.Add(key(ip, "visible"), quire.ReasonRequired, "Field \"visible\" is required.")
+			d.p.Add(jsonbody.Join(ip, "visible"), quire.ReasonRequired, "Field \"visible\" is required.")
 		} else {
-			e.Visible, _ = boolean(d.p, key(ip, "visible"), m["visible"])
+			e.Visible, _ = jsonbody.Bool(d.p, jsonbody.Join(ip, "visible"), m["visible"])
 		}
 		if m["width"] != nil {
-			if w, ok := integer(d.p, key(ip, "width"), m["width"], MinWidth, MaxWidth); ok {
+			if w, ok := integer(d.p, jsonbody.Join(ip, "width"), m["width"], MinWidth, MaxWidth); ok {
 				e.Width = &w
 			}
 		}
@@ -73,33 +74,33 @@ func (d *decoder) sorts(path string, v any) []Sort {
 	if v == nil {
 		return nil
 	}
-	arr, ok := array(d.p, path, v, MaxArray)
+	arr, ok := jsonbody.Array(d.p, path, v, MaxArray)
 	if !ok {
 		return nil
 	}
 	out := make([]Sort, 0, len(arr))
 	seen := map[string]bool{}
 	for i, item := range arr {
-		ip := index(path, i)
-		m, ok := object(d.p, ip, item)
+		ip := jsonbody.Index(path, i)
+		m, ok := jsonbody.Object(d.p, ip, item)
 		if !ok {
 			continue
 		}
-		unknown(d.p, ip, m, "property", "direction")
+		jsonbody.Unknown(d.p, ip, m, "property", "direction")
 		var s Sort
 		if id, ok := required(d.p, ip, m, "property"); ok {
-			if p := d.property(key(ip, "property"), id); p != nil {
+			if p := d.property(jsonbody.Join(ip, "property"), id); p != nil {
 				if seen[id] {
-					d.p.Add(key(ip, "property"), quire.ReasonInvalidValue, "Property "+strconv.Quote(id)+" is already sorted on.")
+					d.p.Add(jsonbody.Join(ip, "property"), quire.ReasonInvalidValue, "Property "+strconv.Quote(id)+" is already sorted on.")
 				}
 				seen[id] = true
 			}
 			s.Property = id
 		}
 		if m["direction"] == nil {
-			d.p.Add(key(ip, "direction"), quire.ReasonRequired, "Field \"direction\" is required.")
+			d.p.Add(jsonbody.Join(ip, "direction"), quire.ReasonRequired, "Field \"direction\" is required.")
 		} else {
-			s.Direction, _ = oneOf(d.p, key(ip, "direction"), m["direction"], []string{Ascending, Descending})
+			s.Direction, _ = jsonbody.Enum(d.p, jsonbody.Join(ip, "direction"), m["direction"], []string{Ascending, Descending})
 		}
 		out = append(out, s)
 	}
@@ -115,17 +116,17 @@ func (d *decoder) groupBy(path string, v any) *GroupBy {
 		d.p.Add(path, quire.ReasonInvalidValue, "Only table and board views are grouped.")
 		return nil
 	}
-	m, ok := object(d.p, path, v)
+	m, ok := jsonbody.Object(d.p, path, v)
 	if !ok {
 		return nil
 	}
-	unknown(d.p, path, m, "property")
+	jsonbody.Unknown(d.p, path, m, "property")
 	id, ok := required(d.p, path, m, "property")
 	if !ok {
 		return nil
 	}
-	if p := d.property(key(path, "property"), id); p != nil && !groupable[p.Type] {
-		d.p.Add(key(path, "property"), quire.ReasonInvalidValue, "A view cannot be grouped by a "+p.Type+" property.")
+	if p := d.property(jsonbody.Join(path, "property"), id); p != nil && !groupable[p.Type] {
+		d.p.Add(jsonbody.Join(path, "property"), quire.ReasonInvalidValue, "A view cannot be grouped by a "+p.Type+" property.")
 	}
 	return &GroupBy{Property: id}
 }
@@ -135,20 +136,20 @@ func (d *decoder) pageSort(path string, v any) []string {
 	if v == nil {
 		return nil
 	}
-	arr, ok := array(d.p, path, v, MaxPageSort)
+	arr, ok := jsonbody.Array(d.p, path, v, MaxPageSort)
 	if !ok {
 		return nil
 	}
 	out := make([]string, 0, len(arr))
 	seen := make(map[string]bool, len(arr))
 	for i, item := range arr {
-		id, ok := str(d.p, index(path, i), item)
+		id, ok := jsonbody.String(d.p, jsonbody.Index(path, i), item)
 		switch {
 		case !ok:
 		case !quire.ValidID(id):
-			d.p.Add(index(path, i), quire.ReasonInvalidValue, "page_sort holds record ids.")
+			d.p.Add(jsonbody.Index(path, i), quire.ReasonInvalidValue, "page_sort holds record ids.")
 		case seen[id]:
-			d.p.Add(index(path, i), quire.ReasonInvalidValue, "Record "+id+" is already in page_sort.")
+			d.p.Add(jsonbody.Index(path, i), quire.ReasonInvalidValue, "Record "+id+" is already in page_sort.")
 		default:
 			seen[id] = true
 			out = append(out, id)

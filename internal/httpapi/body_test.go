@@ -1,0 +1,127 @@
+package httpapi
+
+import (
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/quire-dev/quire/internal/quire"
+	"github.com/quire-dev/quire/internal/store"
+	"github.com/quire-dev/quire/internal/testdb"
+)
+
+// TestRequestBodiesMatchTheDocument keeps the documented request structs and the decoders
+// together: every write in the served document takes JSON only (a RawBody []byte field once
+// added application/octet-stream, which the route refused); each top-level key its request
+// schema lists is taken (never unknown_field), a key it does not list is refused as
+// unknown_field at its path, and a body without the keys the schema requires names each of
+// them (required).
+func TestRequestBodiesMatchTheDocument(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		page := e.mkPage(t, e.full, wsParent, "Home")
+		block := e.appendKids(t, page, para("x"))[0]["id"].(string)
+		_, db := e.newDatabase(t, map[string]any{"Name": map[string]any{"title": map[string]any{}}})
+		dbID := db["id"].(string)
+		view := e.mkView(t, dbID, map[string]any{"name": "All", "type": "table"}).body["id"].(string)
+		mm := e.mkMindMap(t, e.full, map[string]any{"parent": pageParent(page), "title": "Map"}).body["id"].(string)
+		ids := map[string]string{"page_id": page, "block_id": block, "database_id": dbID, "view_id": view, "mind_map_id": mm}
+
+		r := e.do(http.MethodGet, "/v2/openapi.json", "", nil)
+		wantOK(t, r, 200)
+		schemas := r.body["components"].(map[string]any)["schemas"].(map[string]any)
+		writes := 0
+		for path, item := range r.body["paths"].(map[string]any) {
+			for method, op := range item.(map[string]any) {
+				rb, ok := op.(map[string]any)["requestBody"].(map[string]any)
+				if !ok {
+					continue
+				}
+				writes++
+				content := rb["content"].(map[string]any)
+				if len(content) != 1 || content["application/json"] == nil {
+					t.Errorf("%s %s takes %v; every body is JSON", method, path, slices.Collect(maps.Keys(content)))
+					continue
+				}
+				schema := content["application/json"].(map[string]any)["schema"].(map[string]any)
+				if ref, ok := schema["$ref"].(string); ok {
+					schema = schemas[strings.TrimPrefix(ref, "#/components/schemas/")].(map[string]any)
+				}
+				url := path
+				for name, id := range ids {
+					url = strings.ReplaceAll(url, "{"+name+"}", id)
+				}
+				method = strings.ToUpper(method)
+				t.Run(method+" "+path, func(t *testing.T) {
+					props, _ := schema["properties"].(map[string]any)
+					for key := range props {
+						if d := detailAt(e.do(method, url, e.full, map[string]any{key: nil}), key); d == quire.ReasonUnknownField {
+							t.Errorf("documented key %q answered unknown_field", key)
+						}
+					}
+					if schema["additionalProperties"] == false {
+						if d := detailAt(e.do(method, url, e.full, map[string]any{"undocumented": 1}), "undocumented"); d != quire.ReasonUnknownField {
+							t.Errorf("undocumented key: detail %q, want unknown_field", d)
+						}
+					}
+					required, _ := schema["required"].([]any)
+					if len(required) == 0 {
+						return
+					}
+					r := e.do(method, url, e.full, map[string]any{})
+					for _, key := range required {
+						if d := detailAt(r, key.(string)); d != quire.ReasonRequired {
+							t.Errorf("required key %q left out: detail %q, want required; %d %s", key, d, r.status, r.raw)
+						}
+					}
+				})
+			}
+		}
+		if writes < 17 {
+			t.Fatalf("the document lists %d writes with a body, want at least 17", writes)
+		}
+	})
+}
+
+// detailAt is the reason of r's detail at path, or "".
+func detailAt(r *response, path string) string {
+	details, _ := r.body["details"].([]any)
+	i := slices.IndexFunc(details, func(d any) bool { return d.(map[string]any)["path"] == path })
+	if i < 0 {
+		return ""
+	}
+	return details[i].(map[string]any)["reason"].(string)
+}
+
+// TestBodyMessages: the messages of a body that is no JSON say where it breaks, a wrong
+// Content-Type is named, and a limit reads the same for a query parameter as for the body.
+func TestBodyMessages(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		for _, tc := range []struct {
+			name, method, path string
+			body               any
+			headers            []string
+			want               string
+		}{
+			{"cut short", "POST", "/v2/pages", `{"parent":`, nil, "The request body is not valid JSON: it ends too soon."},
+			{"malformed", "POST", "/v2/pages", "{\n  \"parent\" {}}", nil,
+				"The request body is not valid JSON: expected ':' after the key at line 2, column 12."},
+			{"wrong content type", "POST", "/v2/pages", `{}`, []string{"Content-Type", "text/plain"},
+				`The request body must be JSON: Content-Type is "text/plain", not application/json.`},
+			{"page_size in the query", "GET", "/v2/pages?page_size=500", nil, nil, "page_size must be between 1 and 100."},
+			{"page_size in the body", "POST", "/v2/search", map[string]any{"page_size": 500}, nil, "page_size must be between 1 and 100."},
+			{"cursor in the query", "GET", "/v2/pages?start_cursor=" + strings.Repeat("c", 2001), nil, nil, "start_cursor has at most 2000 characters."},
+			{"text", "POST", "/v2/pages", map[string]any{"properties": titleOf(strings.Repeat("t", 2001))}, nil, "Text has at most 2000 characters."},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				r := e.do(tc.method, tc.path, e.full, tc.body, tc.headers...)
+				if r.status != 400 || r.body["message"] != tc.want {
+					t.Errorf("%d %s, want 400 with message %q", r.status, r.raw, tc.want)
+				}
+			})
+		}
+	})
+}

@@ -1,0 +1,355 @@
+package search
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/quire-dev/quire/internal/sqlq"
+)
+
+// denseAfter is how many matching nodes make a term set "dense": past it, a search walks the
+// nodes in result order and checks each for a match (it stops as soon as a page of results is
+// found); below it, the few matches are gathered from the index and sorted.
+const denseAfter = 200
+
+// entriesPerNode × denseAfter (5,000) is how many matching block entries the index is read for
+// when its rarest trigram occurs in fewer entries than that (SQLite; the count reads that
+// trigram's list alone), and the term set is then dense past denseAfter nodes: a page's blocks
+// count once, so a term in 350 blocks of one long page is one match, which the walk took 8–12 ms
+// to learn at 10,000 blocks and 70–90 ms at 100,000 (it read 20,000 entries looking for more).
+// Otherwise denseAfter entries are read: reading thousands of matches of a common term, to walk
+// after all, cost 6–8 ms at a million blocks. PostgreSQL reads denseAfter entries, after its
+// probe.
+const entriesPerNode = 25
+
+// Relevance tiers: the title matches, or only some block does.
+const (
+	tierTitle   = 2
+	tierContent = 1
+)
+
+// probeNodes is how many nodes, in result order, a search on PostgreSQL checks one by one before
+// it asks the trigram index for the matching blocks: a common term fills a page of results among
+// the first few nodes, and a GIN bitmap of a million entries costs far more than that. SQLite
+// does not probe: FTS5 streams its matches, so asking for at most denseAfter of them costs less
+// than checking 50 pages' blocks by substring (5,000 entries in the 1M benchmark: 6 ms of a
+// selective term's 8).
+const probeNodes = 50
+
+// searchTerms answers a search with terms. Results are ordered by tier (with ByRelevance), then
+// the chosen time and id, each a column of the node alone, so every plan below gives one order
+// and a cursor walk stays exact while other content changes:
+//
+//   - titles: the titles' own trigram index gives the matching nodes when there are fewer than
+//     denseAfter; otherwise the nodes are walked in order, checking each title;
+//   - blocks: on PostgreSQL, first the next probeNodes nodes in result order are checked one by
+//     one against their own entries (a common term fills the page here); if that does not fill the page,
+//     the trigram index gives the nodes with a matching block when there are fewer than
+//     denseAfter entries (sparse), and otherwise the walk goes on, unbounded, until the page is
+//     full (dense). Terms all shorter than three characters are looked up on SQLite by the
+//     trigrams they start (shortMatch); on PostgreSQL they have no trigram to look up: walk.
+func (r *run) searchTerms(ctx context.Context, q Query) ([]Result, *Key, error) {
+	dense := cmp.Or(q.Tuning.DenseAfter, denseAfter)
+	titles, err := r.indexMatches(ctx, q.Terms, true, dense)
+	if err != nil {
+		return nil, nil, err
+	}
+	// blocks answers the content part: the probe, then the index or the walk.
+	blocks := func(tier int, after *Key, limit int) ([]Result, *Key, error) {
+		probe := q.Tuning.Probe
+		if probe == 0 && r.d == Postgres {
+			probe = probeNodes
+		}
+		if probe > 0 {
+			res, full, _, err := r.searchSegment(ctx, q, tier, &matches{titles: titles}, after, limit, probe)
+			if err != nil || full {
+				return res, nil, err
+			}
+		}
+		bodies, err := r.indexMatches(ctx, q.Terms, false, dense)
+		if err != nil {
+			return nil, nil, err
+		}
+		res, _, resume, err := r.searchSegment(ctx, q, tier, &matches{titles, bodies}, after, limit, 0)
+		return res, resume, err
+	}
+	if q.Order != ByRelevance {
+		return blocks(0, q.After, q.Limit)
+	}
+	var out []Result
+	if q.After == nil || q.After.Tier >= tierTitle {
+		res, _, resume, err := r.searchSegment(ctx, q, tierTitle, &matches{titles: titles}, q.After, q.Limit, 0)
+		if err != nil || resume != nil || len(res) == q.Limit {
+			return res, resume, err
+		}
+		out = res
+		q.After = nil
+	}
+	res, resume, err := blocks(tierContent, q.After, q.Limit-len(out))
+	if err != nil {
+		return nil, nil, err
+	}
+	return append(out, res...), resume, nil
+}
+
+// indexMatches reads, from a trigram index, the nodes whose title (titles) or some block holds
+// every term: fewer than denseAfter nodes, from fewer than denseAfter entries (entriesPerNode
+// times as many when indexMatch says they are few). nil means more (dense), or that the index
+// has nothing to look up.
+func (r *run) indexMatches(ctx context.Context, terms []string, titles bool, denseAfter int) (map[string]bool, error) {
+	a := sqlq.NewArgs()
+	src, where, few, ok, none, err := r.indexMatch(ctx, terms, titles, denseAfter, a)
+	if err != nil || !ok {
+		return nil, err
+	}
+	if none {
+		return map[string]bool{}, nil
+	}
+	entries := denseAfter
+	if few {
+		entries = entriesPerNode * denseAfter
+	}
+	field := "body"
+	if titles {
+		field = "title"
+	}
+	query := `SELECT d.node_id FROM ` + src + ` WHERE ` + where + ` AND d.field = '` + field + `'`
+	if titles && r.d == Postgres {
+		// The titles' trigram index is on nodes (nodes_title_trgm).
+		a = sqlq.NewArgs()
+		query = `SELECT n.id FROM nodes n WHERE ` + r.all("n.title_plain", terms, a)
+	}
+	if r.d == Postgres {
+		// Planned apart from the LIMIT: with it in view, PostgreSQL's planner trusts its guess of
+		// how many entries match and scans the table for the first few, a million rows for a
+		// term that is not there. Materialized, the lookup reads the trigram index.
+		query = `WITH m AS MATERIALIZED (` + query + `) SELECT * FROM m`
+	}
+	rows, err := r.db.QueryContext(ctx, query+` LIMIT `+strconv.Itoa(entries), a.List...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	set := map[string]bool{}
+	n := 0
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		set[id] = true
+		n++
+	}
+	if n >= entries || len(set) >= denseAfter {
+		return nil, rows.Err()
+	}
+	return set, rows.Err()
+}
+
+// indexMatch is the FROM and WHERE of the entries (search_docs d) holding every term, using a
+// trigram index (of the titles alone with titles): FTS5 on SQLite, asked for the terms' rare
+// parts (planTrigrams), pg_trgm's GIN index under ILIKE on PostgreSQL (whose titles
+// indexMatches reads from nodes). Terms all under three characters are looked up on SQLite
+// only, by the trigrams they start (shortMatch), when one has at most limit occurrences. few
+// says block entries match in fewer than entriesPerNode × limit entries (SQLite: the rarest
+// trigram's list is that short). ok is false when the index has nothing to look up; none is true
+// when some trigram or term occurs nowhere (nothing matches).
+func (r *run) indexMatch(ctx context.Context, terms []string, titles bool, limit int, a *sqlq.Args) (from, where string, few, ok, none bool, err error) {
+	long, short := longTerms(terms)
+	if len(long) == 0 {
+		if r.d == SQLite {
+			from, where, ok, none, err = r.shortMatch(ctx, terms, titles, limit, a)
+			return from, where, false, ok, none, err
+		}
+		return "", "", false, false, false, nil
+	}
+	var conds []string
+	from = "search_docs d"
+	if r.d == SQLite {
+		fts := "search_fts"
+		if titles {
+			fts = "search_title_fts"
+		}
+		plan, err := r.planTrigrams(ctx, fts, long)
+		if err != nil || plan.none {
+			return "", "", false, true, plan.none, err
+		}
+		if !titles {
+			n := entriesPerNode * limit
+			few = plan.rarestCount >= 0 && plan.rarestCount < n
+			// Counted only when the sample leaves room: a trigram of every tenth block of a
+			// million is not counted to 5,000 (1–2 ms).
+			if plan.rarestCount < 0 && plan.rarestMost < float64(10*n) {
+				if few, err = r.fewerThan(ctx, fts, plan.rarest, n); err != nil {
+					return "", "", false, false, false, err
+				}
+			}
+		}
+		// An FTS5 query of quoted strings, ANDed: a trigram phrase is a substring.
+		q := make([]string, len(plan.pieces))
+		for i, t := range plan.pieces {
+			q[i] = ftsString(t)
+		}
+		from = fts + " f JOIN search_docs d ON d.rid = f.rowid"
+		conds = append(conds, fts+" MATCH "+a.Arg(strings.Join(q, " AND ")))
+		long = plan.verify
+	}
+	for _, t := range append(long, short...) {
+		conds = append(conds, r.contains("d.text", t, a))
+	}
+	return from, strings.Join(conds, " AND "), few, true, false, nil
+}
+
+// contains is a case-insensitive substring test of column against term (fold.go).
+func (r *run) contains(column, term string, a *sqlq.Args) string {
+	switch {
+	case r.d == Postgres:
+		return column + " ILIKE " + a.Arg("%"+likeEscaper.Replace(term)+"%") + ` ESCAPE '\'`
+	case foldsBeyondASCII(term):
+		return "quire_contains(" + column + ", " + a.Arg(fold(term)) + ")"
+	default:
+		return column + " LIKE " + a.Arg("%"+likeEscaper.Replace(term)+"%") + ` ESCAPE '\'`
+	}
+}
+
+// all is the test that column holds every term, in parentheses.
+func (r *run) all(column string, terms []string, a *sqlq.Args) string {
+	conds := make([]string, len(terms))
+	for i, t := range terms {
+		conds[i] = r.contains(column, t, a)
+	}
+	return "(" + strings.Join(conds, " AND ") + ")"
+}
+
+// inBody is the test that some block entry of node n holds every term.
+func (r *run) inBody(terms []string, a *sqlq.Args) string {
+	return "EXISTS (SELECT 1 FROM search_docs d WHERE d.node_id = n.id AND d.field = 'body' AND " + r.all(r.nodeText(), terms, a) + r.perNode() + ")"
+}
+
+// matches are the nodes whose title holds every term, and those with a block that does; a nil
+// set is dense (walk the nodes instead).
+type matches struct{ titles, bodies map[string]bool }
+
+// searchSegment returns up to limit results of one tier (tierTitle: the title holds every term;
+// tierContent: the title does not, some block does; 0: either), after key after: among m's nodes
+// where m has them, by a walk of the nodes where a set is nil. With prefix, only the next prefix
+// nodes in order are considered; full reports whether the results are the segment's answer
+// (limit found, or the prefix was not cut short).
+func (r *run) searchSegment(ctx context.Context, q Query, tier int, m *matches, after *Key, limit, prefix int) (out []Result, full bool, resume *Key, err error) {
+	if limit <= 0 {
+		return nil, true, nil, nil
+	}
+	walk := m.titles == nil && tier != tierContent || m.bodies == nil && tier != tierTitle
+	if walk && prefix == 0 {
+		out, resume, err := r.walkSegment(ctx, q, tier, after, limit)
+		return out, true, resume, err
+	}
+	a := sqlq.NewArgs(q.Workspace)
+	var sb strings.Builder
+	if q.ReachOf != "" {
+		sb.WriteString("WITH RECURSIVE " + sqlq.Reach(a, q.ReachOf) + " ")
+	}
+	// Built only where used: PostgreSQL cannot type a parameter that no clause reads.
+	inTitle := func() string { return r.all("n.title_plain", q.Terms, a) }
+	inBody := func() string { return r.inBody(q.Terms, a) }
+	in := func(sets ...map[string]bool) string {
+		seen := map[string]bool{}
+		var ids []string
+		for _, set := range sets {
+			for id := range set {
+				if !seen[id] {
+					seen[id] = true
+					ids = append(ids, id)
+				}
+			}
+		}
+		if len(ids) == 0 {
+			return "FALSE"
+		}
+		slices.Sort(ids) // one SQL text per set, whatever the map order
+		return "n.id IN (" + sqlq.In(a, ids) + ")"
+	}
+	var match string
+	byID := true // the nodes are a set of ids (sparse), not a walk
+	switch {
+	case tier == tierTitle && m.titles != nil:
+		match = in(m.titles)
+	case tier == tierTitle:
+		match, byID = inTitle(), false
+	case tier == tierContent && m.bodies != nil:
+		match = in(m.bodies) + " AND NOT " + inTitle()
+	case tier == tierContent:
+		match, byID = "NOT "+inTitle()+" AND "+inBody(), false
+	case m.titles != nil && m.bodies != nil:
+		match = in(m.titles, m.bodies)
+	default:
+		match, byID = "("+inTitle()+" OR "+inBody()+")", false
+	}
+	ms, _ := keyOrder(q)
+	order, wsCol := ms, "n.workspace_id"
+	if byID && prefix == 0 && r.d == SQLite {
+		// Read by id and sorted: without statistics SQLite prefers to walk the workspace's
+		// nodes in order (an index on workspace_id and the time) to avoid the sort, testing each
+		// against the few ids (2 ms for 10,000 pages). The unary plus keeps it off those indexes.
+		order, wsCol = "+"+ms, "+n.workspace_id"
+	}
+	var base strings.Builder // the nodes in order, before matching
+	base.WriteString("SELECT " + r.columns() + " FROM nodes n")
+	base.WriteString("\nWHERE " + nodeFilter(q, after, wsCol, a))
+	_, dir := keyOrder(q)
+	orderBy := "\nORDER BY " + order + dir + ", n.id" + dir
+	if prefix > 0 {
+		sb.WriteString("SELECT " + r.columns() + " FROM (" + base.String() + orderBy + " LIMIT " + a.Arg(prefix) + ") AS n")
+		sb.WriteString("\nWHERE " + match)
+	} else {
+		sb.WriteString(base.String() + " AND " + match)
+	}
+	sb.WriteString(orderBy + " LIMIT " + a.Arg(limit))
+
+	rows, err := r.db.QueryContext(ctx, sb.String(), a.List...)
+	if err != nil {
+		return nil, false, nil, err
+	}
+	out, err = r.results(rows, tier)
+	return out, len(out) == limit || prefix == 0, nil, err
+}
+
+// keyOrder is the time column of q's order and the direction of the walk (" DESC" or "").
+func keyOrder(q Query) (ms, dir string) {
+	ms, dir = "n.edited_ms", " DESC"
+	if q.Order == ByCreated {
+		ms = "n.created_ms"
+	}
+	if q.Ascending && q.Order != ByRelevance {
+		dir = ""
+	}
+	return ms, dir
+}
+
+// nodeFilter is the condition on the nodes (n) a search may answer, after key after: the
+// workspace's (wsCol, $1), not in trash, reached (reachCTE), of the kind asked for.
+func nodeFilter(q Query, after *Key, wsCol string, a *sqlq.Args) string {
+	var b strings.Builder
+	b.WriteString(wsCol + " = $1 AND n.in_trash = FALSE AND n.trashed_under = FALSE")
+	if q.ReachOf != "" {
+		b.WriteString(" AND n.id IN (SELECT id FROM reach)")
+	}
+	if q.Object != "" {
+		b.WriteString(" AND n.object = " + a.Arg(q.Object))
+	}
+	if q.PageType != "" {
+		b.WriteString(" AND n.page_type = " + a.Arg(q.PageType))
+	}
+	if after != nil {
+		ms, dir := keyOrder(q)
+		op := "<"
+		if dir == "" {
+			op = ">"
+		}
+		b.WriteString(" AND (" + ms + ", n.id) " + op + " (" + a.Arg(after.Ms) + ", " + a.Arg(after.ID) + ")")
+	}
+	return b.String()
+}
