@@ -80,7 +80,16 @@ type blockOutput struct {
 	Body blockObject
 }
 
+func newBlockOutput(b *quire.Block, page *quire.Node) *blockOutput {
+	return &blockOutput{ETag: etag(b.Version), Body: newBlockObject(b, page)}
+}
+
 type blockListOutput struct{ Body list[blockObject] }
+
+// newBlockList is blocks of page (or of a block of it), with the cursor of the next page.
+func newBlockList(bs []*quire.Block, page *quire.Node, next string) *blockListOutput {
+	return &blockListOutput{Body: listOf(bs, next, func(b *quire.Block) blockObject { return newBlockObject(b, page) })}
+}
 
 type blockIDInput struct {
 	BlockID string `path:"block_id" format:"uuid"`
@@ -156,7 +165,7 @@ func (s *Server) getBlock(ctx context.Context, in *blockIDInput) (*blockOutput, 
 	if err != nil {
 		return nil, err
 	}
-	return &blockOutput{ETag: etag(b.Version), Body: newBlockObject(b, page)}, nil
+	return newBlockOutput(b, page), nil
 }
 
 // listChildren answers GET /v2/blocks/{block_id}/children.
@@ -165,11 +174,7 @@ func (s *Server) listChildren(ctx context.Context, in *childrenInput) (*blockLis
 	if err != nil {
 		return nil, err
 	}
-	items := make([]blockObject, len(pg.Items))
-	for i, b := range pg.Items {
-		items[i] = newBlockObject(b, c.Page)
-	}
-	return &blockListOutput{Body: newList(items, pg.NextCursor)}, nil
+	return newBlockList(pg.Items, c.Page, pg.NextCursor), nil
 }
 
 // appendChildren answers PATCH /v2/blocks/{block_id}/children.
@@ -189,11 +194,7 @@ func (s *Server) appendChildren(ctx context.Context, in *appendInput) (*blockLis
 	if err != nil {
 		return nil, err
 	}
-	items := make([]blockObject, len(created))
-	for i, b := range created {
-		items[i] = newBlockObject(b, c.Page)
-	}
-	return &blockListOutput{Body: newList(items, "")}, nil
+	return newBlockList(created, c.Page, ""), nil
 }
 
 // patchBlock answers PATCH /v2/blocks/{block_id}.
@@ -206,7 +207,7 @@ func (s *Server) patchBlock(ctx context.Context, in *patchBlockInput) (*blockOut
 	if err != nil {
 		return nil, err
 	}
-	return &blockOutput{ETag: etag(b.Version), Body: newBlockObject(b, page)}, nil
+	return newBlockOutput(b, page), nil
 }
 
 // trashBlock answers DELETE /v2/blocks/{block_id}.
@@ -215,5 +216,5 @@ func (s *Server) trashBlock(ctx context.Context, in *blockIDInput) (*blockOutput
 	if err != nil {
 		return nil, err
 	}
-	return &blockOutput{ETag: etag(b.Version), Body: newBlockObject(b, page)}, nil
+	return newBlockOutput(b, page), nil
 }

@@ -168,8 +168,6 @@ type mutationsInput struct {
 	Body       reqBody[mutationsRequest]
 }
 
-type recordListOutput struct{ Body list[pageObject] }
-
 type propertyItemInput struct {
 	PageID     string `path:"page_id" format:"uuid"`
 	PropertyID string `path:"property_id"`
@@ -280,7 +278,7 @@ func (s *Server) trashDatabase(ctx context.Context, in *databaseIDInput) (*datab
 }
 
 // queryDatabase answers POST /v2/databases/{database_id}/query.
-func (s *Server) queryDatabase(ctx context.Context, in *queryDatabaseInput) (*recordListOutput, error) {
+func (s *Server) queryDatabase(ctx context.Context, in *queryDatabaseInput) (*pageListOutput, error) {
 	var raw []byte
 	if in.Body != nil {
 		raw = in.Body.bytes()
@@ -293,11 +291,11 @@ func (s *Server) queryDatabase(ctx context.Context, in *queryDatabaseInput) (*re
 	if err != nil {
 		return nil, err
 	}
-	return s.recordList(pg.Items, pg.NextCursor), nil
+	return s.pageList(pg.Items, pg.NextCursor), nil
 }
 
 // mutateDatabase answers POST /v2/databases/{database_id}/mutations.
-func (s *Server) mutateDatabase(ctx context.Context, in *mutationsInput) (*recordListOutput, error) {
+func (s *Server) mutateDatabase(ctx context.Context, in *mutationsInput) (*pageListOutput, error) {
 	ops, err := service.DecodeMutations(in.Body.bytes())
 	if err != nil {
 		return nil, err
@@ -306,15 +304,7 @@ func (s *Server) mutateDatabase(ctx context.Context, in *mutationsInput) (*recor
 	if err != nil {
 		return nil, err
 	}
-	return s.recordList(recs, ""), nil
-}
-
-func (s *Server) recordList(nodes []*quire.Node, next string) *recordListOutput {
-	items := make([]pageObject, len(nodes))
-	for i, n := range nodes {
-		items[i] = s.newPageObject(n)
-	}
-	return &recordListOutput{Body: newList(items, next)}
+	return s.pageList(recs, ""), nil
 }
 
 // getPageProperty answers GET /v2/pages/{page_id}/properties/{property_id}.
@@ -334,36 +324,4 @@ func (propertyValue) Schema(r huma.Registry) *huma.Schema {
 			"title": r.Schema(reflect.TypeFor[richTextJSON](), true, "")},
 		AdditionalProperties: true,
 		Description:          "{id, type, <type>: value}; a relation value also has has_more."}
-}
-
-// nodeObject is a page or a database, for listings that hold both (the workspace's).
-type nodeObject struct {
-	page *pageObject
-	db   *databaseObject
-}
-
-// MarshalJSON writes the page or the database.
-func (o nodeObject) MarshalJSON() ([]byte, error) {
-	if o.db != nil {
-		return json.Marshal(o.db)
-	}
-	return json.Marshal(o.page)
-}
-
-// Schema describes a page or a database in the document.
-func (nodeObject) Schema(r huma.Registry) *huma.Schema {
-	return &huma.Schema{OneOf: []*huma.Schema{r.Schema(reflect.TypeFor[pageObject](), true, ""),
-		r.Schema(reflect.TypeFor[databaseObject](), true, "")}}
-}
-
-type nodeListOutput struct{ Body list[nodeObject] }
-
-// newNodeObject is n as a page or a database object.
-func (s *Server) newNodeObject(n *quire.Node) (nodeObject, error) {
-	if n.Object == quire.ObjectDatabase {
-		db, err := s.newDatabaseObject(n)
-		return nodeObject{db: &db}, err
-	}
-	p := s.newPageObject(n)
-	return nodeObject{page: &p}, nil
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/quire-dev/quire/internal/quire"
 	"github.com/quire-dev/quire/internal/service"
@@ -97,20 +96,14 @@ func newList[T any](items []T, next string) list[T] {
 	return l
 }
 
+// listOf is the list of items, each as object writes it, with the cursor of the next page.
+func listOf[T, O any](items []T, next string, object func(T) O) list[O] {
+	out := make([]O, len(items))
+	for i, v := range items {
+		out[i] = object(v)
+	}
+	return newList(out, next)
+}
+
 // etag formats a resource version as a weak ETag.
 func etag(version int64) string { return `W/"` + strconv.FormatInt(version, 10) + `"` }
-
-// checkIfMatch compares an If-Match header with the current version: nil when absent or equal,
-// else conflict. "*" matches any version; the weak prefix is optional, as clients differ.
-func checkIfMatch(ifMatch string, version int64) error {
-	if ifMatch == "" || ifMatch == "*" {
-		return nil
-	}
-	for _, v := range strings.Split(ifMatch, ",") {
-		v = strings.TrimPrefix(strings.TrimSpace(v), "W/")
-		if v == `"`+strconv.FormatInt(version, 10)+`"` {
-			return nil
-		}
-	}
-	return quire.Conflict("The resource changed since the version in If-Match; read it again and retry.")
-}

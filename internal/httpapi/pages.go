@@ -71,6 +71,13 @@ func (s *Server) pageOutput(n *quire.Node) *pageOutput {
 	return &pageOutput{ETag: etag(n.Version), Body: s.newPageObject(n)}
 }
 
+// pageListOutput is a list of pages or of a database's records.
+type pageListOutput struct{ Body list[pageObject] }
+
+func (s *Server) pageList(nodes []*quire.Node, next string) *pageListOutput {
+	return &pageListOutput{Body: listOf(nodes, next, s.newPageObject)}
+}
+
 type createPageRequest struct {
 	Parent     *parentInput     `json:"parent,omitempty" doc:"{\"type\":\"page_id\",\"page_id\":…} or {\"type\":\"workspace\",\"workspace\":true} (workspace-scoped tokens only); type may be left out. Left out: the workspace."`
 	PageType   string           `json:"page_type,omitempty" enum:"page,folder,mind_map" default:"page"`

@@ -7,6 +7,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/quire-dev/quire/internal/quire"
+	"github.com/quire-dev/quire/internal/service"
 )
 
 // Probe routes exist only in tests: they exercise the shared mechanisms (body validation,
@@ -65,7 +66,7 @@ func withProbes(s *Server) {
 	register(s, huma.Operation{OperationID: "probe-patch-version", Method: http.MethodPatch, Path: "/v2/probe/version",
 		Summary: "Probe: versioned write"},
 		route{}, func(ctx context.Context, in *probeVersionInput) (*probeVersionOutput, error) {
-			if err := checkIfMatch(in.IfMatch, probeVersion); err != nil {
+			if err := service.CheckVersion(in.IfMatch, probeVersion); err != nil {
 				return nil, err
 			}
 			out := &probeVersionOutput{ETag: etag(probeVersion)}

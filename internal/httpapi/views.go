@@ -214,11 +214,9 @@ func (s *Server) listViews(ctx context.Context, in *listViewsInput) (*viewListOu
 	if err != nil {
 		return nil, err
 	}
-	items := make([]viewObject, len(pg.Items))
-	for i, v := range pg.Items {
-		items[i] = viewObject(v.Encode(false))
-	}
-	return &viewListOutput{Body: newList(items, pg.NextCursor)}, nil
+	return &viewListOutput{Body: listOf(pg.Items, pg.NextCursor, func(v *service.DatabaseView) viewObject {
+		return viewObject(v.Encode(false))
+	})}, nil
 }
 
 // getView answers GET /v2/databases/{database_id}/views/{view_id}.

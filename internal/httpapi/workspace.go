@@ -42,35 +42,3 @@ func (s *Server) getWorkspace(ctx context.Context, _ *struct{}) (*workspaceOutpu
 		PageCount: sum.Counts.Pages, DatabaseCount: sum.Counts.Databases, MemberCount: sum.Counts.Members,
 	}}, nil
 }
-
-type sectionInput struct {
-	Section string `path:"section" enum:"recent,folders,mind_maps,trash"`
-	PageParams
-}
-
-func (s *Server) registerWorkspaceListings() {
-	rt := route{scopes: []quire.Scope{quire.PagesRead}, workspaceScoped: true}
-	s.registerSidebarSections(rt) // team, shared, private and top_level: sidebar nodes (sidebar.go)
-	register(s, huma.Operation{
-		OperationID: "list-workspace-section", Method: http.MethodGet, Path: "/v2/workspace/pages/{section}",
-		Summary: "List a section of the workspace", Tags: []string{"Workspace"},
-		Description: "Quire's own sections, as page and database objects: recent: everything by last edit; folders; " +
-			"mind_maps; trash: what was put in trash, last first. (team, shared, private and top_level have routes of their own.)",
-	}, rt, func(ctx context.Context, in *sectionInput) (*nodeListOutput, error) {
-		return s.section(ctx, in.Section, in.PageParams)
-	})
-}
-
-func (s *Server) section(ctx context.Context, section string, pp PageParams) (*nodeListOutput, error) {
-	pg, err := s.svc.WorkspaceSection(ctx, principal(ctx), section, pp.StartCursor, pp.PageSize)
-	if err != nil {
-		return nil, err
-	}
-	items := make([]nodeObject, len(pg.Items))
-	for i, n := range pg.Items {
-		if items[i], err = s.newNodeObject(n); err != nil {
-			return nil, err
-		}
-	}
-	return &nodeListOutput{Body: newList(items, pg.NextCursor)}, nil
-}

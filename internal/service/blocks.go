@@ -265,7 +265,7 @@ func (s *Service) PatchBlock(ctx context.Context, p *quire.Principal, id string,
 		if b, err = tx.Block(ctx, p.WorkspaceID(), id); err != nil {
 			return err
 		}
-		if err := checkVersion(ifMatch, b.Version); err != nil {
+		if err := CheckVersion(ifMatch, b.Version); err != nil {
 			return err
 		}
 		// Merge into the block as it is now: a change made since the first read is kept.
@@ -333,7 +333,7 @@ func (s *Service) patchChildPageBlock(ctx context.Context, p *quire.Principal, b
 	if err := pr.Err(); err != nil {
 		return nil, nil, err
 	}
-	if err := checkVersion(ifMatch, b.Version); err != nil {
+	if err := CheckVersion(ifMatch, b.Version); err != nil {
 		return nil, nil, err
 	}
 	if inTrash != nil {

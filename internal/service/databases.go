@@ -133,17 +133,7 @@ func DecodeDatabasePatch(raw []byte) (DatabasePatch, error) {
 
 // Database returns a database the caller reaches (trashed ones too), or not_found.
 func (s *Service) Database(ctx context.Context, p *quire.Principal, id string) (*quire.Node, error) {
-	if err := s.Reach(ctx, p, id, "database "+id); err != nil {
-		return nil, err
-	}
-	n, err := s.store.Node(ctx, p.WorkspaceID(), id)
-	if err != nil {
-		return nil, err
-	}
-	if n.Object != quire.ObjectDatabase {
-		return nil, quire.NotFound("database " + id)
-	}
-	return n, nil
+	return s.readNode(ctx, p, id, "database", isDatabase)
 }
 
 // DatabaseSchema reads a database node's schema.
@@ -175,22 +165,8 @@ func (s *Service) CreateDatabase(ctx context.Context, p *quire.Principal, in New
 		if parent != nil && parent.Object != quire.ObjectPage {
 			return quire.Invalid(in.Parent.idPath(), quire.ReasonInvalidValue, "A database goes under a page.")
 		}
-		if parent == nil {
-			if n.Position, err = s.topLevelEnd(ctx, tx, p.WorkspaceID()); err != nil {
-				return err
-			}
-		} else {
-			if err := tx.TouchNode(ctx, parent.ID, now, p.Token.OwnerID); err != nil {
-				return err
-			}
-			keys, err := positions(ctx, tx, p.WorkspaceID(), parent.ID, Placement{}, 1)
-			if err != nil {
-				return err
-			}
-			n.Position = keys[0]
-			if err := s.insertChildPageBlock(ctx, tx, n, parent); err != nil {
-				return err
-			}
+		if err := s.placeLast(ctx, tx, p, n, parent); err != nil {
+			return err
 		}
 		schema := in.Schema
 		if err := s.linkRelations(ctx, tx, p, n, &schema, properties.Relations(schema, "properties")); err != nil {
@@ -265,35 +241,17 @@ func uniqueName(schema quire.Schema, name string) string {
 // transaction: removed properties lose their rows (and their values read as gone at once),
 // retyped ones and ones whose options changed are reindexed record by record in batches.
 func (s *Service) PatchDatabase(ctx context.Context, p *quire.Principal, id string, patch DatabasePatch) (*quire.Node, error) {
-	if err := s.Reach(ctx, p, id, "database "+id); err != nil {
-		return nil, err
-	}
-	var n *quire.Node
-	err := s.store.InTx(ctx, func(tx *store.Tx) error {
-		if patch.InTrash != nil {
-			if err := tx.LockTree(ctx, p.WorkspaceID()); err != nil {
-				return err
+	restoring := patch.InTrash != nil && !*patch.InTrash
+	change := patch.Title != nil || patch.Description != nil || patch.IsInline != nil || patch.Icon != nil ||
+		patch.Cover != nil || patch.Properties != nil
+	w := nodeWrite{id: id, kind: "database", is: isDatabase, ifMatch: patch.IfMatch, lockTree: patch.InTrash != nil,
+		check: func(n *quire.Node) error {
+			if n.Hidden() && change && !restoring {
+				return quire.Invalid("in_trash", quire.ReasonArchived, "The database is in trash; restore it with in_trash false first.")
 			}
-		}
-		if err := tx.LockNode(ctx, id); err != nil {
-			return err
-		}
-		var err error
-		if n, err = tx.Node(ctx, p.WorkspaceID(), id); err != nil {
-			return err
-		}
-		if n.Object != quire.ObjectDatabase {
-			return quire.NotFound("database " + id)
-		}
-		if err := checkVersion(patch.IfMatch, n.Version); err != nil {
-			return err
-		}
-		restoring := patch.InTrash != nil && !*patch.InTrash
-		change := patch.Title != nil || patch.Description != nil || patch.IsInline != nil || patch.Icon != nil ||
-			patch.Cover != nil || patch.Properties != nil
-		if n.Hidden() && change && !restoring {
-			return quire.Invalid("in_trash", quire.ReasonArchived, "The database is in trash; restore it with in_trash false first.")
-		}
+			return nil
+		}}
+	return s.writeNode(ctx, p, w, func(tx *store.Tx, n *quire.Node) error {
 		if patch.Title != nil {
 			n.Title, n.TitlePlain = marshalRichText(*patch.Title), patch.Title.PlainText()
 		}
@@ -303,45 +261,16 @@ func (s *Service) PatchDatabase(ctx context.Context, p *quire.Principal, id stri
 		if patch.IsInline != nil {
 			n.IsInline = *patch.IsInline
 		}
-		var refs fileRefs
-		refs.icon(patch.Icon, "icon")
-		refs.icon(patch.Cover, "cover")
-		if err := refs.use(ctx, tx, p.WorkspaceID(), n.ID); err != nil {
+		if err := setIcons(ctx, tx, p.WorkspaceID(), n, patch.Icon, patch.Cover); err != nil {
 			return err
-		}
-		if patch.Icon != nil {
-			n.Icon = *patch.Icon
-		}
-		if patch.Cover != nil {
-			n.Cover = *patch.Cover
-		}
-		trashChanged := patch.InTrash != nil && *patch.InTrash != n.InTrash
-		if patch.InTrash != nil {
-			n.InTrash = *patch.InTrash
 		}
 		if patch.Properties != nil {
 			if err := s.patchSchema(ctx, tx, p, n, patch.Properties); err != nil {
 				return err
 			}
 		}
-		n.EditedMs, n.EditedBy = quire.NowMillis(), p.Token.OwnerID
-		if err := tx.UpdateNode(ctx, n); err != nil {
-			return err
-		}
-		if n.ParentType == quire.ParentPage && (patch.Title != nil || trashChanged) {
-			if err := tx.SyncChildPageBlock(ctx, n.ID, childPageContent(n), n.InTrash, n.EditedMs, n.EditedBy); err != nil {
-				return err
-			}
-		}
-		if trashChanged {
-			return tx.RefreshTrashedUnder(ctx, n.ID)
-		}
-		return nil
+		return saveNode(ctx, tx, p, n, patch.InTrash, patch.Title != nil)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return n, nil
 }
 
 // TrashDatabase puts a database in trash (DELETE); its records stay, hidden with it.

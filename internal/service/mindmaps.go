@@ -146,30 +146,18 @@ func flatten(root *mindmap.Node, parent, pos string) ([]*quire.MindMapNode, erro
 // all in one transaction; the first edit that cannot apply answers 400 at its path and nothing
 // changes. Each edit reads and writes only the rows it concerns.
 func (s *Service) PatchMindMap(ctx context.Context, p *quire.Principal, id string, patch mindmap.Patch, ifMatch string) (*MindMap, error) {
-	if err := s.Reach(ctx, p, id, "mind map "+id); err != nil {
-		return nil, err
-	}
-	var n *quire.Node
 	var m *quire.MindMap
 	var from int64 // the version the edits apply to
 	var ed *editor
-	err := s.store.InTx(ctx, func(tx *store.Tx) error {
-		if err := tx.LockNode(ctx, id); err != nil {
-			return err
-		}
+	w := nodeWrite{id: id, kind: "mind map", is: isMindMap, ifMatch: ifMatch,
+		check: func(n *quire.Node) error {
+			if n.Hidden() {
+				return quire.Invalid("mind_map_id", quire.ReasonArchived, "The mind map is in trash; restore it through PATCH /v2/pages/:id with in_trash false first.")
+			}
+			return nil
+		}}
+	n, err := s.writeNode(ctx, p, w, func(tx *store.Tx, n *quire.Node) error {
 		var err error
-		if n, err = tx.Node(ctx, p.WorkspaceID(), id); err != nil {
-			return err
-		}
-		if n.PageType != quire.PageTypeMindMap {
-			return quire.NotFound("mind map " + id)
-		}
-		if err := checkVersion(ifMatch, n.Version); err != nil {
-			return err
-		}
-		if n.Hidden() {
-			return quire.Invalid("mind_map_id", quire.ReasonArchived, "The mind map is in trash; restore it through PATCH /v2/pages/:id with in_trash false first.")
-		}
 		if m, err = tx.MindMap(ctx, id); err != nil {
 			return err
 		}
@@ -198,14 +186,7 @@ func (s *Service) PatchMindMap(ctx context.Context, p *quire.Principal, id strin
 		if patch.Title != nil {
 			n.Title, n.TitlePlain = marshalRichText(*patch.Title), patch.Title.PlainText()
 		}
-		n.EditedMs, n.EditedBy = quire.NowMillis(), p.Token.OwnerID
-		if err := tx.UpdateNode(ctx, n); err != nil {
-			return err
-		}
-		if patch.Title != nil {
-			return tx.SyncChildPageBlock(ctx, n.ID, childPageContent(n), n.InTrash, n.EditedMs, n.EditedBy)
-		}
-		return nil
+		return saveNode(ctx, tx, p, n, nil, patch.Title != nil)
 	})
 	if err != nil {
 		return nil, err
@@ -216,200 +197,6 @@ func (s *Service) PatchMindMap(ctx context.Context, p *quire.Principal, id strin
 		return newMindMap(n, m, t)
 	}
 	return s.readMindMap(ctx, p.WorkspaceID(), id)
-}
-
-// editor applies the edits of one PATCH to mind map m inside tx, keeping m.NodeCount.
-type editor struct {
-	tx      *store.Tx
-	m       *quire.MindMap
-	changes []nodeChange // every row written, in order, for the cached nodes
-}
-
-func (ed *editor) apply(ctx context.Context, e mindmap.Edit) error {
-	switch e.Op {
-	case mindmap.OpAdd:
-		return ed.add(ctx, e)
-	case mindmap.OpUpdate:
-		return ed.update(ctx, e)
-	case mindmap.OpMove:
-		return ed.move(ctx, e)
-	case mindmap.OpDelete:
-		return ed.delete(ctx, e)
-	}
-	return quire.Invalid(e.Path+".op", quire.ReasonInvalidValue, "op is one of add, update, move, delete.")
-}
-
-// node reads the node an edit names at path, or answers 400 there.
-func (ed *editor) node(ctx context.Context, id, path string) (*quire.MindMapNode, error) {
-	n, err := ed.tx.MindMapNode(ctx, ed.m.ID, id)
-	if quire.IsCode(err, quire.CodeNotFound) {
-		return nil, quire.Invalid(path, quire.ReasonInvalidValue, "The mind map has no node "+id+".")
-	}
-	return n, err
-}
-
-func (ed *editor) add(ctx context.Context, e mindmap.Edit) error {
-	parent, err := ed.node(ctx, e.ParentID, e.Path+".parent_id")
-	if err != nil {
-		return err
-	}
-	size := e.Node.Size()
-	if ed.m.NodeCount+size > mindmap.MaxNodes {
-		return quire.Invalid(e.Path+".node", quire.ReasonTooMany,
-			fmt.Sprintf("A mind map has at most %d nodes; this one has %d and the edit adds %d.", mindmap.MaxNodes, ed.m.NodeCount, size))
-	}
-	depth, _, err := ed.tx.MindMapAncestry(ctx, ed.m.ID, parent.ID, "")
-	if err != nil {
-		return err
-	}
-	if depth+e.Node.Height() > mindmap.MaxDepth {
-		return quire.Invalid(e.Path+".node", quire.ReasonOutOfRange,
-			fmt.Sprintf("A mind map is at most %d levels deep.", mindmap.MaxDepth))
-	}
-	if err := ed.checkNewIDs(ctx, e.Node, e.Path+".node"); err != nil {
-		return err
-	}
-	pos, err := ed.place(ctx, e, parent.ID)
-	if err != nil {
-		return err
-	}
-	rows, err := flatten(e.Node, parent.ID, pos)
-	if err != nil {
-		return err
-	}
-	if err := ed.tx.InsertMindMapNodes(ctx, ed.m.ID, rows); err != nil {
-		return err
-	}
-	ed.changes = append(ed.changes, nodeChange{insert: rows})
-	ed.m.NodeCount += len(rows)
-	return nil
-}
-
-// checkNewIDs answers 400 at the id of any node of subtree n whose chosen id the map already has.
-func (ed *editor) checkNewIDs(ctx context.Context, n *mindmap.Node, path string) error {
-	if n.ID != "" {
-		_, err := ed.tx.MindMapNode(ctx, ed.m.ID, n.ID)
-		if err == nil {
-			return quire.Invalid(path+".id", quire.ReasonInvalidValue, "The mind map already has a node "+n.ID+".")
-		}
-		if !quire.IsCode(err, quire.CodeNotFound) {
-			return err
-		}
-	}
-	for i, c := range n.Children {
-		if err := ed.checkNewIDs(ctx, c, fmt.Sprintf("%s.children[%d]", path, i)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// place returns a position under parent where edit e puts its node: after e.After, first, or
-// last.
-func (ed *editor) place(ctx context.Context, e mindmap.Edit, parent string) (string, error) {
-	if e.After != "" {
-		sib, err := ed.tx.MindMapNode(ctx, ed.m.ID, e.After)
-		if quire.IsCode(err, quire.CodeNotFound) || err == nil && sib.ParentID != parent {
-			return "", quire.Invalid(e.Path+".after", quire.ReasonInvalidValue, "after must name a child of parent_id.")
-		}
-		if err != nil {
-			return "", err
-		}
-		next, err := ed.tx.NextMindMapSibling(ctx, ed.m.ID, parent, sib.Position)
-		if err != nil {
-			return "", err
-		}
-		return order.Between(sib.Position, next)
-	}
-	first, last, err := ed.tx.MindMapChildBounds(ctx, ed.m.ID, parent)
-	if err != nil {
-		return "", err
-	}
-	if e.Start {
-		return order.Between("", first)
-	}
-	return order.Between(last, "")
-}
-
-func (ed *editor) update(ctx context.Context, e mindmap.Edit) error {
-	n, err := ed.node(ctx, e.NodeID, e.Path+".node_id")
-	if err != nil {
-		return err
-	}
-	if e.Text != nil {
-		n.Text = *e.Text
-	}
-	if e.Color != nil {
-		n.Color = *e.Color
-	}
-	if e.Collapsed != nil {
-		n.Collapsed = *e.Collapsed
-	}
-	ed.changes = append(ed.changes, nodeChange{update: n, from: n.ParentID})
-	return ed.tx.UpdateMindMapNode(ctx, ed.m.ID, n)
-}
-
-func (ed *editor) move(ctx context.Context, e mindmap.Edit) error {
-	n, err := ed.node(ctx, e.NodeID, e.Path+".node_id")
-	if err != nil {
-		return err
-	}
-	if n.ParentID == "" {
-		return quire.Invalid(e.Path+".node_id", quire.ReasonInvalidValue, "The root cannot move.")
-	}
-	parent, err := ed.node(ctx, e.ParentID, e.Path+".parent_id")
-	if err != nil {
-		return err
-	}
-	depth, through, err := ed.tx.MindMapAncestry(ctx, ed.m.ID, parent.ID, n.ID)
-	if err != nil {
-		return err
-	}
-	if through {
-		return quire.Invalid(e.Path+".parent_id", quire.ReasonCycle, "A node cannot move under itself or its own subtree.")
-	}
-	if parent.ID != n.ParentID {
-		// The subtree only needs measuring when it goes deeper than it is.
-		oldDepth, _, err := ed.tx.MindMapAncestry(ctx, ed.m.ID, n.ParentID, "")
-		if err != nil {
-			return err
-		}
-		if depth > oldDepth {
-			room := mindmap.MaxDepth - depth
-			h, err := ed.tx.MindMapSubtreeHeight(ctx, ed.m.ID, n.ID, room)
-			if err != nil {
-				return err
-			}
-			if h > room {
-				return quire.Invalid(e.Path+".parent_id", quire.ReasonOutOfRange,
-					fmt.Sprintf("A mind map is at most %d levels deep.", mindmap.MaxDepth))
-			}
-		}
-	}
-	pos, err := ed.place(ctx, e, parent.ID)
-	if err != nil {
-		return err
-	}
-	ed.changes = append(ed.changes, nodeChange{update: n, from: n.ParentID})
-	n.ParentID, n.Position = parent.ID, pos
-	return ed.tx.UpdateMindMapNode(ctx, ed.m.ID, n)
-}
-
-func (ed *editor) delete(ctx context.Context, e mindmap.Edit) error {
-	n, err := ed.node(ctx, e.NodeID, e.Path+".node_id")
-	if err != nil {
-		return err
-	}
-	if n.ParentID == "" {
-		return quire.Invalid(e.Path+".node_id", quire.ReasonInvalidValue, "The root cannot be deleted.")
-	}
-	k, err := ed.tx.DeleteMindMapSubtree(ctx, ed.m.ID, n.ID)
-	if err != nil {
-		return err
-	}
-	ed.changes = append(ed.changes, nodeChange{delete: n.ID, from: n.ParentID})
-	ed.m.NodeCount -= k
-	return nil
 }
 
 // exportMindMap writes a mind map's Markdown: its nodes as a nested bulleted list, the root

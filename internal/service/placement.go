@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 
+	"github.com/quire-dev/quire/internal/blocks"
 	"github.com/quire-dev/quire/internal/jsonbody"
 	"github.com/quire-dev/quire/internal/order"
 	"github.com/quire-dev/quire/internal/quire"
@@ -88,4 +89,107 @@ func DecodePlacement(body map[string]any) (Placement, error) {
 		}
 	}
 	return pl, pr.Err()
+}
+
+// placeUnder checks that new content may go under parent and returns the parent node (nil for
+// the workspace). Only workspace-scoped tokens create top-level content (contract §2).
+func (s *Service) placeUnder(ctx context.Context, tx *store.Tx, p *quire.Principal, parent Parent) (*quire.Node, error) {
+	if parent.Type == quire.ParentWorkspace {
+		if err := RequireWorkspaceScoped(p); err != nil {
+			return nil, quire.Forbidden("Only a workspace-scoped token creates top-level content.")
+		}
+		return nil, nil
+	}
+	if err := s.reachTx(ctx, tx, p, parent.ID, "parent "+parent.ID); err != nil {
+		return nil, err
+	}
+	n, err := tx.Node(ctx, p.WorkspaceID(), parent.ID)
+	if err != nil {
+		return nil, err
+	}
+	wantObject := quire.ObjectPage
+	if parent.Type == quire.ParentDatabase {
+		wantObject = quire.ObjectDatabase
+	}
+	if n.Object != wantObject {
+		return nil, quire.NotFound("parent " + parent.ID)
+	}
+	if n.Hidden() {
+		return nil, quire.Invalid(parent.idPath(), quire.ReasonArchived, "The parent is in trash; restore it first.")
+	}
+	if n.PageType == quire.PageTypeMindMap {
+		return nil, quire.Invalid(parent.idPath(), quire.ReasonInvalidValue, "A mind map holds nodes, not pages.")
+	}
+	return n, nil
+}
+
+// topLevelEnd is a position after every top-level page and database of the workspace.
+func (s *Service) topLevelEnd(ctx context.Context, tx *store.Tx, ws string) (string, error) {
+	if err := tx.LockTopLevel(ctx, ws); err != nil {
+		return "", err
+	}
+	last, err := tx.LastTopLevelPosition(ctx, ws)
+	if err != nil {
+		return "", err
+	}
+	return order.Between(last, "")
+}
+
+// insertChildPageBlock gives node n its place among parent's blocks: a child_page (or
+// child_database) block with n's own id, at n.Position.
+func (s *Service) insertChildPageBlock(ctx context.Context, tx *store.Tx, n, parent *quire.Node) error {
+	typ := "child_page"
+	if n.Object == quire.ObjectDatabase {
+		typ = "child_database"
+	}
+	return tx.InsertBlocks(ctx, []*quire.Block{{
+		ID: n.ID, WorkspaceID: n.WorkspaceID, PageID: parent.ID, ParentID: parent.ID, Position: n.Position,
+		Type: typ, Content: childPageContent(n), InTrash: n.InTrash, Version: 1,
+		CreatedMs: n.CreatedMs, CreatedBy: n.CreatedBy, EditedMs: n.EditedMs, EditedBy: n.EditedBy,
+	}})
+}
+
+// placeLast gives new node n its position after the other children of parent (the workspace
+// when nil) and, under a page, its child_page (or child_database) block. The parent's row is
+// touched first, which locks it (PostgreSQL): a parent's children are placed one at a time.
+func (s *Service) placeLast(ctx context.Context, tx *store.Tx, p *quire.Principal, n, parent *quire.Node) error {
+	if parent == nil {
+		var err error
+		n.Position, err = s.topLevelEnd(ctx, tx, p.WorkspaceID())
+		return err
+	}
+	if err := tx.TouchNode(ctx, parent.ID, n.CreatedMs, p.Token.OwnerID); err != nil {
+		return err
+	}
+	keys, err := positions(ctx, tx, p.WorkspaceID(), parent.ID, Placement{}, 1)
+	if err != nil {
+		return err
+	}
+	n.Position = keys[0]
+	return s.insertChildPageBlock(ctx, tx, n, parent)
+}
+
+// topLevelAfter is a position right after top-level node after.
+func (s *Service) topLevelAfter(ctx context.Context, tx *store.Tx, ws, after string) (string, error) {
+	if err := tx.LockTopLevel(ctx, ws); err != nil {
+		return "", err
+	}
+	sib, err := tx.Node(ctx, ws, after)
+	if err != nil || sib.ParentType != quire.ParentWorkspace {
+		return "", quire.Invalid("after", quire.ReasonInvalidValue, "after must name a top-level page or database.")
+	}
+	next, err := tx.NextTopLevelPosition(ctx, ws, sib.Position)
+	if err != nil {
+		return "", err
+	}
+	return order.Between(sib.Position, next)
+}
+
+// childPageContent is the content of node n's child_page (or child_database) block.
+func childPageContent(n *quire.Node) []byte {
+	typ := "child_page"
+	if n.Object == quire.ObjectDatabase {
+		typ = "child_database"
+	}
+	return blocks.MarshalContent(&blocks.Block{Type: typ, Content: blocks.Content{Title: n.TitlePlain}})
 }

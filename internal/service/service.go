@@ -44,7 +44,7 @@ type Service struct {
 	baseURL  string
 	embedder Embedder
 	files    *files
-	trees    treeCache    // nodes of recent mind maps (mindmap_cache.go)
+	trees    treeCache    // nodes of recent mind maps (mindmaps_cache.go)
 	vectors  *vectorCache // nil: off
 	index    indexCounters
 }

@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/quire-dev/quire/internal/order"
-	"github.com/quire-dev/quire/internal/properties"
 	"github.com/quire-dev/quire/internal/quire"
 	"github.com/quire-dev/quire/internal/store"
 	"github.com/quire-dev/quire/internal/views"
@@ -34,10 +33,7 @@ func (v *DatabaseView) Encode(detail bool) json.RawMessage {
 // viewDatabase returns database id with its schema, when the caller reaches it (in trash too);
 // anything else, a page included, is not_found. Access to a view is access to its database.
 func (s *Service) viewDatabase(ctx context.Context, p *quire.Principal, id string) (*quire.Node, quire.Schema, error) {
-	if err := s.Reach(ctx, p, id, "database "+id); err != nil {
-		return nil, nil, err
-	}
-	n, err := s.store.Node(ctx, p.WorkspaceID(), id)
+	n, err := s.readNode(ctx, p, id, "database", isDatabase)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -50,21 +46,16 @@ func (s *Service) viewDatabaseTx(ctx context.Context, tx *store.Tx, p *quire.Pri
 	if err := s.reachTx(ctx, tx, p, id, "database "+id); err != nil {
 		return nil, nil, err
 	}
-	if err := tx.LockNode(ctx, id); err != nil {
-		return nil, nil, err
-	}
-	n, err := tx.Node(ctx, p.WorkspaceID(), id)
+	n, err := lockNode(ctx, tx, p.WorkspaceID(), id, "database", isDatabase)
 	if err != nil {
 		return nil, nil, err
 	}
 	return viewDatabaseSchema(n)
 }
 
+// viewDatabaseSchema is database n (of the kind already checked) with its schema.
 func viewDatabaseSchema(n *quire.Node) (*quire.Node, quire.Schema, error) {
-	if n.Object != quire.ObjectDatabase {
-		return nil, nil, quire.NotFound("database " + n.ID)
-	}
-	schema, err := properties.UnmarshalSchema(n.Properties)
+	schema, err := DatabaseSchema(n)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -229,7 +220,7 @@ func (s *Service) PatchView(ctx context.Context, p *quire.Principal, db, id stri
 		if err != nil {
 			return err
 		}
-		if err := checkVersion(ifMatch, row.Version); err != nil {
+		if err := CheckVersion(ifMatch, row.Version); err != nil {
 			return err
 		}
 		if n.Hidden() {

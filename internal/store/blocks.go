@@ -67,19 +67,7 @@ func children(ctx context.Context, q querier, parent string, after *ChildKey, li
 		args = append(args, limit)
 	}
 	rows, err := q.QueryContext(ctx, query+` ORDER BY b.position, b.id LIMIT $2`, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []*quire.Block
-	for rows.Next() {
-		b, err := scanBlock(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, b)
-	}
-	return out, rows.Err()
+	return scanAll(rows, err, scanBlock)
 }
 
 // LastChildPosition is the position of parent's last child, in trash or not ("" when none), so
@@ -166,29 +154,6 @@ func (tx *Tx) TouchBlock(ctx context.Context, id string, ms int64, by string) er
 func (tx *Tx) TrashContent(ctx context.Context, page string, ms int64, by string) error {
 	_, err := tx.tx.ExecContext(ctx, `UPDATE blocks SET in_trash = TRUE, version = version + 1, edited_ms = $2, edited_by = $3
 		WHERE parent_id = $1 AND in_trash = FALSE AND type NOT IN ('child_page', 'child_database')`, page, ms, by)
-	return err
-}
-
-// LockTree serializes changes to the shape of a workspace's tree (moves), so that two moves
-// racing can never make a cycle. SQLite has one writer already; PostgreSQL takes a transaction
-// advisory lock.
-func (tx *Tx) LockTree(ctx context.Context, ws string) error {
-	if tx.engine != Postgres {
-		return nil
-	}
-	_, err := tx.tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, "tree:"+ws)
-	return err
-}
-
-// LockTopLevel serializes the placing of new nodes at the top level of workspace ws until the
-// transaction ends, so that two concurrent writes never compute the same position key (below a
-// page, locking the page's row does that). SQLite has one writer already; PostgreSQL takes a
-// transaction advisory lock.
-func (tx *Tx) LockTopLevel(ctx context.Context, ws string) error {
-	if tx.engine != Postgres {
-		return nil
-	}
-	_, err := tx.tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, "top:"+ws)
 	return err
 }
 

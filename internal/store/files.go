@@ -115,19 +115,7 @@ func (s *Store) FinishUpload(ctx context.Context, id, status string, nowMs int64
 func (s *Store) StaleUploads(ctx context.Context, status string, beforeMs int64, limit int) ([]*quire.File, error) {
 	rows, err := s.read.QueryContext(ctx, `SELECT `+fileColumns+` FROM files
 		WHERE status = $1 AND expires_ms < $2 ORDER BY expires_ms LIMIT $3`, status, beforeMs, limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []*quire.File
-	for rows.Next() {
-		f, err := scanFile(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, f)
-	}
-	return out, rows.Err()
+	return scanAll(rows, err, scanFile)
 }
 
 // SetFileStatus moves file id from status from to status to; ok is false when it was not in from.

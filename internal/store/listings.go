@@ -79,20 +79,7 @@ func (s *Store) ListNodes(ctx context.Context, q NodeQuery) ([]*quire.Node, erro
 		sql += ` ORDER BY edited_ms DESC, id DESC`
 	}
 	sql += ` LIMIT ` + arg(q.Limit)
-	rows, err := s.read.QueryContext(ctx, sql, a.List...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []*quire.Node
-	for rows.Next() {
-		n, err := scanNode(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, n)
-	}
-	return out, rows.Err()
+	return scanNodes(s.read.QueryContext(ctx, sql, a.List...))
 }
 
 // Key is n's position in a listing of order o.

@@ -32,6 +32,11 @@ func scanNode(row interface{ Scan(...any) error }) (*quire.Node, error) {
 	return n, nil
 }
 
+// scanNodes reads every row of a query of nodeColumns, in order.
+func scanNodes(rows *sql.Rows, err error) ([]*quire.Node, error) {
+	return scanAll(rows, err, scanNode)
+}
+
 // jsonArg passes canonical JSON as text (the column type on both engines); nil is SQL NULL.
 func jsonArg(b []byte) any {
 	if b == nil {
@@ -69,10 +74,15 @@ func (tx *Tx) Node(ctx context.Context, ws, id string) (*quire.Node, error) {
 func (tx *Tx) InsertNode(ctx context.Context, n *quire.Node) error {
 	_, err := tx.tx.ExecContext(ctx, `INSERT INTO nodes (`+nodeColumns+`)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`,
-		n.ID, n.WorkspaceID, n.Object, n.PageType, n.ParentType, nullString(n.ParentID), n.Position,
+		appendNodeArgs(make([]any, 0, 21), n)...)
+	return err
+}
+
+// appendNodeArgs appends node n's values for nodeColumns, in their order.
+func appendNodeArgs(args []any, n *quire.Node) []any {
+	return append(args, n.ID, n.WorkspaceID, n.Object, n.PageType, n.ParentType, nullString(n.ParentID), n.Position,
 		jsonArg(n.Title), n.TitlePlain, jsonArg(n.Properties), jsonArg(n.Description), jsonArg(n.Icon), jsonArg(n.Cover),
 		n.IsInline, n.InTrash, n.TrashedUnder, n.Version, n.CreatedMs, n.CreatedBy, n.EditedMs, n.EditedBy)
-	return err
 }
 
 // UpdateNode writes n's mutable fields and increments its version, provided the stored version
@@ -85,6 +95,12 @@ func (tx *Tx) UpdateNode(ctx context.Context, n *quire.Node) error {
 		n.ID, n.Version, n.ParentType, nullString(n.ParentID), n.Position, jsonArg(n.Title), n.TitlePlain,
 		jsonArg(n.Properties), jsonArg(n.Description), jsonArg(n.Icon), jsonArg(n.Cover),
 		n.IsInline, n.InTrash, n.TrashedUnder, n.EditedMs, n.EditedBy)
+	return nextVersion(n, res, err)
+}
+
+// nextVersion is the end of an UPDATE of node n over its version: conflict when no row had that
+// version any more (a concurrent change in between), else n moves to its next version.
+func nextVersion(n *quire.Node, res sql.Result, err error) error {
 	if err != nil {
 		return err
 	}
@@ -104,6 +120,29 @@ func (tx *Tx) LockNode(ctx context.Context, id string) error {
 		return nil
 	}
 	_, err := tx.tx.ExecContext(ctx, `SELECT 1 FROM nodes WHERE id = $1 FOR UPDATE`, id)
+	return err
+}
+
+// LockTree serializes changes to the shape of a workspace's tree (moves), so that two moves
+// racing can never make a cycle. SQLite has one writer already; PostgreSQL takes a transaction
+// advisory lock.
+func (tx *Tx) LockTree(ctx context.Context, ws string) error {
+	if tx.engine != Postgres {
+		return nil
+	}
+	_, err := tx.tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, "tree:"+ws)
+	return err
+}
+
+// LockTopLevel serializes the placing of new nodes at the top level of workspace ws until the
+// transaction ends, so that two concurrent writes never compute the same position key (below a
+// page, locking the page's row does that). SQLite has one writer already; PostgreSQL takes a
+// transaction advisory lock.
+func (tx *Tx) LockTopLevel(ctx context.Context, ws string) error {
+	if tx.engine != Postgres {
+		return nil
+	}
+	_, err := tx.tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, "top:"+ws)
 	return err
 }
 

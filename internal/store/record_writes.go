@@ -188,9 +188,7 @@ func (tx *Tx) InsertNodes(ctx context.Context, nodes []*quire.Node) error {
 				sb.WriteString(", ")
 			}
 			tx.values(&sb, len(args), cols)
-			args = append(args, n.ID, n.WorkspaceID, n.Object, n.PageType, n.ParentType, nullString(n.ParentID), n.Position,
-				jsonArg(n.Title), n.TitlePlain, jsonArg(n.Properties), jsonArg(n.Description), jsonArg(n.Icon), jsonArg(n.Cover),
-				n.IsInline, n.InTrash, n.TrashedUnder, n.Version, n.CreatedMs, n.CreatedBy, n.EditedMs, n.EditedBy)
+			args = appendNodeArgs(args, n)
 		}
 		if _, err := tx.tx.ExecContext(ctx, sb.String(), args...); err != nil {
 			return err
@@ -207,14 +205,7 @@ func (tx *Tx) UpdateRecordNode(ctx context.Context, n *quire.Node) error {
 		version = version + 1, edited_ms = $6, edited_by = $7
 		WHERE id = $1 AND version = $2`,
 		n.ID, n.Version, jsonArg(n.Title), n.TitlePlain, jsonArg(n.Properties), n.EditedMs, n.EditedBy)
-	if err != nil {
-		return err
-	}
-	if k, _ := res.RowsAffected(); k == 0 {
-		return quire.Conflict("The page changed while this request ran; read it again and retry.")
-	}
-	n.Version++
-	return nil
+	return nextVersion(n, res, err)
 }
 
 // RecordEdit is a record's node as a batch leaves it (UpdateRecordNode's columns), written

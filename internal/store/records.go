@@ -158,21 +158,8 @@ func nodesByID(ctx context.Context, q querier, ws string, ids []string, lock str
 // after, in id order: schema changes rewrite every record's rows batch by batch, never
 // holding a whole database in memory.
 func (tx *Tx) RecordBatch(ctx context.Context, db, after string, limit int) ([]*quire.Node, error) {
-	rows, err := tx.tx.QueryContext(ctx, `SELECT `+nodeColumns+` FROM nodes
-		WHERE parent_id = $1 AND parent_type = 'database_id' AND id > $2 ORDER BY id LIMIT $3`, db, after, limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []*quire.Node
-	for rows.Next() {
-		n, err := scanNode(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, n)
-	}
-	return out, rows.Err()
+	return scanNodes(tx.tx.QueryContext(ctx, `SELECT `+nodeColumns+` FROM nodes
+		WHERE parent_id = $1 AND parent_type = 'database_id' AND id > $2 ORDER BY id LIMIT $3`, db, after, limit))
 }
 
 // RecordPage is one page of a database query: the records in order, their numbers, and the

@@ -56,17 +56,5 @@ func (s *Store) ListUsers(ctx context.Context, ws string, after *UserKey, limit 
 			WHERE workspace_id = $1 AND (created_ms, id) > ($2, $3) ORDER BY created_ms, id LIMIT $4`,
 			ws, after.CreatedMs, after.ID, limit)
 	}
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []*quire.User
-	for rows.Next() {
-		u, err := scanUser(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, u)
-	}
-	return out, rows.Err()
+	return scanAll(rows, err, scanUser)
 }

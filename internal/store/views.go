@@ -64,19 +64,7 @@ func (s *Store) Views(ctx context.Context, db string, kinds []string, after *Vie
 	}
 	query += ` AND type IN (` + strings.Join(marks, ", ") + `) ORDER BY position, id LIMIT $2`
 	rows, err := s.read.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := make([]*quire.View, 0, limit)
-	for rows.Next() {
-		v, err := scanView(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
+	return scanAll(rows, err, scanView)
 }
 
 // LastViewPosition is the position of database db's last view, in trash or not ("" when none),
