@@ -61,18 +61,5 @@ func (s *Store) WithChildren(ctx context.Context, ids []string) (map[string]bool
 }
 
 func (s *Store) queryNodes(ctx context.Context, sql string, args ...any) ([]*quire.Node, error) {
-	rows, err := s.read.QueryContext(ctx, sql, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []*quire.Node
-	for rows.Next() {
-		n, err := scanNode(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, n)
-	}
-	return out, rows.Err()
+	return scanNodes(s.read.QueryContext(ctx, sql, args...))
 }
