@@ -97,8 +97,10 @@ func (d *decoder) condition(path string, m map[string]any) *Condition {
 	raw := m["value"]
 	switch {
 	case opOK && (op == OpEmpty || op == OpNotEmpty):
-		if raw != nil {
-			d.p.Add(vp, quire.ReasonInvalidValue, "Operators empty and not_empty take no value.")
+		// The web client saves these with "value": "" (its values are strings only): that is
+		// no value too, and reads back without one.
+		if raw != nil && raw != "" {
+			d.p.Add(vp, quire.ReasonInvalidValue, "Operators empty and not_empty take no value (or \"\").")
 		}
 		return c
 	case raw == nil:
