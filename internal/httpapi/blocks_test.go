@@ -320,6 +320,8 @@ func TestBlocks_Placement(t *testing.T) {
 				[]string{"s1", "s2", "a", "a0", "a1", "a2", "b", "c", "d", "e"}},
 			{"position after_block", map[string]any{"position": after(ids[2])}, []any{para("c1")},
 				[]string{"s1", "s2", "a", "a0", "a1", "a2", "b", "c", "c1", "d", "e"}},
+			{"after null is the end", map[string]any{"after": nil}, []any{para("f")},
+				[]string{"s1", "s2", "a", "a0", "a1", "a2", "b", "c", "c1", "d", "e", "f"}},
 		} {
 			t.Run(step.name, func(t *testing.T) {
 				body := map[string]any{"children": step.add}

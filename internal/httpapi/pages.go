@@ -176,7 +176,7 @@ type patchPageInput struct {
 
 type movePageRequest struct {
 	Parent parentInput `json:"parent" doc:"A page or the workspace."`
-	After  string      `json:"after,omitempty" format:"uuid" doc:"Place the page right after this sibling; at the end when left out."`
+	After  string      `json:"after,omitempty" format:"uuid" nullable:"true" doc:"Place the page right after this sibling; at the end when left out or null."`
 }
 
 type movePageInput struct {

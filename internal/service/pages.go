@@ -121,6 +121,9 @@ func DecodeMove(body map[string]any) (Parent, string, error) {
 		switch k {
 		case "parent":
 		case "after":
+			if v == nil { // null: at the end, as when left out
+				continue
+			}
 			s, ok := v.(string)
 			if !ok || !quire.ValidID(s) {
 				pr.Add("after", quire.ReasonInvalidValue, "after must be a page id.")

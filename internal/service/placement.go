@@ -62,7 +62,9 @@ func DecodePlacement(body map[string]any) (Placement, error) {
 		switch k {
 		case "children":
 		case "after":
-			pl.After, pl.Path = id("after", v), "after"
+			if v != nil { // null, as the original service's own example sends it: the end
+				pl.After, pl.Path = id("after", v), "after"
+			}
 		case "position":
 			m, ok := v.(map[string]any)
 			if !ok {
@@ -83,7 +85,7 @@ func DecodePlacement(body map[string]any) (Placement, error) {
 			pr.Add(jsonbody.Join("", k), quire.ReasonUnknownField, "An append has no field "+k+".")
 		}
 	}
-	if _, a := body["after"]; a {
+	if a := body["after"]; a != nil {
 		if _, p := body["position"]; p {
 			pr.Add("position", quire.ReasonInvalidValue, "Send after or position, not both.")
 		}
