@@ -36,12 +36,3 @@ func queryIn(ctx context.Context, q querier, ids []string, plain bool, build fun
 	}
 	return nil
 }
-
-// placeholders appends vals to args and returns their $n list, for a statement that builds its
-// argument list by hand (sqlq.Args does the same for one built with it).
-func placeholders(args *[]any, vals []string) string {
-	a := &sqlq.Args{List: *args}
-	list := sqlq.In(a, vals)
-	*args = a.List
-	return list
-}
