@@ -206,24 +206,29 @@ type (
 	MovedDatabaseFields = databaseObject // MovedDatabaseFields is a moved database's object.
 )
 
-// movedObject is a moved page or database.
-type movedObject struct {
-	page *movedPage
-	db   *movedDatabase
+// pageOrDatabase is one of a page object P and a database object D: the one set is written.
+type pageOrDatabase[P, D any] struct {
+	page *P
+	db   *D
 }
 
 // MarshalJSON writes the page or the database.
-func (o movedObject) MarshalJSON() ([]byte, error) {
+func (o pageOrDatabase[P, D]) MarshalJSON() ([]byte, error) {
 	if o.db != nil {
 		return json.Marshal(o.db)
 	}
 	return json.Marshal(o.page)
 }
 
-// Schema describes a moved page or database in the document.
-func (movedObject) Schema(r huma.Registry) *huma.Schema {
-	return &huma.Schema{OneOf: []*huma.Schema{r.Schema(reflect.TypeFor[movedPage](), true, ""),
-		r.Schema(reflect.TypeFor[movedDatabase](), true, "")}}
+// Schema describes a page or a database in the document.
+func (pageOrDatabase[P, D]) Schema(r huma.Registry) *huma.Schema {
+	return &huma.Schema{OneOf: []*huma.Schema{r.Schema(reflect.TypeFor[P](), true, ""),
+		r.Schema(reflect.TypeFor[D](), true, "")}}
+}
+
+// movedObject is a moved page or database.
+type movedObject struct {
+	pageOrDatabase[movedPage, movedDatabase]
 }
 
 type moveOutput struct {
