@@ -171,22 +171,6 @@ func (s *Service) placeLast(ctx context.Context, tx *store.Tx, p *quire.Principa
 	return s.insertChildPageBlock(ctx, tx, n, parent)
 }
 
-// topLevelAfter is a position right after top-level node after.
-func (s *Service) topLevelAfter(ctx context.Context, tx *store.Tx, ws, after string) (string, error) {
-	if err := tx.LockTopLevel(ctx, ws); err != nil {
-		return "", err
-	}
-	sib, err := tx.Node(ctx, ws, after)
-	if err != nil || sib.ParentType != quire.ParentWorkspace {
-		return "", quire.Invalid("after", quire.ReasonInvalidValue, "after must name a top-level page or database.")
-	}
-	next, err := tx.NextTopLevelPosition(ctx, ws, sib.Position)
-	if err != nil {
-		return "", err
-	}
-	return order.Between(sib.Position, next)
-}
-
 // childPageContent is the content of node n's child_page (or child_database) block.
 func childPageContent(n *quire.Node) []byte {
 	typ := "child_page"
