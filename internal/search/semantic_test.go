@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"testing"
-
 )
 
 func TestKeywordTerms(t *testing.T) {
