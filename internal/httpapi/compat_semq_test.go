@@ -128,3 +128,117 @@ func TestCompat_SemanticFragments(t *testing.T) {
 		}
 	})
 }
+
+// TestCompat_QueryThroughView sends POST /v2/databases/:id/query with view_id as the original
+// service's exporter does: the records come filtered and ordered as the view shows them; a
+// request filter narrows further and request sorts come first, the view's after them.
+func TestCompat_QueryThroughView(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		_, db := e.newDatabase(t, taskSchema())
+		id := db["id"].(string)
+		props := db["properties"].(map[string]any)
+		propID := func(name string) string { return props[name].(map[string]any)["id"].(string) }
+		for i, r := range []struct {
+			status string
+			points int
+		}{{"Todo", 3}, {"Done", 9}, {"Todo", 7}, {"Todo", 1}, {"Done", 2}, {"Todo", 7}} {
+			e.record(t, id, map[string]any{"Name": []any{txt(fmt.Sprintf("r%d", i))}, "Points": map[string]any{"number": r.points},
+				"Status": map[string]any{"select": map[string]any{"name": r.status}}})
+		}
+		// The web client's format: conditions by property id, groups nested, values as strings.
+		view := e.mkView(t, id, map[string]any{"name": "Open by points", "type": "table",
+			"filter": map[string]any{"operator": "and", "filters": []any{
+				map[string]any{"property": propID("Status"), "operator": "in", "value": []any{"Todo"}},
+				map[string]any{"operator": "or", "filters": []any{
+					map[string]any{"property": propID("Points"), "operator": "gte", "value": "2"},
+					map[string]any{"property": propID("Name"), "operator": "eq", "value": "r3"},
+				}},
+			}},
+			"sorts": []any{
+				map[string]any{"property": propID("Points"), "direction": "descending"},
+				map[string]any{"property": propID("Name"), "direction": "ascending"},
+			}}).body["id"].(string)
+
+		names := func(body map[string]any) []string {
+			t.Helper()
+			r := e.do(http.MethodPost, "/v2/databases/"+id+"/query", e.full, body)
+			wantOK(t, r, 200)
+			var out []string
+			for _, rec := range objects(r.body["results"]) {
+				title := rec["properties"].(map[string]any)["Name"].(map[string]any)["title"].([]any)
+				out = append(out, title[0].(map[string]any)["plain_text"].(string))
+			}
+			return out
+		}
+		for _, tc := range []struct {
+			name string
+			body map[string]any
+			want []string
+		}{
+			{"the view's filter and order", map[string]any{"view_id": view}, []string{"r2", "r5", "r0", "r3"}},
+			{"a request filter narrows", map[string]any{"view_id": view,
+				"filter": map[string]any{"property": "Points", "number": map[string]any{"less_than": 5}}}, []string{"r0", "r3"}},
+			{"request sorts first, the view's after", map[string]any{"view_id": view,
+				"sorts": []any{map[string]any{"property": "Name", "direction": "descending"}}}, []string{"r5", "r3", "r2", "r0"}},
+			{"a null view_id is no view", map[string]any{"view_id": nil, "sorts": []any{map[string]any{"property": "Name", "direction": "ascending"}}},
+				[]string{"r0", "r1", "r2", "r3", "r4", "r5"}},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				if got := names(tc.body); !cmp.Equal(got, tc.want) {
+					t.Fatalf("records %v, want %v", got, tc.want)
+				}
+			})
+		}
+
+		// Page by page through the view: the same order, and a cursor of another view is refused.
+		var walked []string
+		body := map[string]any{"view_id": view, "page_size": 1}
+		var cursor any
+		for range 10 {
+			r := e.do(http.MethodPost, "/v2/databases/"+id+"/query", e.full, body)
+			wantOK(t, r, 200)
+			walked = append(walked, objects(r.body["results"])[0]["properties"].(map[string]any)["Name"].(map[string]any)["title"].([]any)[0].(map[string]any)["plain_text"].(string))
+			if r.body["has_more"] != true {
+				break
+			}
+			cursor = r.body["next_cursor"]
+			body["start_cursor"] = cursor
+		}
+		if !cmp.Equal(walked, []string{"r2", "r5", "r0", "r3"}) {
+			t.Fatalf("walked %v", walked)
+		}
+		plain := e.mkView(t, id, map[string]any{"name": "All", "type": "board"}).body["id"].(string)
+		r := e.do(http.MethodPost, "/v2/databases/"+id+"/query", e.full, map[string]any{"view_id": plain, "start_cursor": cursor})
+		wantDetail(t, r, http.StatusBadRequest, quire.CodeValidation, "start_cursor", quire.ReasonInvalidValue)
+		// Nor is a cursor made before the view's order changed: it would read its place wrongly.
+		wantOK(t, e.do(http.MethodPatch, viewPath(id, view), e.full, map[string]any{
+			"sorts": []any{map[string]any{"property": propID("Name"), "direction": "descending"}}}), 200)
+		r = e.do(http.MethodPost, "/v2/databases/"+id+"/query", e.full, map[string]any{"view_id": view, "start_cursor": cursor})
+		wantDetail(t, r, http.StatusBadRequest, quire.CodeValidation, "start_cursor", quire.ReasonInvalidValue)
+		if got := names(map[string]any{"view_id": view}); !cmp.Equal(got, []string{"r5", "r3", "r2", "r0"}) {
+			t.Fatalf("after the view's sorts changed: %v", got)
+		}
+
+		// Not a view of this database: 400 at view_id.
+		_, other := e.newDatabase(t, taskSchema())
+		foreign := e.mkView(t, other["id"].(string), map[string]any{"name": "Elsewhere", "type": "table"}).body["id"].(string)
+		gone := e.mkView(t, id, map[string]any{"name": "Gone", "type": "table"}).body["id"].(string)
+		wantOK(t, e.do(http.MethodDelete, viewPath(id, gone), e.full, nil), 200)
+		for _, tc := range []struct {
+			name   string
+			viewID any
+			reason string
+		}{
+			{"another database's view", foreign, quire.ReasonInvalidValue},
+			{"unknown", quire.NewID(), quire.ReasonInvalidValue},
+			{"in trash", gone, quire.ReasonInvalidValue},
+			{"not a string", 7, quire.ReasonInvalidType},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				r := e.do(http.MethodPost, "/v2/databases/"+id+"/query", e.full, map[string]any{"view_id": tc.viewID})
+				wantDetail(t, r, http.StatusBadRequest, quire.CodeValidation, "view_id", tc.reason)
+			})
+		}
+	})
+}
