@@ -44,19 +44,10 @@ func DecodeRecordQuery(raw []byte) (RecordQuery, error) {
 			out.Filter = members[k]
 		case "sorts":
 			out.Sorts = members[k]
-		case "start_cursor", "view_id":
-			if v == nil {
-				continue
-			}
-			s, ok := v.(string)
-			if !ok {
-				p.Add(k, quire.ReasonInvalidType, k+" must be a string.")
-			}
-			if k == "view_id" {
-				out.ViewID = s
-			} else {
-				out.StartCursor = s
-			}
+		case "start_cursor":
+			out.StartCursor = nullableString(&p, k, v)
+		case "view_id":
+			out.ViewID = nullableString(&p, k, v)
 		case "page_size":
 			f, ok := v.(float64)
 			switch {
@@ -87,6 +78,15 @@ func DecodeRecordQuery(raw []byte) (RecordQuery, error) {
 		}
 	}
 	return out, p.Err()
+}
+
+// nullableString reads body field key, a string or null ("").
+func nullableString(p *quire.Problems, key string, v any) string {
+	s, ok := v.(string)
+	if !ok && v != nil {
+		p.Add(key, quire.ReasonInvalidType, key+" must be a string or null.")
+	}
+	return s
 }
 
 // hasUniqueID reports whether schema shows a unique_id property, the one that reads a record's

@@ -57,16 +57,10 @@ func DecodeSemanticSearch(body map[string]any) (SemanticRequest, error) {
 			out.Object = decodeSearchFilter(&p, v)
 		case "page_size":
 			out.PageSize = decodePageSize(&p, v, out.PageSize)
-		case "start_cursor", "space_id":
-			s, ok := v.(string)
-			if !ok && v != nil {
-				p.Add(k, quire.ReasonInvalidType, k+" must be a string or null.")
-			}
-			if k == "start_cursor" {
-				out.StartCursor = s
-			} else {
-				out.SpaceID = s
-			}
+		case "start_cursor":
+			out.StartCursor = nullableString(&p, k, v)
+		case "space_id":
+			out.SpaceID = nullableString(&p, k, v)
 		case "score_threshold":
 			n, ok := v.(float64)
 			switch {
