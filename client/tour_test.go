@@ -242,7 +242,7 @@ func tourMindMapFilesSearch(t *testing.T, s *server, c *client.Client, parent st
 	}
 	s.index(t)
 	sem := must(c.Search.Semantic(ctx, client.SemanticRequest{Query: "meeting notes", PageSize: 3}))(t)
-	if len(sem) == 0 || sem[0].Page == nil {
+	if len(sem) == 0 || sem[0].Object != "semantic_search_result" || sem[0].PageID == "" {
 		t.Fatalf("semantic search: %+v", sem)
 	}
 	mindMaps := collect(t, c.Workspace.Section(ctx, "mind_maps", client.ListOptions{}))
