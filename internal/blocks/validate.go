@@ -1,6 +1,7 @@
 package blocks
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/quire-dev/quire/internal/jsonbody"
@@ -53,12 +54,7 @@ func (v *validator) children(bs []*Block, path string, parent *Block, depth int,
 }
 
 func (v *validator) block(b *Block, path string, depth int) {
-	if !Known(b.Type) {
-		v.p.Add(jsonbody.Join(path, "type"), quire.ReasonInvalidValue, "Unknown block type.")
-		return
-	}
-	if !Writable(b.Type) {
-		v.p.Add(jsonbody.Join(path, "type"), quire.ReasonInvalidValue, "A "+b.Type+" block is made by creating the page or database.")
+	if !unsupported(&v.p, jsonbody.Join(path, "type"), b.Type) {
 		return
 	}
 	tp := jsonbody.Join(path, b.Type)
@@ -104,6 +100,14 @@ func checkContent(p *quire.Problems, path string, b *Block) {
 	}
 	if info.caption {
 		checkRichText(p, jsonbody.Join(path, "caption"), c.Caption)
+	}
+	for _, a := range []struct {
+		on         bool
+		key, value string
+	}{{info.textAlign, "text_align", c.TextAlign}, {info.captionAlign, "caption_align", c.CaptionAlign}} {
+		if a.value != "" && (!a.on || !slices.Contains(Alignments, a.value)) {
+			p.Add(jsonbody.Join(path, a.key), quire.ReasonInvalidValue, "Expected one of left, center, right.")
+		}
 	}
 	if info.media {
 		if c.File == nil {
