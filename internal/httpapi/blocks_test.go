@@ -322,6 +322,12 @@ func TestBlocks_Placement(t *testing.T) {
 				[]string{"s1", "s2", "a", "a0", "a1", "a2", "b", "c", "c1", "d", "e"}},
 			{"after null is the end", map[string]any{"after": nil}, []any{para("f")},
 				[]string{"s1", "s2", "a", "a0", "a1", "a2", "b", "c", "c1", "d", "e", "f"}},
+			{"before", map[string]any{"before": ids[1]}, []any{para("b0"), para("b1")},
+				[]string{"s1", "s2", "a", "a0", "a1", "a2", "b0", "b1", "b", "c", "c1", "d", "e", "f"}},
+			{"before the first", map[string]any{"before": ids[0], "after": nil}, []any{para("z")},
+				[]string{"s1", "s2", "z", "a", "a0", "a1", "a2", "b0", "b1", "b", "c", "c1", "d", "e", "f"}},
+			{"before null is the end", map[string]any{"before": nil}, []any{para("g")},
+				[]string{"s1", "s2", "z", "a", "a0", "a1", "a2", "b0", "b1", "b", "c", "c1", "d", "e", "f", "g"}},
 		} {
 			t.Run(step.name, func(t *testing.T) {
 				body := map[string]any{"children": step.add}
@@ -367,7 +373,12 @@ func TestBlocks_Placement(t *testing.T) {
 			{"unknown position", map[string]any{"position": map[string]any{"type": "middle"}}, "position.type", quire.ReasonInvalidValue},
 			{"position not an object", map[string]any{"position": "start"}, "position", quire.ReasonInvalidType},
 			{"after and position", map[string]any{"after": ids[0], "position": map[string]any{"type": "start"}}, "position", quire.ReasonInvalidValue},
-			{"unknown field", map[string]any{"before": ids[0]}, "before", quire.ReasonUnknownField},
+			{"before a block elsewhere", map[string]any{"before": x}, "before", quire.ReasonInvalidValue},
+			{"before a trashed block", map[string]any{"before": trashed}, "before", quire.ReasonInvalidValue},
+			{"before not an id", map[string]any{"before": 7}, "before", quire.ReasonInvalidValue},
+			{"after and before", map[string]any{"after": ids[0], "before": ids[2]}, "before", quire.ReasonInvalidValue},
+			{"before and position", map[string]any{"before": ids[0], "position": map[string]any{"type": "end"}}, "position", quire.ReasonInvalidValue},
+			{"unknown field", map[string]any{"beneath": ids[0]}, "beneath", quire.ReasonUnknownField},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				tc.body["children"] = []any{para("nope")}
