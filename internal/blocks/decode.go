@@ -33,7 +33,7 @@ func DecodeValue(v any, path string, parent *Block) ([]*Block, error) {
 	}
 	bs := d.children(v, path, 0, parent, false)
 	if d.count > MaxRequestBlocks {
-		d.p.Add(path, quire.ReasonTooMany, "At most 1000 blocks in one request.")
+		tooMany(&d.p, path, MaxRequestBlocks, d.count, "blocks in one request")
 	}
 	if err := d.p.Err(); err != nil {
 		return nil, err
@@ -316,7 +316,7 @@ func decodeTable(p *quire.Problems, path string, m map[string]any, c *Content, u
 	case ok && update && w != c.TableWidth:
 		p.Add(jsonbody.Join(path, "table_width"), quire.ReasonImmutable, "A table's width is set when it is created.")
 	case ok && (w < 1 || w > MaxArray):
-		p.Add(jsonbody.Join(path, "table_width"), quire.ReasonOutOfRange, "table_width is 1 to 100.")
+		outOfRange(p, jsonbody.Join(path, "table_width"), 1, MaxArray, w, "table_width is 1 to 100.")
 		c.TableWidth = 0 // rows are not measured against a width that is wrong anyway
 	case ok:
 		c.TableWidth = w

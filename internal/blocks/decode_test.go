@@ -324,8 +324,49 @@ func checkDetails(t *testing.T, err error, want []quire.Detail) {
 	if !ok || e.Code != quire.CodeValidation && e.Code != quire.CodeUnsupportedBlockType {
 		t.Fatalf("error = %v, want a validation_error", err)
 	}
-	if !reflect.DeepEqual(e.Details, want) {
-		t.Fatalf("details\n got %v\nwant %v", e.Details, want)
+	got := make([]quire.Detail, len(e.Details))
+	for i, d := range e.Details {
+		got[i] = det(d.Path, d.Reason) // limit and actual: TestDecode_limitAndActual
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("details\n got %v\nwant %v", got, want)
+	}
+}
+
+// Details of a broken limit carry the limit and what was found, as the original service's do.
+func TestDecode_limitAndActual(t *testing.T) {
+	rep := func(s string, n int) string { return strings.TrimSuffix(strings.Repeat(s+",", n), ",") }
+	cases := []struct {
+		name, in string
+		want     quire.Detail
+	}{
+		{"children", "[" + rep(`{"divider":{}}`, 101) + "]", quire.Beyond("children", quire.ReasonTooMany, 100, 101)},
+		{"blocks in a request", "[" + rep(`{"toggle":{"rich_text":[],"children":[`+rep(`{"divider":{}}`, 100)+`]}}`, 10) + "]",
+			quire.Beyond("children", quire.ReasonTooMany, 1000, 1010)},
+		{"rich text items", `[{"paragraph":{"rich_text":[` + rep(`{"text":{"content":"x"}}`, 102) + `]}}]`,
+			quire.Beyond("children[0].paragraph.rich_text", quire.ReasonTooMany, 100, 102)},
+		{"text content", `[{"quote":{"rich_text":[{"text":{"content":"` + strings.Repeat("é", 2003) + `"}}]}}]`,
+			quire.Beyond("children[0].quote.rich_text[0].text.content", quire.ReasonTooLong, 2000, 2003)},
+		{"url", `[{"embed":{"url":"https://x.test/` + strings.Repeat("a", 2000) + `"}}]`,
+			quire.Beyond("children[0].embed.url", quire.ReasonTooLong, 2000, 2015)},
+		{"table too narrow", `[{"table":{"table_width":0},"children":[{"table_row":{"cells":[]}}]}]`,
+			quire.Beyond("children[0].table.table_width", quire.ReasonOutOfRange, 1, 0)},
+		{"table too wide", `[{"table":{"table_width":101},"children":[{"table_row":{"cells":[]}}]}]`,
+			quire.Beyond("children[0].table.table_width", quire.ReasonOutOfRange, 100, 101)},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Decode(json.RawMessage(tc.in), "children", nil)
+			e, ok := quire.AsError(err)
+			if !ok || len(e.Details) == 0 || !reflect.DeepEqual(e.Details[0], tc.want) {
+				t.Fatalf("error = %v, want first detail %s %s limit %d actual %d", err, tc.want.Path, tc.want.Reason, *tc.want.Limit, *tc.want.Actual)
+			}
+		})
+	}
+	err := Validate([]*Block{{Type: "table_row", Content: Content{Cells: make([]RichText, 101)}}}, "markdown", &Block{Type: "table"}, Limits{})
+	e, ok := quire.AsError(err)
+	if !ok || !reflect.DeepEqual(e.Details[0], quire.Beyond("markdown[0].table_row.cells", quire.ReasonTooMany, 100, 101)) {
+		t.Fatalf("Validate too many cells = %v", err)
 	}
 }
 
