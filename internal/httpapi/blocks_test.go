@@ -500,8 +500,7 @@ func TestBlocks_Structure(t *testing.T) {
 			{"table without rows", page, []any{blk("table", map[string]any{"table_width": 1})}, "children[0].table.children", quire.ReasonRequired},
 			{"one column", page, []any{blk("column_list", map[string]any{"children": []any{blk("column", map[string]any{"children": []any{para("x")}})}})},
 				"children[0].column_list.children", quire.ReasonInvalidValue},
-			{"child page as a block", page, []any{blk("child_page", map[string]any{"title": "x"})}, "children[0].type", quire.ReasonInvalidValue},
-			{"unknown type", page, []any{blk("kanban", map[string]any{})}, "children[0].type", quire.ReasonInvalidValue},
+			// Unknown and read-only types: TestCompat_UnsupportedBlockType.
 			{"no type", page, []any{map[string]any{}}, "children[0].type", quire.ReasonRequired},
 			{"type without content", page, []any{map[string]any{"type": "paragraph"}}, "children[0].paragraph", quire.ReasonRequired},
 			{"rich_text missing", page, []any{blk("quote", map[string]any{})}, "children[0].quote.rich_text", quire.ReasonRequired},

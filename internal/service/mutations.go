@@ -146,9 +146,7 @@ func (s *Service) MutateRecords(ctx context.Context, p *quire.Principal, id stri
 		for i, m := range ops {
 			n, err := s.mutate(ctx, tx, w, p, db, m, read.nodes, now)
 			if qe, ok := quire.AsError(err); ok && qe.Code == quire.CodeValidation {
-				for _, d := range qe.Details {
-					pr.Add(d.Path, d.Reason, qe.Message)
-				}
+				pr.Merge(qe)
 				continue
 			}
 			if err != nil {
