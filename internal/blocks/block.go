@@ -8,12 +8,27 @@
 // store can keep it in one column and splice it into responses without decoding it.
 package blocks
 
+import "strings"
+
 // Block is one block with its content and, while a request or a Markdown import is being
 // handled, its nested children. Stored blocks are rows; Children is then empty.
 type Block struct {
 	Type     string
 	Content  Content
 	Children []*Block
+	// ChildrenBeside says the request wrote Children beside type rather than inside the type
+	// object, so that later errors name the place they were sent (ChildrenPath).
+	ChildrenBeside bool
+}
+
+// ChildrenPath is the path of b's children array as the request wrote it, given the path of
+// b's type object ("children[2].toggle"): "children[2].toggle.children", or
+// "children[2].children" when they stood beside type.
+func (b *Block) ChildrenPath(typePath string) string {
+	if b.ChildrenBeside {
+		return strings.TrimSuffix(typePath, "."+b.Type) + ".children"
+	}
+	return typePath + ".children"
 }
 
 // Content holds the type object of every block type; only the fields that belong to Type

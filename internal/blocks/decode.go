@@ -103,6 +103,7 @@ func (d *decoder) block(v any, path string, depth int) *Block {
 		return b
 	case beside:
 		cv, hasChildren, cp = outer, true, jsonbody.Join(path, "children")
+		b.ChildrenBeside = true
 	}
 	switch {
 	case !hasChildren:

@@ -73,6 +73,8 @@ func TestCompat_ChildrenBesideType(t *testing.T) {
 				"children[0].children[0].children[0].quote.rich_text", quire.ReasonRequired},
 			{"a third level", besideType("toggle", richOf("t"), besideType("toggle", richOf("u"), besideType("toggle", richOf("v"), para("w")))),
 				"children[0].children[0].children[0].children", quire.ReasonInvalidValue},
+			{"an unknown upload below", besideType("toggle", richOf("t"), blk("image", map[string]any{"type": "file_upload", "file_upload": map[string]any{"id": quire.NewID()}})),
+				"children[0].children[0].image.file_upload.id", quire.ReasonInvalidValue},
 			{"a type without children", besideType("divider", map[string]any{}, para("x")), "children[0].children", quire.ReasonInvalidValue},
 			{"not an array", map[string]any{"type": "toggle", "toggle": richOf("t"), "children": "x"}, "children[0].children", quire.ReasonInvalidType},
 		} {
