@@ -25,30 +25,24 @@ type Placement struct {
 func positions(ctx context.Context, tx *store.Tx, ws, parent string, pl Placement, n int) ([]string, error) {
 	var lo, hi string
 	var err error
-	sibling := func(id string) (*quire.Block, error) {
+	switch {
+	case pl.After != "" || pl.Before != "":
+		id := pl.After
+		if id == "" {
+			id = pl.Before
+		}
 		sib, err := tx.Block(ctx, ws, id)
 		if err != nil || sib.ParentID != parent || sib.InTrash {
 			return nil, quire.Invalid(pl.Path, quire.ReasonInvalidValue, pl.Path+" must name a child of the parent block that is not in trash.")
 		}
-		return sib, nil
-	}
-	switch {
-	case pl.After != "":
-		sib, err := sibling(pl.After)
+		if pl.After != "" {
+			lo = sib.Position
+			hi, err = tx.NextPosition(ctx, parent, lo)
+		} else {
+			hi = sib.Position
+			lo, err = tx.PrevPosition(ctx, parent, hi)
+		}
 		if err != nil {
-			return nil, err
-		}
-		lo = sib.Position
-		if hi, err = tx.NextPosition(ctx, parent, lo); err != nil {
-			return nil, err
-		}
-	case pl.Before != "":
-		sib, err := sibling(pl.Before)
-		if err != nil {
-			return nil, err
-		}
-		hi = sib.Position
-		if lo, err = tx.PrevPosition(ctx, parent, hi); err != nil {
 			return nil, err
 		}
 	case pl.Start:
