@@ -205,6 +205,9 @@ func TestCompat_LimitAndActual(t *testing.T) {
 			tooMany[i] = para("x")
 		}
 		long := strings.Repeat("é", 2001)
+		_, db := e.newDatabase(t, taskSchema())
+		deepMap := e.mkMindMap(t, e.full, map[string]any{"parent": pageParent(page), "title": "Deep", "root": chain(100)})
+		deepest := nodeIDs(rootOf(deepMap))["d100"]
 		for _, tc := range []struct {
 			name, method, path string
 			body               map[string]any
@@ -220,6 +223,13 @@ func TestCompat_LimitAndActual(t *testing.T) {
 				"children[0].table.table_width", quire.ReasonOutOfRange, 100, 101},
 			{"mind map title", http.MethodPost, "/v2/mind-maps", map[string]any{"parent": pageParent(page), "title": long},
 				"title", quire.ReasonTooLong, 2000, 2001},
+			{"mind map depth", http.MethodPatch, "/v2/mind-maps/" + deepMap.body["id"].(string), map[string]any{"edits": []any{
+				map[string]any{"op": "add", "parent_id": deepest, "node": mmNode("x", mmNode("y"))}}},
+				"edits[0].node", quire.ReasonOutOfRange, 100, 102},
+			{"mutations", http.MethodPost, "/v2/databases/" + db["id"].(string) + "/mutations", map[string]any{"mutations": make([]any, 101)},
+				"mutations", quire.ReasonTooMany, 100, 101},
+			{"view name", http.MethodPost, viewsPath(db["id"].(string)), map[string]any{"type": "table", "name": strings.Repeat("v", 201)},
+				"name", quire.ReasonTooLong, 200, 201},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				r := e.do(tc.method, tc.path, e.full, tc.body)

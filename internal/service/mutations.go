@@ -44,7 +44,7 @@ func DecodeMutations(raw []byte) ([]Mutation, error) {
 	case len(arr) == 0:
 		p.Add("mutations", quire.ReasonRequired, "mutations holds at least one operation.")
 	case len(arr) > MaxMutations:
-		p.Add("mutations", quire.ReasonTooMany, fmt.Sprintf("mutations holds at most %d operations.", MaxMutations))
+		p.AddDetail(quire.Beyond("mutations", quire.ReasonTooMany, MaxMutations, int64(len(arr))), fmt.Sprintf("mutations holds at most %d operations.", MaxMutations))
 		arr = nil
 	}
 	out := make([]Mutation, 0, len(arr))
