@@ -127,13 +127,17 @@ type richTextItemInput struct {
 	Color       string           `json:"color,omitempty" doc:"Legacy single colour channel: red sets text_color, red_background sets background_color."`
 }
 
-// blockInput documents a block as written: {"type":T, T:{…, "children"?:[…]}}.
+// blockInput documents a block as written: {"type":T, T:{…, "children"?:[…]}} or, as the
+// original service writes it, {"type":T, T:{…}, "children"?:[…]}.
 type blockInput struct{}
 
 // Schema describes a block as written.
 func (blockInput) Schema(huma.Registry) *huma.Schema {
-	return &huma.Schema{Type: "object", Description: "{\"type\":T, T:{…content…, \"children\":[…]}}; type may be left out.",
-		Properties:           map[string]*huma.Schema{"type": {Type: "string", Description: "The block type; a field of that name holds its content."}},
+	return &huma.Schema{Type: "object", Description: "{\"type\":T, T:{…content…, \"children\":[…]}}; type may be left out; children may stand beside type instead (not in both places).",
+		Properties: map[string]*huma.Schema{
+			"type":     {Type: "string", Description: "The block type; a field of that name holds its content."},
+			"children": {Type: "array", Description: "Child blocks, beside type as the original service writes them.", Items: &huma.Schema{Type: "object"}},
+		},
 		AdditionalProperties: &huma.Schema{Type: "object"}}
 }
 

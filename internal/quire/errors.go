@@ -191,6 +191,17 @@ func (p *Problems) Unsupported(code, path, reason, message string) {
 	p.Add(path, reason, message)
 }
 
+// Merge adds every problem of e, an error of another decoder, whole (limit and actual kept);
+// e's code counts as that of its first problem, as Unsupported's would.
+func (p *Problems) Merge(e *Error) {
+	for _, d := range e.Details {
+		if p.message == "" && e.Code != CodeValidation {
+			p.code = e.Code
+		}
+		p.AddDetail(d, e.Message)
+	}
+}
+
 // Err returns nil when nothing was added, else an error holding every problem: a
 // validation_error, or the code Unsupported gave the first problem.
 func (p *Problems) Err() error {

@@ -55,7 +55,7 @@ func (r *fileRefs) block(b *blocks.Block, path string) {
 	if ic := b.Content.Icon; ic != nil && ic.File != nil {
 		r.source(ic.File, path+".icon")
 	}
-	r.blocks(b.Children, path+".children")
+	r.blocks(b.Children, b.ChildrenPath(path))
 }
 
 // icon records the file of a page's icon or cover (canonical JSON at path) and rewrites a

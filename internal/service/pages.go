@@ -203,9 +203,7 @@ func decodeIcon(p *quire.Problems, key string, body map[string]any, emoji bool) 
 // message).
 func mergeProblems(p *quire.Problems, err error) {
 	if qe, ok := quire.AsError(err); ok {
-		for _, d := range qe.Details {
-			p.Add(d.Path, d.Reason, qe.Message)
-		}
+		p.Merge(qe)
 		return
 	}
 	p.Add("", quire.ReasonInvalidValue, err.Error())
