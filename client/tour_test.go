@@ -148,6 +148,14 @@ func tourDatabase(t *testing.T, c *client.Client, parent string) {
 	if rec.Properties["Status"].SelectName() != "To do" {
 		t.Fatalf("record = %+v", rec.Properties)
 	}
+	if name := must(c.Pages.Property(ctx, rec.ID, "Name"))(t); name.Type != "title" || name.Value != nil || name.PlainText() != "Ship it" {
+		t.Fatalf("Pages.Property(Name) = %+v", name)
+	}
+	if pts := must(c.Pages.Property(ctx, rec.ID, db.Properties["Points"].ID()))(t); pts.Type != "number" || pts.Items != nil {
+		t.Fatalf("Pages.Property(Points) = %+v", pts)
+	} else if n, ok := pts.Value.Number(); !ok || n != 3 {
+		t.Fatalf("Pages.Property(Points) value = %v", pts.Value)
+	}
 	made := must(c.Databases.Mutate(ctx, db.ID, []client.Mutation{
 		{Op: "create", Properties: map[string]client.PropertyValue{"Name": client.TitleValue("Write docs"), "Status": client.SelectValue("To do"), "Points": client.NumberValue(5)}},
 		{Op: "update", PageID: rec.ID, Properties: map[string]client.PropertyValue{"Points": client.NumberValue(8)}},
