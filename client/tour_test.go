@@ -3,6 +3,8 @@ package client_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io"
 	"net/http"
@@ -29,6 +31,11 @@ func TestTour(t *testing.T) {
 		users := collect(t, c.Users.List(ctx, client.ListOptions{PageSize: 1}))
 		if len(users) != 1 || users[0].ID != s.owner.ID {
 			t.Fatalf("Users.List = %+v", users)
+		}
+		meta := must(c.DocumentMeta(ctx))(t)
+		doc := must(c.Document(ctx))(t)
+		if sum := sha256.Sum256(doc); meta.ETag != hex.EncodeToString(sum[:]) || meta.PathCount == 0 {
+			t.Fatalf("DocumentMeta = %+v; the document's SHA-256 is %x", meta, sum)
 		}
 		ada := must(c.Users.Get(ctx, s.owner.ID))(t)
 		if ada.Name != "Ada Lovelace" || ada.Person == nil || ada.Person.Email != "ada@example.com" {
