@@ -1,6 +1,7 @@
 package clients_test
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"io"
@@ -77,7 +78,9 @@ func TestGeneratedClients(t *testing.T) {
 		}
 	}
 	t.Run("sqlite", func(t *testing.T) { tours(t, sqlite) })
-	t.Run("postgres", func(t *testing.T) { tours(t, startServer(t, bin, "--database-url", testdb.PostgresURL(t), "--data", t.TempDir())) })
+	t.Run("postgres", func(t *testing.T) {
+		tours(t, startServer(t, bin, "--database-url", testdb.PostgresURL(t), "--data", t.TempDir()))
+	})
 }
 
 // goEnv keeps the nested module on its own go.mod and go.sum, whatever the caller's GOFLAGS.
@@ -108,29 +111,44 @@ func startServer(t *testing.T, bin string, storeArgs ...string) *server {
 	me := admin("user", "create", "--workspace", ws, "--name", "Ada Lovelace", "--email", "ada@example.com")["id"].(string)
 	token := admin("token", "create", "--workspace", ws, "--owner", me, "--name", "tour", "--scopes", "all", "--workspace-scoped")["token"].(string)
 
-	var stdout, stderr syncBuffer
+	stderr, err := os.Create(filepath.Join(work, "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stderr.Close()
 	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--access-log", "off", "--log-level", "warn"}, storeArgs...)...)
-	cmd.Dir, cmd.Stdout, cmd.Stderr = work, &stdout, &stderr
+	cmd.Dir, cmd.Stderr = work, stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
+	// One goroutine reads stdout to its end, and only then waits for the process, as
+	// StdoutPipe requires; it hands over the address from the "serving" line.
+	base, exited := make(chan string, 1), make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if m := servingLine.FindStringSubmatch(sc.Text()); m != nil {
+				base <- m[1]
+			}
+		}
+		_ = cmd.Wait()
+		close(exited)
+	}()
 	t.Cleanup(func() { _ = cmd.Process.Signal(os.Interrupt); <-exited })
-	deadline := time.Now().Add(90 * time.Second) // a loaded 2-core machine starts slowly
-	for {
-		if m := servingLine.FindStringSubmatch(stdout.String()); m != nil {
-			return &server{base: m[1], token: token}
-		}
-		select {
-		case <-exited:
-			t.Fatalf("quire serve exited at start:\n%s", stderr.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("quire serve did not start:\n%s", stderr.String())
-		}
+	log := func() string { b, _ := os.ReadFile(stderr.Name()); return string(b) }
+	select {
+	case u := <-base:
+		return &server{base: u, token: token}
+	case <-exited:
+		t.Fatalf("quire serve exited at start:\n%s", log())
+	case <-time.After(90 * time.Second): // a loaded 2-core machine starts slowly
+		t.Fatalf("quire serve did not start:\n%s", log())
 	}
+	return nil
 }
 
 // run runs a command in dir with env added, failing the test with its output if it fails.
@@ -188,22 +206,4 @@ func copyTree(t *testing.T, src, dst string, skip ...string) {
 	if err != nil {
 		t.Error(err) // Error, not Fatal: copyTree runs in a goroutine
 	}
-}
-
-// syncBuffer is a bytes.Buffer that a process writes while the test reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
