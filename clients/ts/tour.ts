@@ -176,7 +176,10 @@ async function tourDatabase(parent: string): Promise<void> {
     }),
     "query",
   );
-  const names = found.results.map((p) => (p.properties["Name"]?.title ?? []).map((t) => t.plain_text).join(""));
+  const names = found.results.map((p) => {
+    const name = p.properties["Name"];
+    return ((name?.type === "title" ? name.title : undefined) ?? []).map((t) => t.plain_text).join("");
+  });
   check(names.join(",") === "Write docs,Ship it", `query order ${names.join(",")}`);
   const view = must(
     await quire.POST("/v2/databases/{database_id}/views", {
