@@ -26,7 +26,7 @@ func main() {
 	fmt.Println("tour ok")
 }
 
-// tour holds the generated client and the first error; each step returns early once err is set.
+// tour is the generated client and the context of its calls.
 type tour struct {
 	ctx context.Context
 	c   *quireapi.ClientWithResponses
