@@ -51,7 +51,7 @@
 //
 // # Versions
 //
-// Pages, databases, views and mind maps keep the ETag their answer carried; IfMatch makes a
+// Pages, blocks, databases, views and mind maps keep the ETag their answer carried; IfMatch makes a
 // write apply only to that version, and a stale one fails with CodeConflict:
 //
 //	page, _ := c.Pages.Get(ctx, id)

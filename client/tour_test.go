@@ -75,10 +75,14 @@ func TestTour(t *testing.T) {
 		if client.PlainText(got.RichText()) != "Added later, in bold" {
 			t.Fatalf("Blocks.Get rich text = %q", client.PlainText(got.RichText()))
 		}
-		upd := must(c.Blocks.Update(ctx, got.ID, client.BlockPatch{Type: "paragraph",
-			Content: map[string]any{"rich_text": client.Text("Changed")}}))(t)
-		if client.PlainText(upd.RichText()) != "Changed" {
-			t.Fatalf("Blocks.Update = %+v", upd)
+		change := client.BlockPatch{Type: "paragraph", Content: map[string]any{"rich_text": client.Text("Changed")}}
+		upd := must(c.Blocks.Update(ctx, got.ID, change, client.IfMatch(got.ETag)))(t)
+		if client.PlainText(upd.RichText()) != "Changed" || got.ETag == "" || upd.ETag == got.ETag {
+			t.Fatalf("Blocks.Update = %+v; read ETag %q", upd, got.ETag)
+		}
+		var stale *client.Error
+		if _, err := c.Blocks.Update(ctx, got.ID, change, client.IfMatch(got.ETag)); !errors.As(err, &stale) || stale.Code != client.CodeConflict {
+			t.Fatalf("Blocks.Update with a stale ETag: %v", err)
 		}
 		if del := must(c.Blocks.Delete(ctx, first[0].ID))(t); !del.InTrash {
 			t.Fatalf("Blocks.Delete = %+v", del)
