@@ -20,7 +20,8 @@
 // ToDo, BulletedItem, NumberedItem, Quote, Code, FileBlock; TitleValue, RichTextValue,
 // NumberValue, SelectValue, MultiSelectValue, CheckboxValue, DateValue; and schema
 // properties TitleProperty, SelectProperty, NumberProperty … Any other kind is a map
-// literal of the API's shape.
+// literal of the API's shape. Values read back through typed accessors: PlainText, Number,
+// SelectName, OptionNames, Date, Checked, or Decode into a struct of your own.
 //
 //	page, err := c.Pages.Create(ctx, client.PageCreate{
 //		Parent:     client.WorkspaceParent(),

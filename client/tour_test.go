@@ -149,14 +149,18 @@ func tourDatabase(t *testing.T, c *client.Client, parent string) {
 	db := must(c.Databases.Create(ctx, client.DatabaseCreate{
 		Parent: client.PageParent(parent), Title: client.Text("Tasks"),
 		Properties: map[string]client.PropertySchema{"Name": client.TitleProperty(),
-			"Status": client.SelectProperty("To do", "Done"), "Points": client.NumberProperty()},
+			"Status": client.SelectProperty("To do", "Done"), "Points": client.NumberProperty(),
+			"Due": client.DateProperty(), "Tags": client.MultiSelectProperty("api", "docs"), "Done": client.CheckboxProperty()},
 	}))(t)
 	if db.Properties["Status"].Type() != "select" || db.ETag == "" {
 		t.Fatalf("Databases.Create = %+v", db)
 	}
 	rec := must(c.Databases.CreateRecord(ctx, db.ID, map[string]client.PropertyValue{
-		"Name": client.TitleValue("Ship it"), "Status": client.SelectValue("To do"), "Points": client.NumberValue(3)}))(t)
-	if rec.Properties["Status"].SelectName() != "To do" {
+		"Name": client.TitleValue("Ship it"), "Status": client.SelectValue("To do"), "Points": client.NumberValue(3),
+		"Due": client.DateValue("2026-12-01", "2026-12-03"), "Tags": client.MultiSelectValue("docs", "api"), "Done": client.CheckboxValue(true)}))(t)
+	start, end, dated := rec.Properties["Due"].Date()
+	if rec.Properties["Status"].SelectName() != "To do" || !dated || start != "2026-12-01" || end != "2026-12-03" ||
+		!slices.Equal(rec.Properties["Tags"].OptionNames(), []string{"docs", "api"}) || !rec.Properties["Done"].Checked() {
 		t.Fatalf("record = %+v", rec.Properties)
 	}
 	if name := must(c.Pages.Property(ctx, rec.ID, "Name"))(t); name.Type != "title" || name.Value != nil || name.PlainText() != "Ship it" {
@@ -173,6 +177,9 @@ func tourDatabase(t *testing.T, c *client.Client, parent string) {
 	}))(t)
 	if len(made) != 2 {
 		t.Fatalf("Mutate = %+v", made)
+	}
+	if _, _, dated := made[0].Properties["Due"].Date(); dated || made[0].Properties["Done"].Checked() || len(made[0].Properties["Tags"].OptionNames()) != 0 {
+		t.Fatalf("a record without Due, Done and Tags = %+v", made[0].Properties)
 	}
 	todo := collect(t, c.Databases.Query(ctx, db.ID, client.Query{
 		Filter: client.PropertyFilter("Status", "select", "equals", "To do"),
