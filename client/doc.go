@@ -52,8 +52,8 @@
 //
 // # Versions
 //
-// Pages, blocks, databases, views and mind maps keep the ETag their answer carried; IfMatch makes a
-// write apply only to that version, and a stale one fails with CodeConflict:
+// Pages, blocks, databases, views and mind maps keep the ETag their answer carried; IfMatch
+// makes a write apply only to that version, and a stale one fails with CodeConflict:
 //
 //	page, _ := c.Pages.Get(ctx, id)
 //	_, err := c.Pages.Update(ctx, id, client.PagePatch{ClearIcon: true}, client.IfMatch(page.ETag))
