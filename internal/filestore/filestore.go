@@ -21,6 +21,10 @@ type Backend interface {
 	// Put stores exactly size bytes read from r under key. Until it returns nil nothing is
 	// visible under key, and on any error no bytes are left behind.
 	Put(ctx context.Context, key string, r io.Reader, size int64, contentType string) error
+	// PutUpTo stores what r holds, at most max bytes, under key and returns its length: for
+	// an upload whose size was not announced. A longer body fails with ErrTooLarge; as with
+	// Put, nothing is visible before it returns nil and an error leaves no bytes behind.
+	PutUpTo(ctx context.Context, key string, r io.Reader, max int64, contentType string) (int64, error)
 	// Remove deletes the object under key and any partial bytes of an unfinished Put; a
 	// missing object is not an error.
 	Remove(ctx context.Context, key string) error
@@ -71,6 +75,35 @@ func (s *sizedReader) Read(p []byte) (int, error) {
 		}
 		return n, nil // the check above runs on the next read
 	}
+	return n, err
+}
+
+// cappedReader reads r to its end, failing with ErrTooLarge once it holds more than left
+// bytes; it reads at most one byte past the cap.
+type cappedReader struct {
+	r    io.Reader
+	left int64
+	n    int64 // bytes read
+}
+
+func (c *cappedReader) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		var one [1]byte
+		n, err := io.ReadFull(c.r, one[:])
+		if n > 0 {
+			return 0, ErrTooLarge
+		}
+		if err == io.ErrUnexpectedEOF {
+			err = io.EOF
+		}
+		return 0, err
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	c.n += int64(n)
 	return n, err
 }
 
