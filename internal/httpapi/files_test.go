@@ -73,11 +73,17 @@ func (e *env) send(req *http.Request) *response {
 		e.t.Fatal(err)
 	}
 	defer res.Body.Close()
+	return decodeResponse(e.t, res)
+}
+
+// decodeResponse reads an answer, decoding a JSON body.
+func decodeResponse(t testing.TB, res *http.Response) *response {
+	t.Helper()
 	r := &response{status: res.StatusCode, header: res.Header}
 	r.raw, _ = io.ReadAll(res.Body)
 	if strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") && len(r.raw) > 0 {
 		if err := json.Unmarshal(r.raw, &r.body); err != nil {
-			e.t.Fatalf("answer is not JSON: %v: %s", err, r.raw)
+			t.Fatalf("answer is not JSON: %v: %s", err, r.raw)
 		}
 	}
 	return r
