@@ -299,7 +299,9 @@ func TestCompatFiles_DownloadURL(t *testing.T) {
 		data := []byte("%PDF-1.7 fake")
 		id := e.uploaded(e.full, "report.pdf", "application/pdf", data, "")
 		icon := e.uploaded(e.full, "icon.png", "image/png", []byte("png"), "")
-		ref := func(id string) map[string]any { return map[string]any{"type": "file", "file": map[string]any{"oss_name": id}} }
+		ref := func(id string) map[string]any {
+			return map[string]any{"type": "file", "file": map[string]any{"oss_name": id}}
+		}
 		r := e.do(http.MethodPatch, "/v2/blocks/"+page+"/children", e.full, map[string]any{"children": []any{
 			map[string]any{"pdf": ref(id)}, para("no file here")}})
 		if r.status != 200 {
