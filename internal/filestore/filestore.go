@@ -52,16 +52,7 @@ func newSizedReader(r io.Reader, size int64) *sizedReader { return &sizedReader{
 
 func (s *sizedReader) Read(p []byte) (int, error) {
 	if s.left <= 0 {
-		// One more read tells whether the body really ends here.
-		var one [1]byte
-		n, err := io.ReadFull(s.r, one[:])
-		if n > 0 {
-			return 0, ErrTooLarge
-		}
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			return 0, io.EOF
-		}
-		return 0, err
+		return 0, endsHere(s.r)
 	}
 	if int64(len(p)) > s.left {
 		p = p[:s.left]
@@ -88,15 +79,7 @@ type cappedReader struct {
 
 func (c *cappedReader) Read(p []byte) (int, error) {
 	if c.left <= 0 {
-		var one [1]byte
-		n, err := io.ReadFull(c.r, one[:])
-		if n > 0 {
-			return 0, ErrTooLarge
-		}
-		if err == io.ErrUnexpectedEOF {
-			err = io.EOF
-		}
-		return 0, err
+		return 0, endsHere(c.r)
 	}
 	if int64(len(p)) > c.left {
 		p = p[:c.left]
@@ -112,13 +95,22 @@ func (s *sizedReader) finish() error {
 	if s.left > 0 {
 		return ErrTooShort
 	}
-	var one [1]byte
-	n, err := io.ReadFull(s.r, one[:])
-	if n > 0 {
-		return ErrTooLarge
+	if err := endsHere(s.r); err != io.EOF {
+		return err
 	}
-	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		return nil
+	return nil
+}
+
+// endsHere reads one more byte to tell whether r really ends where its length said: io.EOF
+// when it does, ErrTooLarge when it holds more, or the read's own error.
+func endsHere(r io.Reader) error {
+	var one [1]byte
+	n, err := io.ReadFull(r, one[:])
+	switch {
+	case n > 0:
+		return ErrTooLarge
+	case err == io.ErrUnexpectedEOF:
+		return io.EOF
 	}
 	return err
 }
