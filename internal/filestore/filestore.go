@@ -44,11 +44,19 @@ func Key(id string) string { return id }
 // early end with ErrTooShort. It reads at most size+1 bytes from r.
 type sizedReader struct {
 	r     io.Reader
-	left  int64 // bytes still expected
+	left  int64 // bytes still expected (at most, when upTo)
+	n     int64 // bytes read
 	short bool  // the body ended early
+	upTo  bool  // an early end is the body's end (newCappedReader)
 }
 
 func newSizedReader(r io.Reader, size int64) *sizedReader { return &sizedReader{r: r, left: size} }
+
+// newCappedReader reads r to its end, which may come before max bytes; past max it fails with
+// ErrTooLarge, as a sizedReader does.
+func newCappedReader(r io.Reader, max int64) *sizedReader {
+	return &sizedReader{r: r, left: max, upTo: true}
+}
 
 func (s *sizedReader) Read(p []byte) (int, error) {
 	if s.left <= 0 {
@@ -59,34 +67,17 @@ func (s *sizedReader) Read(p []byte) (int, error) {
 	}
 	n, err := s.r.Read(p)
 	s.left -= int64(n)
+	s.n += int64(n)
 	if err == io.EOF {
+		if s.upTo {
+			return n, io.EOF
+		}
 		if s.left > 0 {
 			s.short = true
 			return n, ErrTooShort
 		}
 		return n, nil // the check above runs on the next read
 	}
-	return n, err
-}
-
-// cappedReader reads r to its end, failing with ErrTooLarge once it holds more than left
-// bytes; it reads at most one byte past the cap.
-type cappedReader struct {
-	r    io.Reader
-	left int64
-	n    int64 // bytes read
-}
-
-func (c *cappedReader) Read(p []byte) (int, error) {
-	if c.left <= 0 {
-		return 0, endsHere(c.r)
-	}
-	if int64(len(p)) > c.left {
-		p = p[:c.left]
-	}
-	n, err := c.r.Read(p)
-	c.left -= int64(n)
-	c.n += int64(n)
 	return n, err
 }
 

@@ -52,7 +52,7 @@ func (l *Local) Put(ctx context.Context, key string, r io.Reader, size int64, _ 
 
 // PutUpTo is Put for a body of unknown length, at most max bytes.
 func (l *Local) PutUpTo(ctx context.Context, key string, r io.Reader, max int64, _ string) (int64, error) {
-	cr := &cappedReader{r: r, left: max}
+	cr := newCappedReader(r, max)
 	if err := l.put(ctx, key, cr); err != nil {
 		return 0, err
 	}

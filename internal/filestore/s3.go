@@ -121,7 +121,7 @@ func (s *S3) PutUpTo(ctx context.Context, key string, r io.Reader, max int64, co
 	}
 	defer os.Remove(tmp.Name())
 	defer tmp.Close()
-	n, err := io.Copy(tmp, ctxReader{ctx, &cappedReader{r: r, left: max}})
+	n, err := io.Copy(tmp, ctxReader{ctx, newCappedReader(r, max)})
 	if err != nil {
 		return 0, err
 	}
