@@ -117,11 +117,18 @@ func TestCompatFiles_UnsizedLimits(t *testing.T) {
 
 	// The Content-Length alone is refused: sent by hand, without the body it announces.
 	id, u := announce()
-	if d := detail(rawPut(t, u, service.MaxUnsizedFile+1)); d["limit"] != limit || d["actual"] != limit+1 {
+	if d := detail(rawPut(t, u, service.MaxUnsizedFile+1, "")); d["limit"] != limit || d["actual"] != limit+1 {
 		t.Fatalf("detail = %v", d)
 	}
 	if f, _ := st.FileByID(context.Background(), id); f.Status != quire.FilePending {
 		t.Fatalf("status after a refused Content-Length = %s, want pending", f.Status)
+	}
+
+	// A body that breaks off before its Content-Length: 400 at size, the URL used up.
+	id, u = announce()
+	rawPut(t, u, 100, "only ten b").wantError(t, 400, "validation_error", "size")
+	if f, _ := st.FileByID(context.Background(), id); f.Status != quire.FileFailed || local.Exists(id) {
+		t.Fatalf("after a body that broke off: status %s, stored %v", f.Status, local.Exists(id))
 	}
 
 	id, u = announce()
@@ -144,9 +151,10 @@ func (zeros) Read(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// rawPut sends a PUT's head with Content-Length n and no body over a bare connection, and
-// reads the answer: a client that announces a body too large is answered before sending it.
-func rawPut(t *testing.T, rawURL string, n int64) *response {
+// rawPut sends a PUT's head with Content-Length n and then body, which may be shorter, over
+// a bare connection, closes its sending side and reads the answer: a client that announces a
+// body too large is answered before sending it, and one whose body breaks off is answered too.
+func rawPut(t *testing.T, rawURL string, n int64, body string) *response {
 	t.Helper()
 	u, err := url.Parse(rawURL)
 	if err != nil {
@@ -158,8 +166,11 @@ func rawPut(t *testing.T, rawURL string, n int64) *response {
 	}
 	defer conn.Close()
 	head := "PUT " + u.RequestURI() + " HTTP/1.1\r\nHost: " + u.Host + "\r\nContent-Type: application/octet-stream\r\n" +
-		"Content-Length: " + strconv.FormatInt(n, 10) + "\r\n\r\n"
+		"Content-Length: " + strconv.FormatInt(n, 10) + "\r\n\r\n" + body
 	if _, err := io.WriteString(conn, head); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.(*net.TCPConn).CloseWrite(); err != nil {
 		t.Fatal(err)
 	}
 	res, err := http.ReadResponse(bufio.NewReader(conn), nil)

@@ -208,8 +208,12 @@ func tooLarge(f *quire.File, actual int64) error {
 }
 
 func tooShort(f *quire.File) error {
-	return &quire.Error{Code: quire.CodeValidation, Message: "The body is shorter than the announced size of " + itoa(f.Size) + " bytes.",
-		Details: []quire.Detail{{Path: "size", Reason: quire.ReasonInvalidValue}}}
+	msg := "The body is shorter than the announced size of " + itoa(f.Size) + " bytes."
+	if f.Size == SizeUnknown {
+		// Announced without a size, only a body that broke off before its Content-Length ends here.
+		msg = "The body ended before its Content-Length."
+	}
+	return &quire.Error{Code: quire.CodeValidation, Message: msg, Details: []quire.Detail{{Path: "size", Reason: quire.ReasonInvalidValue}}}
 }
 
 // checkSignature answers forbidden for a signed URL that was altered or has expired.
