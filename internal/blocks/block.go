@@ -66,8 +66,8 @@ type Icon struct {
 
 // FileSource is where a media block's or an icon's file lives. Type is "external" (URL),
 // "file_upload" (ID of an upload, the stored form), or "file" (URL and ExpiryTime: the read
-// form of an upload, produced by the service; a write that sends it back must be resolved
-// to an upload by the service, see Walk).
+// form of an upload, produced by the service; a write that sends it back, naming the upload
+// by URL or by ID from its oss_name, must be resolved to an upload by the service, see Walk).
 type FileSource struct {
 	Type       string
 	URL        string

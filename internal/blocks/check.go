@@ -147,7 +147,9 @@ func checkFile(p *quire.Problems, path string, f *FileSource) {
 	case "file_upload":
 		checkID(p, jsonbody.Join(path, "file_upload", "id"), f.ID)
 	case "file":
-		checkURL(p, jsonbody.Join(path, "file", "url"), f.URL)
+		if f.ID == "" { // named by oss_name otherwise
+			checkURL(p, jsonbody.Join(path, "file", "url"), f.URL)
+		}
 	default:
 		p.Add(jsonbody.Join(path, "type"), quire.ReasonInvalidValue, "Unknown file type.")
 	}

@@ -454,8 +454,13 @@ func decodeFile(p *quire.Problems, path string, m map[string]any, typ string) *F
 			checkID(p, jsonbody.Join(fp, "id"), f.ID)
 		}
 	case "file":
-		jsonbody.Unknown(p, fp, fm, "url", "expiry_time")
-		if f.URL, ok = jsonbody.RequiredStr(p, fp, fm, "url"); ok {
+		// The original service's clients send an upload back with oss_name (its ID, which the
+		// service resolves) and the read-only size and content_type; url is then not needed.
+		jsonbody.Unknown(p, fp, fm, "url", "expiry_time", "oss_name", "size", "content_type")
+		f.ID, _ = nullableStr(p, fp, fm, "oss_name")
+		if f.ID != "" && fm["url"] == nil {
+			ok = true
+		} else if f.URL, ok = jsonbody.RequiredStr(p, fp, fm, "url"); ok {
 			checkURL(p, jsonbody.Join(fp, "url"), f.URL)
 		}
 		f.ExpiryTime, _ = nullableStr(p, fp, fm, "expiry_time")

@@ -172,7 +172,12 @@ func appendFileBody(dst []byte, f *FileSource) []byte {
 	case "file_upload":
 		w.str("id", f.ID)
 	case "file":
-		w.str("url", f.URL)
+		if f.ID != "" {
+			w.str("oss_name", f.ID)
+		}
+		if f.URL != "" || f.ID == "" {
+			w.str("url", f.URL)
+		}
 		w.nullable("expiry_time", f.ExpiryTime)
 	default:
 		w.str("url", f.URL)
