@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -210,29 +211,41 @@ func TestCompat_LimitAndActual(t *testing.T) {
 		deepest := nodeIDs(rootOf(deepMap))["d100"]
 		for _, tc := range []struct {
 			name, method, path string
-			body               map[string]any
+			body               any
 			at, reason         string
 			limit, actual      float64
+			headers            []string
 		}{
 			{"children", http.MethodPatch, "/v2/blocks/" + page + "/children", map[string]any{"children": tooMany},
-				"children", quire.ReasonTooMany, 100, 101},
+				"children", quire.ReasonTooMany, 100, 101, nil},
 			{"text content", http.MethodPatch, "/v2/blocks/" + page + "/children", map[string]any{"children": []any{para(long)}},
-				"children[0].paragraph.rich_text[0].text.content", quire.ReasonTooLong, 2000, 2001},
+				"children[0].paragraph.rich_text[0].text.content", quire.ReasonTooLong, 2000, 2001, nil},
 			{"table width", http.MethodPost, "/v2/pages", map[string]any{"parent": wsParent, "children": []any{
 				besideType("table", map[string]any{"table_width": 101}, blk("table_row", map[string]any{"cells": []any{}}))}},
-				"children[0].table.table_width", quire.ReasonOutOfRange, 100, 101},
+				"children[0].table.table_width", quire.ReasonOutOfRange, 100, 101, nil},
 			{"mind map title", http.MethodPost, "/v2/mind-maps", map[string]any{"parent": pageParent(page), "title": long},
-				"title", quire.ReasonTooLong, 2000, 2001},
+				"title", quire.ReasonTooLong, 2000, 2001, nil},
 			{"mind map depth", http.MethodPatch, "/v2/mind-maps/" + deepMap.body["id"].(string), map[string]any{"edits": []any{
 				map[string]any{"op": "add", "parent_id": deepest, "node": mmNode("x", mmNode("y"))}}},
-				"edits[0].node", quire.ReasonOutOfRange, 100, 102},
+				"edits[0].node", quire.ReasonOutOfRange, 100, 102, nil},
 			{"mutations", http.MethodPost, "/v2/databases/" + db["id"].(string) + "/mutations", map[string]any{"mutations": make([]any, 101)},
-				"mutations", quire.ReasonTooMany, 100, 101},
+				"mutations", quire.ReasonTooMany, 100, 101, nil},
 			{"view name", http.MethodPost, viewsPath(db["id"].(string)), map[string]any{"type": "table", "name": strings.Repeat("v", 201)},
-				"name", quire.ReasonTooLong, 200, 201},
+				"name", quire.ReasonTooLong, 200, 201, nil},
+			{"page_size parameter, low", http.MethodGet, "/v2/users?page_size=0", nil, "page_size", quire.ReasonOutOfRange, 1, 0, nil},
+			{"page_size parameter, high", http.MethodGet, "/v2/blocks/" + page + "/children?page_size=101", nil, "page_size", quire.ReasonOutOfRange, 100, 101, nil},
+			{"page_size of a search", http.MethodPost, "/v2/search", map[string]any{"query": "x", "page_size": 101}, "page_size", quire.ReasonOutOfRange, 100, 101, nil},
+			{"page_size of a query", http.MethodPost, "/v2/databases/" + db["id"].(string) + "/query", map[string]any{"page_size": 0}, "page_size", quire.ReasonOutOfRange, 1, 0, nil},
+			{"search query", http.MethodPost, "/v2/search", map[string]any{"query": strings.Repeat("é", 1001)}, "query", quire.ReasonTooLong, 1000, 1001, nil},
+			{"search terms", http.MethodPost, "/v2/search", map[string]any{"query": distinctWords(21)}, "query", quire.ReasonTooMany, 20, 21, nil},
+			{"semantic query", http.MethodPost, "/v2/search/semantic", map[string]any{"query": strings.Repeat("é", 1001)}, "query", quire.ReasonTooLong, 1000, 1001, nil},
+			{"file name", http.MethodPost, "/v2/files/upload-url", map[string]any{"filename": strings.Repeat("n", 256), "content_type": "text/plain"},
+				"filename", quire.ReasonTooLong, 255, 256, nil},
+			{"Idempotency-Key", http.MethodPatch, "/v2/blocks/" + page + "/children", map[string]any{"children": []any{para("x")}},
+				"Idempotency-Key", quire.ReasonTooLong, 255, 256, []string{"Idempotency-Key", strings.Repeat("k", 256)}},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				r := e.do(tc.method, tc.path, e.full, tc.body)
+				r := e.do(tc.method, tc.path, e.full, tc.body, tc.headers...)
 				wantDetail(t, r, 400, quire.CodeValidation, tc.at, tc.reason)
 				for _, d := range objects(r.body["details"]) {
 					if d["path"] == tc.at && (d["limit"] != tc.limit || d["actual"] != tc.actual) {
@@ -242,4 +255,13 @@ func TestCompat_LimitAndActual(t *testing.T) {
 			})
 		}
 	})
+}
+
+// distinctWords is a query of n different words.
+func distinctWords(n int) string {
+	words := make([]string, n)
+	for i := range words {
+		words[i] = "word" + strconv.Itoa(i)
+	}
+	return strings.Join(words, " ")
 }

@@ -144,6 +144,11 @@ func Invalid(path, reason, message string) *Error {
 	return &Error{Code: CodeValidation, Message: message, Details: []Detail{{Path: path, Reason: reason}}}
 }
 
+// OverLimit is Invalid for a number over (or under) its limit, the detail made by Beyond.
+func OverLimit(d Detail, message string) *Error {
+	return &Error{Code: CodeValidation, Message: message, Details: []Detail{d}}
+}
+
 // Forbidden is the answer for a token that lacks a scope or a workspace-scoped credential.
 func Forbidden(message string) *Error {
 	return &Error{Code: CodeForbidden, Message: message}

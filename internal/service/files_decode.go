@@ -49,8 +49,8 @@ func DecodeNewUpload(body map[string]any) (NewUpload, error) {
 		out.ParentID = decodeUploadParent(&p, v)
 	}
 	if name, ok := requiredString(&p, body, "filename"); ok {
-		if reason, msg := checkFileName(name); reason != "" {
-			p.Add("filename", reason, msg)
+		if d, msg := checkFileName(name); d.Reason != "" {
+			p.AddDetail(d, msg)
 		} else {
 			out.Name = name
 		}
@@ -149,25 +149,25 @@ func requiredString(p *quire.Problems, body map[string]any, key string) (string,
 // (separators, "." and ".."), control characters, or blanks at either end. The name is only
 // shown (Content-Disposition, the file object); storage never uses it, so this is about
 // clear answers and safe downloads, not about the store's paths.
-func checkFileName(name string) (reason, msg string) {
+func checkFileName(name string) (d quire.Detail, msg string) {
 	switch {
 	case name == "":
-		return quire.ReasonInvalidValue, "filename must not be empty."
+		return quire.Detail{Path: "filename", Reason: quire.ReasonInvalidValue}, "filename must not be empty."
 	case len(name) > maxFileName:
-		return quire.ReasonTooLong, "filename is at most 255 bytes."
+		return quire.Beyond("filename", quire.ReasonTooLong, maxFileName, int64(len(name))), "filename is at most 255 bytes."
 	case !utf8.ValidString(name):
-		return quire.ReasonInvalidValue, "filename must be UTF-8."
+		return quire.Detail{Path: "filename", Reason: quire.ReasonInvalidValue}, "filename must be UTF-8."
 	case name == "." || name == ".." || strings.ContainsAny(name, `/\`):
-		return quire.ReasonInvalidValue, "filename is a name, not a path: no / or \\, not . or ..."
+		return quire.Detail{Path: "filename", Reason: quire.ReasonInvalidValue}, "filename is a name, not a path: no / or \\, not . or ..."
 	case strings.TrimSpace(name) != name:
-		return quire.ReasonInvalidValue, "filename must not start or end with blanks."
+		return quire.Detail{Path: "filename", Reason: quire.ReasonInvalidValue}, "filename must not start or end with blanks."
 	}
 	for _, r := range name {
 		if unicode.IsControl(r) || r == unicode.ReplacementChar || unicode.Is(unicode.Bidi_Control, r) {
-			return quire.ReasonInvalidValue, "filename must not hold control characters."
+			return quire.Detail{Path: "filename", Reason: quire.ReasonInvalidValue}, "filename must not hold control characters."
 		}
 	}
-	return "", ""
+	return quire.Detail{}, ""
 }
 
 // normalizeContentType parses a media type and writes it back canonically (lower-case type

@@ -49,15 +49,7 @@ func DecodeRecordQuery(raw []byte) (RecordQuery, error) {
 		case "view_id":
 			out.ViewID = nullableString(&p, k, v)
 		case "page_size":
-			f, ok := v.(float64)
-			switch {
-			case !ok:
-				p.Add(k, quire.ReasonInvalidType, "page_size must be an integer.")
-			case f != float64(int(f)) || f < 1 || f > 100:
-				p.Add(k, quire.ReasonOutOfRange, "page_size must be between 1 and 100.")
-			default:
-				out.PageSize = int(f)
-			}
+			out.PageSize = decodePageSize(&p, v, out.PageSize)
 		case "filter_properties":
 			arr, ok := v.([]any)
 			if !ok {

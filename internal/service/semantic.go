@@ -49,7 +49,7 @@ func DecodeSemanticSearch(body map[string]any) (SemanticRequest, error) {
 			case strings.TrimSpace(s) == "":
 				p.Add("query", quire.ReasonRequired, "query must not be empty.")
 			case utf8.RuneCountInString(s) > MaxQueryLength:
-				p.Add("query", quire.ReasonTooLong, "query is at most 1000 characters.")
+				p.AddDetail(quire.Beyond("query", quire.ReasonTooLong, MaxQueryLength, int64(utf8.RuneCountInString(s))), "query is at most 1000 characters.")
 			default:
 				out.Query = s
 			}
