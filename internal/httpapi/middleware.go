@@ -38,10 +38,16 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // logRequests gives every request its id (X-Request-Id, and request_id in error bodies), turns a
-// panic into a 500 internal_error, and writes one structured log line per request.
+// panic into a 500 internal_error, and writes one structured log line per request. It counts
+// the request in flight on Config.Busy, so background work steps aside, unless its path ends in
+// /stream: a long-lived stream (server-sent events) would hold the background work off for as
+// long as a client listens.
 func (s *Server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
+		if !strings.HasSuffix(r.URL.Path, "/stream") {
+			defer s.cfg.Busy.Begin()()
+		}
 		ri := &reqInfo{id: newRequestID()}
 		w.Header().Set("X-Request-Id", ri.id)
 		r = r.WithContext(context.WithValue(r.Context(), keyRequestID, ri))

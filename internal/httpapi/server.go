@@ -17,6 +17,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 
+	"github.com/quire-dev/quire/internal/busy"
 	"github.com/quire-dev/quire/internal/metrics"
 	"github.com/quire-dev/quire/internal/quire"
 	"github.com/quire-dev/quire/internal/service"
@@ -45,6 +46,8 @@ type Config struct {
 	// Version is the running binary's version ("v1.4.0", "devel"), shown in /metrics and the
 	// document; empty leaves both with the API's version alone.
 	Version string
+	// Busy counts the requests in flight for the background work to wait on; nil counts none.
+	Busy *busy.Gate
 }
 
 // Server is the whole HTTP API.

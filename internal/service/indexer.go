@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/quire-dev/quire/internal/busy"
 	"github.com/quire-dev/quire/internal/embed"
 	"github.com/quire-dev/quire/internal/quire"
 	"github.com/quire-dev/quire/internal/store"
@@ -19,9 +20,19 @@ const (
 	embedMaxChunks  = 32  // vectors stored per node
 )
 
+// One embedding call of the indexer (a sub-batch) takes at most subChunks chunks and, past its
+// first, subBytes bytes of text: about 512 model tokens, the built-in model's one matrix. Between
+// sub-batches the indexer steps aside for requests in flight, so a request waits for at most one
+// (tens to a few hundred milliseconds of one core, docs/performance.md "Requests first").
+const (
+	subChunks = 32
+	subBytes  = 2048
+)
+
 // Indexer embeds the queued nodes in the background. Several indexers (one per server) may
-// share a database: each claims its jobs with a lease. Within one server, workers (one per core
-// by default) claim and embed batches side by side.
+// share a database: each claims its jobs with a lease. Within one server, workers (half the
+// cores, at least one, by default) claim and embed batches side by side, each waiting on the
+// busy gate before every embedding call so that requests come first.
 type Indexer struct {
 	svc     *Service
 	log     *slog.Logger
@@ -29,11 +40,35 @@ type Indexer struct {
 	workers int
 	idle    time.Duration
 	lease   time.Duration
+	gate    *busy.Gate
+	maxWait time.Duration
 }
 
-// NewIndexer returns the indexer of s's embedder.
+// NewIndexer returns the indexer of s's embedder. It yields to no request until Yield names the
+// server's gate.
 func NewIndexer(s *Service, log *slog.Logger) *Indexer {
-	return &Indexer{svc: s, log: log, batch: 16, workers: runtime.GOMAXPROCS(0), idle: 250 * time.Millisecond, lease: 2 * time.Minute}
+	return &Indexer{svc: s, log: log, batch: 16, workers: DefaultIndexWorkers(), idle: 250 * time.Millisecond,
+		lease: 2 * time.Minute}
+}
+
+// DefaultIndexWorkers is half the cores, at least one: the embedding is CPU-bound, and the
+// other half stays free for requests (one worker on a 2-core machine).
+func DefaultIndexWorkers() int { return max(1, runtime.GOMAXPROCS(0)/2) }
+
+// Yield makes the indexer wait, before each embedding call, until g has no request in flight,
+// or maxWait has passed so that the queue still drains under steady traffic (quire serve:
+// busy.MaxWait).
+func (ix *Indexer) Yield(g *busy.Gate, maxWait time.Duration) *Indexer {
+	ix.gate, ix.maxWait = g, maxWait
+	return ix
+}
+
+// Workers sets how many batches are embedded side by side; 0 keeps DefaultIndexWorkers.
+func (ix *Indexer) Workers(n int) *Indexer {
+	if n > 0 {
+		ix.workers = n
+	}
+	return ix
 }
 
 // Run embeds queued nodes until ctx ends. At start it queues the nodes whose vectors another
@@ -69,7 +104,8 @@ func (ix *Indexer) Run(ctx context.Context) {
 }
 
 // RunOnce embeds one batch of queued nodes and reports how many it took. The chunks of every
-// node of the batch go to the embedder in one call, which the built-in model runs as one matrix.
+// node of the batch go to the embedder together, in sub-batches of about one built-in matrix
+// each (embed), with a wait for requests in flight before each.
 func (ix *Indexer) RunOnce(ctx context.Context) (int, error) {
 	st, e := ix.svc.store, ix.svc.embedder
 	jobs, err := st.ClaimEmbedJobs(ctx, quire.NowMillis(), ix.lease.Milliseconds(), ix.batch)
@@ -100,7 +136,7 @@ func (ix *Indexer) RunOnce(ctx context.Context) (int, error) {
 	}
 	var vecs [][]float32
 	if len(all) > 0 {
-		vecs, err = e.Embed(ctx, all)
+		vecs, err = ix.embed(ctx, all)
 	}
 	for i := range works {
 		w := &works[i]
@@ -112,7 +148,7 @@ func (ix *Indexer) RunOnce(ctx context.Context) (int, error) {
 			fresh, vecs = vecs[:len(w.todo)], vecs[len(w.todo):]
 		} else {
 			// One node's text may be what failed: each node alone, so the others still land.
-			fresh, w.err = e.Embed(ctx, w.todo)
+			fresh, w.err = ix.embed(ctx, w.todo)
 		}
 		for j := range w.chunks {
 			if w.chunks[j].Vector == nil && len(fresh) > 0 {
@@ -145,6 +181,27 @@ func (ix *Indexer) RunOnce(ctx context.Context) (int, error) {
 		}
 	}
 	return len(jobs), nil
+}
+
+// embed embeds texts in sub-batches (subChunks, subBytes), waiting on the busy gate before each.
+func (ix *Indexer) embed(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, 0, len(texts))
+	for len(texts) > 0 {
+		n, size := 0, 0
+		for n < len(texts) && n < subChunks && (n == 0 || size+len(texts[n]) <= subBytes) {
+			size += len(texts[n])
+			n++
+		}
+		if err := ix.gate.Wait(ctx, ix.maxWait); err != nil {
+			return nil, err
+		}
+		vecs, err := ix.svc.embedder.Embed(ctx, texts[:n])
+		if err != nil {
+			return nil, err
+		}
+		out, texts = append(out, vecs...), texts[n:]
+	}
+	return out, nil
 }
 
 // reuse looks up the node's stored vectors by the hash of their text: a chunk whose text (under

@@ -1,0 +1,102 @@
+package busy
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+func TestGate_InFlight(t *testing.T) {
+	g := New()
+	a, b := g.Begin(), g.Begin()
+	for _, step := range []struct {
+		name string
+		do   func()
+		want int
+	}{
+		{"two begun", func() {}, 2},
+		{"one ended", a, 1},
+		{"the same end twice counts once", a, 1},
+		{"both ended", b, 0},
+		{"begun again", func() { b = g.Begin() }, 1},
+		{"ended again", func() { b() }, 0},
+	} {
+		step.do()
+		if got := g.InFlight(); got != step.want {
+			t.Fatalf("%s: InFlight = %d, want %d", step.name, got, step.want)
+		}
+	}
+}
+
+func TestGate_WaitReturnsAtOnceWhenIdle(t *testing.T) {
+	for name, g := range map[string]*Gate{"new": New(), "nil": nil} {
+		start := time.Now()
+		if err := g.Wait(context.Background(), time.Minute); err != nil {
+			t.Fatalf("%s: Wait = %v", name, err)
+		}
+		if d := time.Since(start); d > 50*time.Millisecond {
+			t.Fatalf("%s: Wait on an idle gate took %v", name, d)
+		}
+	}
+	var g *Gate
+	g.Begin()() // a nil gate counts nothing and does not panic
+	if g.InFlight() != 0 {
+		t.Fatal("nil gate has requests in flight")
+	}
+}
+
+func TestGate_WaitReleasedWhenTheLastRequestEnds(t *testing.T) {
+	g := New()
+	endA, endB := g.Begin(), g.Begin()
+	done := make(chan error, 1)
+	go func() { done <- g.Wait(context.Background(), time.Minute) }()
+	endA()
+	select {
+	case err := <-done:
+		t.Fatalf("Wait returned (%v) with a request still in flight", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	endB()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Wait = %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Wait still waiting after the last request ended")
+	}
+}
+
+func TestGate_WaitHonoursMaxWait(t *testing.T) {
+	g := New()
+	defer g.Begin()()
+	start := time.Now()
+	if err := g.Wait(context.Background(), 80*time.Millisecond); err != nil {
+		t.Fatalf("Wait = %v", err)
+	}
+	if d := time.Since(start); d < 80*time.Millisecond || d > 5*time.Second {
+		t.Fatalf("Wait with a request held open returned after %v, want about 80ms", d)
+	}
+}
+
+func TestGate_WaitEndsWithItsContext(t *testing.T) {
+	g := New()
+	defer g.Begin()()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- g.Wait(ctx, time.Minute) }()
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("Wait after cancel = %v, want context.Canceled", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Wait did not end with its context")
+	}
+	// An ended context is reported even when the gate is idle: the caller stops either way.
+	if err := New().Wait(ctx, time.Minute); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Wait on an idle gate with an ended context = %v", err)
+	}
+}
