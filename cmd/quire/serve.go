@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/quire-dev/quire/internal/busy"
 	"github.com/quire-dev/quire/internal/embed"
 	"github.com/quire-dev/quire/internal/httpapi"
 	"github.com/quire-dev/quire/internal/service"
@@ -44,6 +45,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	demoFlag := fs.Bool("demo", false, "on an empty store, seed a demo workspace (pages, blocks, a database with views, a mind map, an image) and print a ready token")
 	embURL := fs.String("embeddings-url", env("QUIRE_EMBEDDINGS_URL", ""), "OpenAI-compatible embeddings service for semantic search, e.g. http://localhost:11434/v1; default: the built-in offline model (env QUIRE_EMBEDDINGS_URL; key from env QUIRE_EMBEDDINGS_KEY)")
 	embModel := fs.String("embeddings-model", env("QUIRE_EMBEDDINGS_MODEL", ""), "model name sent to --embeddings-url (env QUIRE_EMBEDDINGS_MODEL)")
+	indexWorkers := fs.Int("index-workers", 0, "semantic indexer workers embedding side by side; 0 = half the cores, at least one (requests come first either way)")
+	pprofAddr := fs.String("pprof", "", "serve Go's profiles at http://ADDR/debug/pprof/ on a loopback address of their own, e.g. 127.0.0.1:6060; off when empty")
 	if help, err := parse(fs, args); help || err != nil {
 		return err
 	}
@@ -60,6 +63,14 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if *rateLimit < 0 {
 		return errors.New("--rate-limit must be 0 (off) or positive")
+	}
+	if *indexWorkers < 0 {
+		return errors.New("--index-workers must be 0 (half the cores) or positive")
+	}
+	if *pprofAddr != "" {
+		if err := checkPprofAddr(*pprofAddr); err != nil {
+			return err
+		}
 	}
 	embedder := embed.Builtin()
 	switch {
@@ -98,8 +109,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		*baseURL = "http://" + ln.Addr().String()
 	}
 	svc := service.New(st, service.Options{BaseURL: *baseURL, Embedder: embedder, Files: files})
+	gate := busy.New() // requests in flight, for the indexer to step aside
 	api := httpapi.New(httpapi.Config{Service: svc, Logger: logger, AccessLog: access, BaseURL: *baseURL,
-		RateLimit: *rateLimit, Metrics: *metricsOn, DocTime: buildTime(), Version: binaryVersion()})
+		RateLimit: *rateLimit, Metrics: *metricsOn, DocTime: buildTime(), Version: binaryVersion(), Busy: gate})
 	if *demoFlag {
 		if err := seedDemo(ctx, svc, api, *baseURL, sf.args(), stdout); err != nil {
 			return fmt.Errorf("--demo: %w", err)
@@ -113,12 +125,19 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
+	if *pprofAddr != "" {
+		stop, err := servePprof(*pprofAddr, stdout, logger)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	logger.Info("quire serving", "version", binaryVersion(), "addr", ln.Addr().String(), "base_url", *baseURL, "engine", string(st.Engine()),
 		"rate_limit", *rateLimit, "metrics", *metricsOn, "embeddings", embedder.ID(), "startup_ms", time.Since(start).Milliseconds())
 	fmt.Fprintf(stdout, "quire: serving %s/v2 (%s store); Ctrl-C to stop\n", strings.TrimSuffix(*baseURL, "/"), st.Engine())
 
 	go purgeIdempotency(ctx, svc, logger)
-	go service.NewIndexer(svc, logger).Run(ctx)
+	go service.NewIndexer(svc, logger).Workers(*indexWorkers).Yield(gate, busy.MaxWait).Run(ctx)
 	go sweepUploads(ctx, svc, logger)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
