@@ -65,6 +65,8 @@ var tables = []table{
 	{"mind_map_nodes", cols("mind_map_id id parent_id position text color collapsed:bool")},
 	{"files", cols("id workspace_id token_id parent_id name content_type size:int status storage_key created_ms:int expires_ms:int completed_ms:int")},
 	{"file_uses", cols("file_id page_id")},
+	{"event_heads", cols("workspace_id seq:int swept_seq:int")},
+	{"events", cols("workspace_id seq:int id type entity_type entity_id parent_type parent_id reach_id user_id bot_id data created_ms:int")},
 	{"embeddings", cols("node_id chunk:int workspace_id model dim:int vector:bytes text_hash")},
 	{"embed_nodes", cols("node_id workspace_id seq:int")},
 	{"embed_versions", cols("workspace_id seq:int")},

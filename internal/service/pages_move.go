@@ -23,6 +23,7 @@ func (s *Service) MovePage(ctx context.Context, p *quire.Principal, id string, t
 		w.refuse = quire.Invalid(to.idPath(), quire.ReasonInvalidValue, "A page moves under a page or the workspace.")
 	}
 	return s.writeNode(ctx, p, w, func(tx *store.Tx, n *quire.Node) error {
+		defer recordMove(tx, p, n, n.ParentType, n.ParentID) // from: as read; to: as the move leaves it
 		if to.Type == quire.ParentPage {
 			if to.ID == id {
 				return quire.Invalid(to.idPath(), quire.ReasonCycle, "A page cannot move under itself.")
