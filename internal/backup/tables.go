@@ -4,6 +4,8 @@
 // every entry. Derived state (the keyword search index) is not carried: the store's own
 // triggers rebuild it as the rows are restored, exactly as they built it when the rows were
 // first written. Embeddings are carried with their queue, since computing them again is slow.
+// The event feed is carried with its positions, so that the cursors integrations hold still
+// resume where they were.
 package backup
 
 import (

@@ -57,13 +57,14 @@ type eventList struct {
 
 type eventListOutput struct{ Body eventList }
 
-// eventFilter are the query parameters that narrow the feed.
-type eventFilter struct {
+// EventParams are the query parameters that narrow the feed (exported: huma reads the fields
+// of exported embedded structs only).
+type EventParams struct {
 	Types    string `query:"types" maxLength:"2000" doc:"Comma-separated event types; only these."`
 	EntityID string `query:"entity_id" maxLength:"100" doc:"Only events about this entity."`
 }
 
-func (f eventFilter) query(cursor string, size int) service.EventQuery {
+func (f EventParams) query(cursor string, size int) service.EventQuery {
 	q := service.EventQuery{StartCursor: cursor, PageSize: size, EntityID: f.EntityID}
 	for t := range strings.SplitSeq(f.Types, ",") {
 		if t = strings.TrimSpace(t); t != "" {
@@ -75,7 +76,7 @@ func (f eventFilter) query(cursor string, size int) service.EventQuery {
 
 type listEventsInput struct {
 	PageParams
-	eventFilter
+	EventParams
 }
 
 func (s *Server) registerEvents() {
@@ -106,7 +107,7 @@ func (s *Server) registerEvents() {
 // listEvents answers GET /v2/events.
 func (s *Server) listEvents(ctx context.Context, in *listEventsInput) (*eventListOutput, error) {
 	p := principal(ctx)
-	page, err := s.svc.Events(ctx, p, in.eventFilter.query(in.StartCursor, in.PageSize))
+	page, err := s.svc.Events(ctx, p, in.EventParams.query(in.StartCursor, in.PageSize))
 	if err != nil {
 		return nil, err
 	}

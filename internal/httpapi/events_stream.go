@@ -28,7 +28,7 @@ var (
 type streamEventsInput struct {
 	StartCursor string `query:"start_cursor" maxLength:"2000" doc:"Resume after this cursor (a next_cursor of GET /v2/events, or an id of this stream)."`
 	LastEventID string `header:"Last-Event-ID" maxLength:"2000" doc:"Sent by an EventSource that reconnects: resume after this event. Wins over start_cursor."`
-	eventFilter
+	EventParams
 }
 
 type eventStream struct {
@@ -57,7 +57,7 @@ func (s *Server) streamEvents(ctx context.Context, in *streamEventsInput) (*even
 		}
 	}
 	bell := s.svc.EventsCommitted() // before the read: a commit after it rings
-	page, err := s.svc.Events(ctx, p, in.eventFilter.query(cursor, 100))
+	page, err := s.svc.Events(ctx, p, in.EventParams.query(cursor, 100))
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +72,7 @@ func (s *Server) streamEvents(ctx context.Context, in *streamEventsInput) (*even
 		// connection would be cut under a stream that is still wanted.
 		_ = st.rc.SetReadDeadline(time.Time{})
 		st.w.WriteString("retry: 1000\n\n")
-		if err := s.pumpEvents(ctx, st, p, in.eventFilter, page, bell); err != nil && ctx.Err() == nil {
+		if err := s.pumpEvents(ctx, st, p, in.EventParams, page, bell); err != nil && ctx.Err() == nil {
 			s.log.LogAttrs(ctx, slog.LevelWarn, "event stream ended", slog.String("request_id", requestID(ctx)), slog.String("error", err.Error()))
 		}
 	}}, nil
@@ -80,7 +80,7 @@ func (s *Server) streamEvents(ctx context.Context, in *streamEventsInput) (*even
 
 // pumpEvents writes page and every later one until the client goes, the server stops or a
 // write fails.
-func (s *Server) pumpEvents(ctx context.Context, st *sse, p *quire.Principal, f eventFilter, page *service.EventPage, bell <-chan struct{}) error {
+func (s *Server) pumpEvents(ctx context.Context, st *sse, p *quire.Principal, f EventParams, page *service.EventPage, bell <-chan struct{}) error {
 	heartbeat := time.NewTicker(eventHeartbeat)
 	defer heartbeat.Stop()
 	poll := time.NewTimer(eventPoll)
