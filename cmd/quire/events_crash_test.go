@@ -60,11 +60,11 @@ func TestEventsCrash(t *testing.T) {
 
 // eventWriter makes writes one after the other until the server dies under it.
 type eventWriter struct {
-	c      *client
-	rng    *rand.Rand
-	pages  []string
-	acked  []string       // "type entity", in the order answered
-	cuts   map[int]string // the appends that got no answer (by len(acked) then), as "type entity"
+	c     *client
+	rng   *rand.Rand
+	pages []string
+	acked []string       // "type entity", in the order answered
+	cuts  map[int]string // the appends that got no answer (by len(acked) then), as "type entity"
 }
 
 func (w *eventWriter) run(t *testing.T) {
