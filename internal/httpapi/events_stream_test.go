@@ -125,6 +125,17 @@ func TestEvents_Stream(t *testing.T) {
 		if m := nextEvent(t, pages, time.Second); m.event != "page.content_updated" {
 			t.Fatalf("filtered stream sent %+v", m)
 		}
+		// A stream outlives the server's read timeout, which is for reading requests.
+		short := httptest.NewUnstartedServer(e.srv.Config.Handler)
+		short.Config.ReadTimeout = 100 * time.Millisecond
+		short.Start()
+		t.Cleanup(short.Close)
+		held := openStream(t, short.URL, e.full, "types=page.created")
+		time.Sleep(500 * time.Millisecond)
+		late := e.mkPage(t, e.full, wsParent, "late")
+		if m := nextEvent(t, held, time.Second); m.data["entity"].(map[string]any)["id"] != late {
+			t.Fatalf("stream past the read timeout sent %+v", m)
+		}
 	})
 }
 
