@@ -230,15 +230,3 @@ func (b *bell) wait() <-chan struct{} {
 // EventsCommitted returns a channel closed when a transaction of this process next commits
 // events.
 func (s *Store) EventsCommitted() <-chan struct{} { return s.events.wait() }
-
-// FinishUpload is Store.FinishUpload inside a transaction, so that the upload's
-// file_upload.completed event commits with it.
-func (tx *Tx) FinishUpload(ctx context.Context, id, status string, nowMs int64) (bool, error) {
-	res, err := tx.tx.ExecContext(ctx, `UPDATE files SET status = $1, completed_ms = $2 WHERE id = $3 AND status = $4`,
-		status, nowMs, id, quire.FileUploading)
-	if err != nil {
-		return false, err
-	}
-	n, err := res.RowsAffected()
-	return n == 1, err
-}
