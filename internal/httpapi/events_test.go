@@ -246,3 +246,33 @@ func TestEvents_Reach(t *testing.T) {
 		}
 	})
 }
+
+func TestEvents_Uploads(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		page := e.mkPage(t, e.full, wsParent, "with files")
+		other := e.mkPage(t, e.full, wsParent, "elsewhere")
+		_, start := e.feed(t, e.full, "", "", 100)
+		onPage := e.uploaded(e.full, "a.txt", "text/plain", []byte("hello"), page)
+		bot := e.token([]quire.Scope{quire.PagesRead, quire.PagesWrite}, false, other)
+		loose := e.uploaded(bot, "b.txt", "text/plain", []byte("bye"), "")
+		e.announce(e.full, map[string]any{"filename": "c.txt", "content_type": "text/plain", "size": 3}) // never sent: no event
+
+		evs, _ := e.feed(t, e.full, start, "", 100)
+		if diff := cmp.Diff([]string{"file_upload.completed " + onPage, "file_upload.completed " + loose}, summary(evs)); diff != "" {
+			t.Fatalf("feed (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(pageParent(page), evs[0]["parent"]); diff != "" {
+			t.Errorf("upload's parent (-want +got):\n%s", diff)
+		}
+		// The upload's own token authored it; a token that reaches neither the page nor the
+		// upload sees only its own.
+		if authors := evs[1]["authors"].([]any); len(authors) != 1 || authors[0].(map[string]any)["object"] != "bot_user" {
+			t.Errorf("authors of an upload = %v", authors)
+		}
+		got, _ := e.feed(t, bot, start, "", 100)
+		if diff := cmp.Diff([]string{"file_upload.completed " + loose}, summary(got)); diff != "" {
+			t.Errorf("granted token's feed (-want +got):\n%s", diff)
+		}
+	})
+}
