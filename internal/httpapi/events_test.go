@@ -125,12 +125,14 @@ func TestEvents_Databases(t *testing.T) {
 		view := e.mkView(t, id, map[string]any{"name": "All", "type": "table"}).body["id"].(string)
 		wantOK(t, e.do(http.MethodPatch, viewPath(id, view), e.full, map[string]any{"name": "Every"}), 200)
 		wantOK(t, e.do(http.MethodDelete, viewPath(id, view), e.full, nil), 200)
+		wantOK(t, e.do(http.MethodPatch, "/v2/pages/"+id+"/move", e.full, map[string]any{"parent": wsParent}), 200)
 
 		evs, _ := e.feed(t, e.full, start, "", 100)
 		want := []string{
 			"page.properties_updated " + a, "page.created " + b,
 			"database.schema_updated " + id, "database.properties_updated " + id,
 			"view.created " + view, "view.updated " + view, "view.deleted " + view,
+			"database.moved " + id,
 		}
 		if diff := cmp.Diff(want, summary(evs)); diff != "" {
 			t.Fatalf("feed (-want +got):\n%s", diff)
@@ -141,6 +143,9 @@ func TestEvents_Databases(t *testing.T) {
 		}
 		if evs[1]["parent"].(map[string]any)["database_id"] != id || evs[4]["parent"].(map[string]any)["database_id"] != id {
 			t.Errorf("parents: record %v, view %v", evs[1]["parent"], evs[4]["parent"])
+		}
+		if to := evs[7]["data"].(map[string]any)["to"]; to.(map[string]any)["type"] != "workspace" {
+			t.Errorf("database.moved to %v, want the workspace", to)
 		}
 		// A token with databases.read alone sees the database and its views, not the records.
 		dbOnly := e.token([]quire.Scope{quire.DatabasesRead}, true)
