@@ -56,22 +56,10 @@ func (s *Store) FileByID(ctx context.Context, id string) (*quire.File, error) {
 // UploadedFiles returns which of ids are complete uploads of workspace ws, read inside the
 // transaction that will use them, a hundred ids per query on the primary key.
 func (tx *Tx) UploadedFiles(ctx context.Context, ws string, ids []string) (map[string]bool, error) {
-	out := map[string]bool{}
-	err := queryIn(ctx, tx.tx, unique(ids), tx.engine == SQLite, func(a *sqlq.Args, batch []string) string {
+	return idSetIn(ctx, tx.tx, unique(ids), tx.engine == SQLite, func(a *sqlq.Args, batch []string) string {
 		return `SELECT id FROM files WHERE workspace_id = ` + a.Arg(ws) + ` AND status = ` + a.Arg(quire.FileUploaded) +
 			` AND id IN (` + sqlq.In(a, batch) + `)`
-	}, func(rows *sql.Rows) error {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return err
-		}
-		out[id] = true
-		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 func unique(ids []string) []string {
