@@ -130,12 +130,8 @@ type richTextItemInput struct {
 // blockInput documents a block as written: {"type":T, T:{…, "children"?:[…]}}.
 type blockInput struct{}
 
-// Schema describes a block as written.
-func (blockInput) Schema(huma.Registry) *huma.Schema {
-	return &huma.Schema{Type: "object", Description: "{\"type\":T, T:{…content…, \"children\":[…]}}; type may be left out.",
-		Properties:           map[string]*huma.Schema{"type": {Type: "string", Description: "The block type; a field of that name holds its content."}},
-		AdditionalProperties: &huma.Schema{Type: "object"}}
-}
+// Schema describes a block as written, one variant per block type (schema_blocks.go).
+func (blockInput) Schema(r huma.Registry) *huma.Schema { return blockInputSchema(r) }
 
 // parentInput documents a parent as written; type may be left out.
 type parentInput struct {
