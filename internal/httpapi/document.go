@@ -105,6 +105,7 @@ func (s *Server) freezeDocument() *document {
 			}
 		}
 	}
+	describeDefaults(oapi.Components.Schemas)
 	body := pruneSchemas(oapi)
 	sum := sha256.Sum256(body)
 	d := &document{json: body, etag: hex.EncodeToString(sum[:])}
