@@ -100,11 +100,11 @@ type updateDatabaseRequest struct {
 }
 
 type queryDatabaseRequest struct {
-	Filter           map[string]any `json:"filter,omitempty" doc:"Notion's filter: a property filter, a timestamp filter, or and/or of them, nested two levels deep."`
-	Sorts            []sortInput    `json:"sorts,omitempty" maxItems:"100"`
-	StartCursor      string         `json:"start_cursor,omitempty"`
-	PageSize         int            `json:"page_size,omitempty" minimum:"1" maximum:"100" default:"20"`
-	FilterProperties []string       `json:"filter_properties,omitempty" doc:"Return only these properties (ids or names)."`
+	Filter           *queryFilterInput `json:"filter,omitempty"`
+	Sorts            []sortInput       `json:"sorts,omitempty" maxItems:"100"`
+	StartCursor      string            `json:"start_cursor,omitempty"`
+	PageSize         int               `json:"page_size,omitempty" minimum:"1" maximum:"100" default:"20"`
+	FilterProperties []string          `json:"filter_properties,omitempty" doc:"Return only these properties (ids or names)."`
 }
 
 type sortInput struct {
