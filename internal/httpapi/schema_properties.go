@@ -77,7 +77,7 @@ func valueSchema(r huma.Registry, d properties.TypeDescription, in bool) *huma.S
 		}
 		return r.Schema(reflect.TypeFor[richTextJSON](), true, "")
 	case "number":
-		return orNull(&huma.Schema{Type: "number"})
+		return orNull(&huma.Schema{Type: "number", Format: "double"}) // double: generators otherwise pick float32
 	case "checkbox":
 		return &huma.Schema{Type: "boolean"}
 	case "text":
@@ -111,8 +111,11 @@ func valueSchema(r huma.Registry, d properties.TypeDescription, in bool) *huma.S
 		}
 		return &huma.Schema{Type: "array", MaxItems: ptr(100), Items: ref}
 	case "relation":
-		return &huma.Schema{Type: "array", MaxItems: ptr(100), Items: &huma.Schema{Type: "object", Required: []string{"id"},
-			AdditionalProperties: !in, Properties: map[string]*huma.Schema{"id": {Type: "string", Format: "uuid"}}}}
+		item := &huma.Schema{Type: "object", Required: []string{"id"}, Properties: map[string]*huma.Schema{"id": {Type: "string", Format: "uuid"}}}
+		if in {
+			item.AdditionalProperties = false
+		}
+		return &huma.Schema{Type: "array", MaxItems: ptr(100), Items: item}
 	case "files":
 		return &huma.Schema{Type: "array", MaxItems: ptr(100), Items: filesItemSchema(r, in)}
 	case "timestamp":

@@ -74,7 +74,7 @@ func operandSchema(kind string) *huma.Schema {
 	case "text":
 		return &huma.Schema{Type: "string", MaxLength: ptr(2000)}
 	case "number":
-		return &huma.Schema{Type: "number"}
+		return &huma.Schema{Type: "number", Format: "double"}
 	case "boolean":
 		return &huma.Schema{Type: "boolean"}
 	case "option":
