@@ -2,6 +2,7 @@ package blocks
 
 import (
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 
@@ -71,16 +72,7 @@ var (
 )
 
 // TextColors and BackgroundColors are the values of the two colour channels.
-func TextColors() []string { return sortedKeys(textColors) }
+func TextColors() []string { return slices.Sorted(maps.Keys(textColors)) }
 
 // BackgroundColors is the list of background_color values.
-func BackgroundColors() []string { return sortedKeys(bgColors) }
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
+func BackgroundColors() []string { return slices.Sorted(maps.Keys(bgColors)) }

@@ -192,7 +192,7 @@ func richTextInputSchema(r huma.Registry) *huma.Schema {
 func blockReadSchema(r huma.Registry) *huma.Schema {
 	return component(r, "Block", func() *huma.Schema {
 		base := r.Schema(reflect.TypeFor[blockDoc](), false, "")
-		s := &huma.Schema{Discriminator: &huma.Discriminator{PropertyName: "type", Mapping: map[string]string{}}}
+		s := discriminated("type", "A block: the fields every type shares and, under the field named by type, the type's content.")
 		for _, d := range blocks.Describe() {
 			name := typeName(d.Type) + "Block"
 			ref := component(r, name, func() *huma.Schema {
@@ -203,8 +203,7 @@ func blockReadSchema(r huma.Registry) *huma.Schema {
 				v.Required = append(slices.Clone(base.Required), d.Type)
 				return &v
 			})
-			s.OneOf = append(s.OneOf, ref)
-			s.Discriminator.Mapping[d.Type] = ref.Ref
+			addVariant(s, d.Type, ref)
 		}
 		return s
 	})

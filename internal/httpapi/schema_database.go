@@ -13,16 +13,14 @@ import (
 // told apart by type.
 func propertySchemaRead(r huma.Registry) *huma.Schema {
 	return component(r, "DatabaseProperty", func() *huma.Schema {
-		s := &huma.Schema{Discriminator: &huma.Discriminator{PropertyName: "type", Mapping: map[string]string{}},
-			Description: "{id, name, type, T: configuration}, T the property's type."}
+		s := discriminated("type", "{id, name, type, T: configuration}, T the property's type.")
 		for _, d := range properties.Describe() {
 			ref := component(r, typeName(d.Type)+"DatabaseProperty", func() *huma.Schema {
 				return &huma.Schema{Type: "object", Required: []string{"id", "name", "type", d.Type}, Properties: map[string]*huma.Schema{
 					"id": {Type: "string"}, "name": {Type: "string"}, "type": {Type: "string", Enum: []any{d.Type}},
 					d.Type: configSchema(r, d, false)}}
 			})
-			s.OneOf = append(s.OneOf, ref)
-			s.Discriminator.Mapping[d.Type] = ref.Ref
+			addVariant(s, d.Type, ref)
 		}
 		return s
 	})

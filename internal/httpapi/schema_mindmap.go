@@ -15,8 +15,7 @@ import (
 func mindMapEditSchema(r huma.Registry) *huma.Schema {
 	return component(r, "MindMapEdit", func() *huma.Schema {
 		all := r.Schema(reflect.TypeFor[mindMapEditFields](), false, "")
-		s := &huma.Schema{Discriminator: &huma.Discriminator{PropertyName: "op", Mapping: map[string]string{}},
-			Description: "Applied in order, all or none. delete takes the subtree too, never the root."}
+		s := discriminated("op", "Applied in order, all or none. delete takes the subtree too, never the root.")
 		for _, d := range mindmap.DescribeEdits() {
 			ref := component(r, typeName(d.Op)+"MindMapEdit", func() *huma.Schema {
 				v := &huma.Schema{Type: "object", AdditionalProperties: false, Properties: map[string]*huma.Schema{},
@@ -36,8 +35,7 @@ func mindMapEditSchema(r huma.Registry) *huma.Schema {
 				}
 				return v
 			})
-			s.OneOf = append(s.OneOf, ref)
-			s.Discriminator.Mapping[d.Op] = ref.Ref
+			addVariant(s, d.Op, ref)
 		}
 		return s
 	})

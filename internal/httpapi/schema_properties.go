@@ -17,8 +17,7 @@ import (
 // by type.
 func propertyValueReadSchema(r huma.Registry) *huma.Schema {
 	return component(r, "PropertyValue", func() *huma.Schema {
-		s := &huma.Schema{Discriminator: &huma.Discriminator{PropertyName: "type", Mapping: map[string]string{}},
-			Description: "{id, type, T: value}, T the property's type; a relation value also has has_more."}
+		s := discriminated("type", "{id, type, T: value}, T the property's type; a relation value also has has_more.")
 		for _, d := range properties.Describe() {
 			ref := component(r, typeName(d.Type)+"PropertyValue", func() *huma.Schema {
 				v := &huma.Schema{Type: "object", Required: []string{"id", "type", d.Type}, Properties: map[string]*huma.Schema{
@@ -28,8 +27,7 @@ func propertyValueReadSchema(r huma.Registry) *huma.Schema {
 				}
 				return v
 			})
-			s.OneOf = append(s.OneOf, ref)
-			s.Discriminator.Mapping[d.Type] = ref.Ref
+			addVariant(s, d.Type, ref)
 		}
 		return s
 	})

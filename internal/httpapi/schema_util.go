@@ -40,3 +40,15 @@ func anys(vs []string) []any {
 
 // cloneProps copies a properties map, so a variant can change its own copy.
 func cloneProps(m map[string]*huma.Schema) map[string]*huma.Schema { return maps.Clone(m) }
+
+// discriminated is an empty oneOf whose variants addVariant adds, told apart by property.
+func discriminated(property, description string) *huma.Schema {
+	return &huma.Schema{Description: description,
+		Discriminator: &huma.Discriminator{PropertyName: property, Mapping: map[string]string{}}}
+}
+
+// addVariant adds the component ref to the union s, mapped from the discriminator's value.
+func addVariant(s *huma.Schema, value string, ref *huma.Schema) {
+	s.OneOf = append(s.OneOf, ref)
+	s.Discriminator.Mapping[value] = ref.Ref
+}

@@ -2,6 +2,7 @@ package properties
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 
 	"github.com/quire-dev/quire/internal/quire"
@@ -53,16 +54,7 @@ func Describe() []TypeDescription {
 }
 
 // NumberFormats lists the formats of a number property, sorted.
-func NumberFormats() []string { return sortedSet(numberFormats) }
+func NumberFormats() []string { return slices.Sorted(maps.Keys(numberFormats)) }
 
 // OptionColors lists the colours of options and status groups, sorted.
-func OptionColors() []string { return sortedSet(colors) }
-
-func sortedSet(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
+func OptionColors() []string { return slices.Sorted(maps.Keys(colors)) }
