@@ -107,7 +107,7 @@ func ptr[T any](v T) *T { return &v }
 type richTextItemInput struct {
 	Type        string           `json:"type,omitempty" enum:"text,mention,equation"`
 	Text        *textInput       `json:"text,omitempty"`
-	Mention     map[string]any   `json:"mention,omitempty"`
+	Mention     *mentionInput    `json:"mention,omitempty"`
 	Equation    *equationContent `json:"equation,omitempty"`
 	Annotations *annotationsIn   `json:"annotations,omitempty"`
 	Color       string           `json:"color,omitempty" doc:"Legacy single colour channel: red sets text_color, red_background sets background_color."`

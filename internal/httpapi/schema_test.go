@@ -163,7 +163,8 @@ func typedCases(t testing.TB, e *env) []conformanceCase {
 	mm := e.mkMindMap(t, e.full, map[string]any{"parent": pageParent(pid), "title": "Map"}).body
 	root := mm["root"].(map[string]any)["id"].(string)
 	mid := mm["id"].(string)
-	rich := `[{"text":{"content":"x"},"annotations":{"bold":true}}]`
+	rich := `[{"text":{"content":"x"},"annotations":{"bold":true}},{"mention":{"page":{"id":"` + pid + `"}}},` +
+		`{"type":"mention","mention":{"type":"date","date":{"start":"2026-01-02"}}},{"mention":{"user":{"id":"` + e.owner.ID + `"}}}]`
 	blocks := `[{"type":"heading_2","heading_2":{"rich_text":` + rich + `,"is_toggleable":true,"children":[{"paragraph":{"rich_text":[]}}]}},` +
 		`{"to_do":{"rich_text":` + rich + `,"checked":true,"text_color":"red","background_color":"light_blue"}},` +
 		`{"code":{"rich_text":[],"language":"go","caption":[]}},{"callout":{"rich_text":[],"icon":{"type":"emoji","emoji":"💡"}}},` +
@@ -189,6 +190,7 @@ func typedCases(t testing.TB, e *env) []conformanceCase {
 		patch("typed blocks", "append-block-children", "/v2/blocks/"+pid+"/children", `{"children":`+blocks+`}`, 200),
 		{name: "typed blocks read", op: "list-block-children", path: "/v2/blocks/" + pid + "/children?page_size=100", token: e.full, status: 200},
 		patch("paragraph without rich_text", "append-block-children", "/v2/blocks/"+pid+"/children", `{"children":[{"paragraph":{}}]}`, 400),
+		patch("mention of no kind", "append-block-children", "/v2/blocks/"+pid+"/children", `{"children":[{"paragraph":{"rich_text":[{"mention":{"type":"date","when":"now"}}]}}]}`, 400),
 		patch("unknown text colour", "append-block-children", "/v2/blocks/"+pid+"/children", `{"children":[{"paragraph":{"rich_text":[],"text_color":"teal"}}]}`, 400),
 		post("typed record", "create-page", "/v2/pages", record, 200),
 		post("record with a wrong value shape", "create-page", "/v2/pages", `{"parent":{"database_id":"`+id+`"},"properties":{"Done":{"checkbox":"yes"}}}`, 400),
