@@ -116,7 +116,7 @@ func blockContentRead(r huma.Registry, d blocks.TypeDescription) *huma.Schema {
 	}
 	for _, f := range d.Fields {
 		s.Properties[f] = blockFieldSchema(r, d.Type, f, false)
-		if f != "page_id" && f != "database_id" {
+		if slices.Contains(alwaysRead, f) {
 			s.Required = append(s.Required, f)
 		}
 	}
@@ -129,6 +129,11 @@ func blockContentRead(r huma.Registry, d blocks.TypeDescription) *huma.Schema {
 	}
 	return s
 }
+
+// alwaysRead are the type fields blocks.AppendContent writes whatever the content; a field
+// added later is optional in the read schema until it joins them.
+var alwaysRead = []string{"is_toggleable", "checked", "icon", "language", "expression", "name", "url",
+	"table_width", "has_column_header", "has_row_header", "cells", "type"}
 
 // blockFieldSchema is the schema of a type's own field f; in is true for the written form.
 func blockFieldSchema(r huma.Registry, typ, f string, in bool) *huma.Schema {
@@ -160,6 +165,8 @@ func blockFieldSchema(r huma.Registry, typ, f string, in bool) *huma.Schema {
 		}
 	case "page_id", "database_id":
 		return &huma.Schema{Type: "string", Format: "uuid"}
+	case "text_align", "caption_align": // the original service's alignment fields (shared/notes/buildin-v2-wire.md)
+		return &huma.Schema{Type: "string", Enum: []any{"left", "center", "right"}}
 	}
 	panic("httpapi: the document has no schema for field " + f + " of block type " + typ)
 }
