@@ -28,6 +28,8 @@ type Block struct {
 	InTrash        bool           `json:"in_trash"`
 	Type           string         `json:"type"`
 	Content        map[string]any `json:"-"` // the object under the key Type
+	// ETag is the version Get, Update and Delete answered: pass it to IfMatch. Empty in lists.
+	ETag string `json:"-"`
 }
 
 // MarshalJSON writes {"type": T, T: Content}.
@@ -158,11 +160,9 @@ func (p BlockPatch) MarshalJSON() ([]byte, error) {
 	return json.Marshal(m)
 }
 
-// Get answers the block id.
+// Get answers the block id with its ETag.
 func (s *BlocksService) Get(ctx context.Context, id string) (*Block, error) {
-	var out Block
-	_, err := s.c.do(ctx, request{method: http.MethodGet, path: "/v2/blocks/" + pathID(id)}, &out)
-	return ret(&out, err)
+	return versioned[Block](ctx, s.c, request{method: http.MethodGet, path: "/v2/blocks/" + pathID(id)})
 }
 
 // Children yields the children of a block or a page (a page id lists its content), in
@@ -185,16 +185,15 @@ func (s *BlocksService) Append(ctx context.Context, id string, a AppendRequest, 
 	return out.Results, nil
 }
 
-// Update changes a block.
+// Update changes a block. With IfMatch(block.ETag) it fails with CodeConflict if the block
+// changed since it was read.
 func (s *BlocksService) Update(ctx context.Context, id string, p BlockPatch, opts ...CallOption) (*Block, error) {
-	var out Block
-	_, err := s.c.do(ctx, request{method: http.MethodPatch, path: "/v2/blocks/" + pathID(id), body: p, opts: opts}, &out)
-	return ret(&out, err)
+	return versioned[Block](ctx, s.c, request{method: http.MethodPatch, path: "/v2/blocks/" + pathID(id), body: p, opts: opts})
 }
 
 // Delete puts a block in trash and answers it.
 func (s *BlocksService) Delete(ctx context.Context, id string) (*Block, error) {
-	var out Block
-	_, err := s.c.do(ctx, request{method: http.MethodDelete, path: "/v2/blocks/" + pathID(id)}, &out)
-	return ret(&out, err)
+	return versioned[Block](ctx, s.c, request{method: http.MethodDelete, path: "/v2/blocks/" + pathID(id)})
 }
+
+func (x *Block) setETag(etag string) { x.ETag = etag }

@@ -90,7 +90,7 @@ type call struct {
 }
 
 // IfMatch makes a write apply only while the resource still has etag (as read from a
-// Page, Database, View or MindMap's ETag); otherwise the call fails with Code CodeConflict
+// Page, Block, Database, View or MindMap's ETag); otherwise the call fails with Code CodeConflict
 // and nothing changes.
 func IfMatch(etag string) CallOption { return func(c *call) { c.ifMatch = etag } }
 
@@ -229,7 +229,7 @@ func newKey() string {
 // reach another route.
 func pathID(id string) string { return url.PathEscape(id) }
 
-// etagged is a versioned resource: Page, Database, View, MindMap.
+// etagged is a versioned resource: Page, Block, Database, View, MindMap.
 type etagged[T any] interface {
 	*T
 	setETag(string)

@@ -20,7 +20,8 @@
 // ToDo, BulletedItem, NumberedItem, Quote, Code, FileBlock; TitleValue, RichTextValue,
 // NumberValue, SelectValue, MultiSelectValue, CheckboxValue, DateValue; and schema
 // properties TitleProperty, SelectProperty, NumberProperty … Any other kind is a map
-// literal of the API's shape.
+// literal of the API's shape. Values read back through typed accessors: PlainText, Number,
+// SelectName, OptionNames, Date, Checked, or Decode into a struct of your own.
 //
 //	page, err := c.Pages.Create(ctx, client.PageCreate{
 //		Parent:     client.WorkspaceParent(),
@@ -51,8 +52,8 @@
 //
 // # Versions
 //
-// Pages, databases, views and mind maps keep the ETag their answer carried; IfMatch makes a
-// write apply only to that version, and a stale one fails with CodeConflict:
+// Pages, blocks, databases, views and mind maps keep the ETag their answer carried; IfMatch
+// makes a write apply only to that version, and a stale one fails with CodeConflict:
 //
 //	page, _ := c.Pages.Get(ctx, id)
 //	_, err := c.Pages.Update(ctx, id, client.PagePatch{ClearIcon: true}, client.IfMatch(page.ETag))

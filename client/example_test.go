@@ -7,6 +7,7 @@ import (
 	"log"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/quire-dev/quire/client"
 )
@@ -77,6 +78,36 @@ func ExamplePagesService_List() {
 	if err := walk("", ""); err != nil {
 		log.Fatal(err)
 	}
+}
+
+func ExampleIdempotencyKey() {
+	// Up to 6 tries: a 429 or 503 waits as Retry-After (or RateLimit-Reset) says, else a
+	// jittered backoff from 1 s; a lost connection is retried too.
+	c := client.New("http://127.0.0.1:8080", os.Getenv("QUIRE_TOKEN"),
+		client.WithMaxTries(6), client.WithBackoff(time.Second, time.Minute))
+	// Every write carries a generated Idempotency-Key that its retries keep. A key of your own
+	// makes the write once even when a restarted job sends it again.
+	_, err := c.Pages.Create(ctx, client.PageCreate{
+		Properties: map[string]client.PropertyValue{"title": client.TitleValue("Weekly report 2026-48")},
+	}, client.IdempotencyKey("weekly-report-2026-48"))
+	var apiErr *client.Error
+	if errors.As(err, &apiErr) && apiErr.Code == client.CodeRateLimited {
+		fmt.Println("still limited after 6 tries; the server asked to wait", apiErr.RetryAfter)
+	}
+}
+
+func ExamplePagesService_Property() {
+	c := client.New("http://127.0.0.1:8080", os.Getenv("QUIRE_TOKEN"))
+	name, err := c.Pages.Property(ctx, "RECORD_ID", "Name")
+	if err != nil {
+		log.Fatal(err)
+	}
+	points, err := c.Pages.Property(ctx, "RECORD_ID", "Points")
+	if err != nil {
+		log.Fatal(err)
+	}
+	n, _ := points.Value.Number()
+	fmt.Println(name.PlainText(), n)
 }
 
 func ExampleIfMatch() {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"iter"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -170,3 +171,53 @@ func (s *PagesService) SetMarkdown(ctx context.Context, id, markdown string, opt
 }
 
 func (x *Page) setETag(etag string) { x.ETag = etag }
+
+// PropertyItem is one property of a page, as Pages.Property answers it: Value for most
+// types; for title, rich_text, people and relation, Items with one value per rich-text item,
+// person or page (each {"type": T, T: one item}).
+type PropertyItem struct {
+	Type  string          // the property's type
+	Value PropertyValue   // set unless the answer is a list
+	Items []PropertyValue // set when the answer is a list
+}
+
+// PlainText joins the text of a title or rich_text property's items.
+func (p *PropertyItem) PlainText() string {
+	var s strings.Builder
+	for _, it := range p.Items {
+		var rt RichText
+		if decode(it[it.Type()], &rt) == nil {
+			s.WriteString(PlainText([]RichText{rt}))
+		}
+	}
+	return s.String()
+}
+
+// Property answers one property of the page id (a record's, or a page's title), named by id
+// or name.
+func (s *PagesService) Property(ctx context.Context, id, property string) (*PropertyItem, error) {
+	var body json.RawMessage
+	path := "/v2/pages/" + pathID(id) + "/properties/" + pathID(property)
+	if _, err := s.c.do(ctx, request{method: http.MethodGet, path: path}, &body); err != nil {
+		return nil, err
+	}
+	var head struct {
+		Object       string          `json:"object"`
+		Type         string          `json:"type"`
+		Results      []PropertyValue `json:"results"`
+		PropertyItem struct {
+			Type string `json:"type"`
+		} `json:"property_item"`
+	}
+	if err := json.Unmarshal(body, &head); err != nil {
+		return nil, err
+	}
+	if head.Object == "list" {
+		return &PropertyItem{Type: head.PropertyItem.Type, Items: head.Results}, nil
+	}
+	var v PropertyValue
+	if err := json.Unmarshal(body, &v); err != nil {
+		return nil, err
+	}
+	return &PropertyItem{Type: head.Type, Value: v}, nil
+}

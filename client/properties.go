@@ -67,6 +67,40 @@ func (v PropertyValue) SelectName() string {
 	return s
 }
 
+// Date is a date value as read: start, and end ("" for a single date); ok is false when the
+// value is empty or of another type.
+func (v PropertyValue) Date() (start, end string, ok bool) {
+	var d struct {
+		Start string  `json:"start"`
+		End   *string `json:"end"`
+	}
+	if v.Type() != "date" || decode(v["date"], &d) != nil || d.Start == "" {
+		return "", "", false
+	}
+	if d.End != nil {
+		end = *d.End
+	}
+	return d.Start, end, true
+}
+
+// Checked is a checkbox value as read (false for any other type).
+func (v PropertyValue) Checked() bool { b, _ := v["checkbox"].(bool); return b }
+
+// OptionNames is the option names of a multi_select value as read.
+func (v PropertyValue) OptionNames() []string {
+	var opts []struct {
+		Name string `json:"name"`
+	}
+	if decode(v["multi_select"], &opts) != nil {
+		return nil
+	}
+	names := make([]string, len(opts))
+	for i, o := range opts {
+		names[i] = o.Name
+	}
+	return names
+}
+
 // Decode decodes the value's type-keyed object (e.g. v["date"]) into out.
 func (v PropertyValue) Decode(out any) error { return decode(v[v.Type()], out) }
 

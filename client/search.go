@@ -82,11 +82,26 @@ type SearchSort struct {
 	Direction string `json:"direction"`
 }
 
-// SemanticRequest is the body of a semantic search: one page of the best results.
+// SemanticRequest is the body of a semantic search: one page of the best fragments.
 type SemanticRequest struct {
-	Query    string        `json:"query"`
-	Filter   *SearchFilter `json:"filter,omitempty"`
-	PageSize int           `json:"page_size,omitempty"`
+	Query          string        `json:"query"`
+	Filter         *SearchFilter `json:"filter,omitempty"`
+	PageSize       int           `json:"page_size,omitempty"`
+	StartCursor    string        `json:"start_cursor,omitempty"`
+	ScoreThreshold float64       `json:"score_threshold,omitempty"`
+}
+
+// SemanticResult is one fragment a semantic search answers: a piece of a page's (or
+// database's) text, the block it starts at (nil for the title) and its score, 0 to 1.
+type SemanticResult struct {
+	Object   string  `json:"object"`
+	PageID   string  `json:"page_id"`
+	BlockID  *string `json:"block_id"`
+	Score    float64 `json:"score"`
+	Text     string  `json:"text"`
+	Title    string  `json:"title"`
+	URL      string  `json:"url"`
+	PageType string  `json:"page_type"`
 }
 
 // Keyword yields the pages and databases matching every word of q.Query, best first.
@@ -100,9 +115,9 @@ func (s *SearchService) Keyword(ctx context.Context, q SearchRequest) iter.Seq2[
 	})
 }
 
-// Semantic answers the pages and databases closest in meaning to q.Query, best first.
-func (s *SearchService) Semantic(ctx context.Context, q SemanticRequest) ([]*Result, error) {
-	var out List[*Result]
+// Semantic answers one page of the fragments closest in meaning to q.Query, best first.
+func (s *SearchService) Semantic(ctx context.Context, q SemanticRequest) ([]*SemanticResult, error) {
+	var out List[*SemanticResult]
 	if _, err := s.c.do(ctx, request{method: http.MethodPost, path: "/v2/search/semantic", body: q}, &out); err != nil {
 		return nil, err
 	}

@@ -3,6 +3,8 @@ package client_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io"
 	"net/http"
@@ -29,6 +31,11 @@ func TestTour(t *testing.T) {
 		users := collect(t, c.Users.List(ctx, client.ListOptions{PageSize: 1}))
 		if len(users) != 1 || users[0].ID != s.owner.ID {
 			t.Fatalf("Users.List = %+v", users)
+		}
+		meta := must(c.DocumentMeta(ctx))(t)
+		doc := must(c.Document(ctx))(t)
+		if sum := sha256.Sum256(doc); meta.ETag != hex.EncodeToString(sum[:]) || meta.PathCount == 0 {
+			t.Fatalf("DocumentMeta = %+v; the document's SHA-256 is %x", meta, sum)
 		}
 		ada := must(c.Users.Get(ctx, s.owner.ID))(t)
 		if ada.Name != "Ada Lovelace" || ada.Person == nil || ada.Person.Email != "ada@example.com" {
@@ -68,10 +75,14 @@ func TestTour(t *testing.T) {
 		if client.PlainText(got.RichText()) != "Added later, in bold" {
 			t.Fatalf("Blocks.Get rich text = %q", client.PlainText(got.RichText()))
 		}
-		upd := must(c.Blocks.Update(ctx, got.ID, client.BlockPatch{Type: "paragraph",
-			Content: map[string]any{"rich_text": client.Text("Changed")}}))(t)
-		if client.PlainText(upd.RichText()) != "Changed" {
-			t.Fatalf("Blocks.Update = %+v", upd)
+		change := client.BlockPatch{Type: "paragraph", Content: map[string]any{"rich_text": client.Text("Changed")}}
+		upd := must(c.Blocks.Update(ctx, got.ID, change, client.IfMatch(got.ETag)))(t)
+		if client.PlainText(upd.RichText()) != "Changed" || got.ETag == "" || upd.ETag == got.ETag {
+			t.Fatalf("Blocks.Update = %+v; read ETag %q", upd, got.ETag)
+		}
+		var stale *client.Error
+		if _, err := c.Blocks.Update(ctx, got.ID, change, client.IfMatch(got.ETag)); !errors.As(err, &stale) || stale.Code != client.CodeConflict {
+			t.Fatalf("Blocks.Update with a stale ETag: %v", err)
 		}
 		if del := must(c.Blocks.Delete(ctx, first[0].ID))(t); !del.InTrash {
 			t.Fatalf("Blocks.Delete = %+v", del)
@@ -138,15 +149,27 @@ func tourDatabase(t *testing.T, c *client.Client, parent string) {
 	db := must(c.Databases.Create(ctx, client.DatabaseCreate{
 		Parent: client.PageParent(parent), Title: client.Text("Tasks"),
 		Properties: map[string]client.PropertySchema{"Name": client.TitleProperty(),
-			"Status": client.SelectProperty("To do", "Done"), "Points": client.NumberProperty()},
+			"Status": client.SelectProperty("To do", "Done"), "Points": client.NumberProperty(),
+			"Due": client.DateProperty(), "Tags": client.MultiSelectProperty("api", "docs"), "Done": client.CheckboxProperty()},
 	}))(t)
 	if db.Properties["Status"].Type() != "select" || db.ETag == "" {
 		t.Fatalf("Databases.Create = %+v", db)
 	}
 	rec := must(c.Databases.CreateRecord(ctx, db.ID, map[string]client.PropertyValue{
-		"Name": client.TitleValue("Ship it"), "Status": client.SelectValue("To do"), "Points": client.NumberValue(3)}))(t)
-	if rec.Properties["Status"].SelectName() != "To do" {
+		"Name": client.TitleValue("Ship it"), "Status": client.SelectValue("To do"), "Points": client.NumberValue(3),
+		"Due": client.DateValue("2026-12-01", "2026-12-03"), "Tags": client.MultiSelectValue("docs", "api"), "Done": client.CheckboxValue(true)}))(t)
+	start, end, dated := rec.Properties["Due"].Date()
+	if rec.Properties["Status"].SelectName() != "To do" || !dated || start != "2026-12-01" || end != "2026-12-03" ||
+		!slices.Equal(rec.Properties["Tags"].OptionNames(), []string{"docs", "api"}) || !rec.Properties["Done"].Checked() {
 		t.Fatalf("record = %+v", rec.Properties)
+	}
+	if name := must(c.Pages.Property(ctx, rec.ID, "Name"))(t); name.Type != "title" || name.Value != nil || name.PlainText() != "Ship it" {
+		t.Fatalf("Pages.Property(Name) = %+v", name)
+	}
+	if pts := must(c.Pages.Property(ctx, rec.ID, db.Properties["Points"].ID()))(t); pts.Type != "number" || pts.Items != nil {
+		t.Fatalf("Pages.Property(Points) = %+v", pts)
+	} else if n, ok := pts.Value.Number(); !ok || n != 3 {
+		t.Fatalf("Pages.Property(Points) value = %v", pts.Value)
 	}
 	made := must(c.Databases.Mutate(ctx, db.ID, []client.Mutation{
 		{Op: "create", Properties: map[string]client.PropertyValue{"Name": client.TitleValue("Write docs"), "Status": client.SelectValue("To do"), "Points": client.NumberValue(5)}},
@@ -154,6 +177,9 @@ func tourDatabase(t *testing.T, c *client.Client, parent string) {
 	}))(t)
 	if len(made) != 2 {
 		t.Fatalf("Mutate = %+v", made)
+	}
+	if _, _, dated := made[0].Properties["Due"].Date(); dated || made[0].Properties["Done"].Checked() || len(made[0].Properties["Tags"].OptionNames()) != 0 {
+		t.Fatalf("a record without Due, Done and Tags = %+v", made[0].Properties)
 	}
 	todo := collect(t, c.Databases.Query(ctx, db.ID, client.Query{
 		Filter: client.PropertyFilter("Status", "select", "equals", "To do"),
@@ -242,7 +268,7 @@ func tourMindMapFilesSearch(t *testing.T, s *server, c *client.Client, parent st
 	}
 	s.index(t)
 	sem := must(c.Search.Semantic(ctx, client.SemanticRequest{Query: "meeting notes", PageSize: 3}))(t)
-	if len(sem) == 0 || sem[0].Page == nil {
+	if len(sem) == 0 || sem[0].Object != "semantic_search_result" || sem[0].PageID == "" {
 		t.Fatalf("semantic search: %+v", sem)
 	}
 	mindMaps := collect(t, c.Workspace.Section(ctx, "mind_maps", client.ListOptions{}))

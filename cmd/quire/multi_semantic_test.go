@@ -83,9 +83,13 @@ func (c *cluster) waitIndexed(t *testing.T) {
 	}
 }
 
-// semantic asks s for the best pages for query and returns their ids.
+// semantic asks s for the best fragments for query and returns their pages' ids, in order.
 func (c *cluster) semantic(t *testing.T, s *server, query string) []string {
-	return results(s.ok(t, "POST", "/v2/search/semantic", c.token, map[string]any{"query": query, "page_size": 5}).body)
+	var ids []string
+	for _, r := range dig(s.ok(t, "POST", "/v2/search/semantic", c.token, map[string]any{"query": query, "page_size": 5}).body, "results").([]any) {
+		ids = append(ids, str(r, "page_id"))
+	}
+	return ids
 }
 
 // testSemantic writes pages through A and searches them through B, whose vector cache was

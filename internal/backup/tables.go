@@ -65,7 +65,7 @@ var tables = []table{
 	{"mind_map_nodes", cols("mind_map_id id parent_id position text color collapsed:bool")},
 	{"files", cols("id workspace_id token_id parent_id name content_type size:int status storage_key created_ms:int expires_ms:int completed_ms:int")},
 	{"file_uses", cols("file_id page_id")},
-	{"embeddings", cols("node_id chunk:int workspace_id model dim:int vector:bytes text_hash")},
+	{"embeddings", cols("node_id chunk:int workspace_id model dim:int vector:bytes text_hash text block_id")},
 	{"embed_nodes", cols("node_id workspace_id seq:int")},
 	{"embed_versions", cols("workspace_id seq:int")},
 	{"embed_queue", cols("node_id queued_ms:int attempts:int not_before:int")},

@@ -8,12 +8,27 @@
 // store can keep it in one column and splice it into responses without decoding it.
 package blocks
 
+import "strings"
+
 // Block is one block with its content and, while a request or a Markdown import is being
 // handled, its nested children. Stored blocks are rows; Children is then empty.
 type Block struct {
 	Type     string
 	Content  Content
 	Children []*Block
+	// ChildrenBeside says the request wrote Children beside type rather than inside the type
+	// object, so that later errors name the place they were sent (ChildrenPath).
+	ChildrenBeside bool
+}
+
+// ChildrenPath is the path of b's children array as the request wrote it, given the path of
+// b's type object ("children[2].toggle"): "children[2].toggle.children", or
+// "children[2].children" when they stood beside type.
+func (b *Block) ChildrenPath(typePath string) string {
+	if b.ChildrenBeside {
+		return strings.TrimSuffix(typePath, "."+b.Type) + ".children"
+	}
+	return typePath + ".children"
 }
 
 // Content holds the type object of every block type; only the fields that belong to Type
@@ -26,9 +41,11 @@ type Content struct {
 	Checked         bool        // to_do
 	Icon            *Icon       // callout; nil when none
 	Language        string      // code; "" reads as "plain text"
-	Caption         RichText    // code, image, file, pdf, video, bookmark, embed
+	Caption         RichText    // code, image, file, pdf, video, audio, bookmark, embed
+	TextAlign       string      // "" (not set), left, center or right: text blocks and media (see typeInfo.textAlign)
+	CaptionAlign    string      // as TextAlign, for the caption of media blocks (typeInfo.captionAlign)
 	Expression      string      // equation
-	File            *FileSource // image, file, pdf, video
+	File            *FileSource // image, file, pdf, video, audio
 	Name            string      // file: the file's display name
 	URL             string      // bookmark, embed; for child_page, child_database and link_to_page the address a renderer links to, filled in by the caller and never stored
 	TableWidth      int         // table
@@ -49,8 +66,8 @@ type Icon struct {
 
 // FileSource is where a media block's or an icon's file lives. Type is "external" (URL),
 // "file_upload" (ID of an upload, the stored form), or "file" (URL and ExpiryTime: the read
-// form of an upload, produced by the service; a write that sends it back must be resolved
-// to an upload by the service, see Walk).
+// form of an upload, produced by the service; a write that sends it back, naming the upload
+// by URL or by ID from its oss_name, must be resolved to an upload by the service, see Walk).
 type FileSource struct {
 	Type       string
 	URL        string
@@ -67,36 +84,44 @@ type typeInfo struct {
 	media     bool // external | file_upload | file
 	readOnly  bool // made by creating a page or database, never written as a block
 	container bool // children are required and of one type (table, column_list, column)
+	// textAlign and captionAlign: the original service's text_align (the block's text, or a
+	// media block's alignment) and caption_align, stored only when set.
+	textAlign    bool
+	captionAlign bool
 }
+
+// Alignments are the values of text_align and caption_align.
+var Alignments = []string{"left", "center", "right"}
 
 // Types lists every block type the API knows, readable and (unless read-only) writable.
 var Types = []string{
 	"paragraph", "heading_1", "heading_2", "heading_3", "bulleted_list_item", "numbered_list_item",
 	"to_do", "toggle", "quote", "callout", "code", "divider", "equation", "image", "file", "pdf",
-	"video", "bookmark", "embed", "table", "table_row", "column_list", "column", "link_to_page",
+	"video", "audio", "bookmark", "embed", "table", "table_row", "column_list", "column", "link_to_page",
 	"table_of_contents", "breadcrumb", "child_page", "child_database",
 }
 
 var types = map[string]typeInfo{
-	"paragraph":          {richText: true, color: true, children: true},
-	"heading_1":          {richText: true, color: true, children: true},
-	"heading_2":          {richText: true, color: true, children: true},
-	"heading_3":          {richText: true, color: true, children: true},
-	"bulleted_list_item": {richText: true, color: true, children: true},
-	"numbered_list_item": {richText: true, color: true, children: true},
-	"to_do":              {richText: true, color: true, children: true},
-	"toggle":             {richText: true, color: true, children: true},
-	"quote":              {richText: true, color: true, children: true},
-	"callout":            {richText: true, color: true, children: true},
+	"paragraph":          textType,
+	"heading_1":          textType,
+	"heading_2":          textType,
+	"heading_3":          textType,
+	"bulleted_list_item": textType,
+	"numbered_list_item": textType,
+	"to_do":              textType,
+	"toggle":             textType,
+	"quote":              textType,
+	"callout":            textType,
 	"code":               {richText: true, caption: true},
 	"divider":            {},
 	"equation":           {},
-	"image":              {media: true, caption: true},
-	"file":               {media: true, caption: true},
-	"pdf":                {media: true, caption: true},
-	"video":              {media: true, caption: true},
-	"bookmark":           {caption: true},
-	"embed":              {caption: true},
+	"image":              mediaType,
+	"file":               mediaType,
+	"pdf":                mediaType,
+	"video":              mediaType,
+	"audio":              mediaType,
+	"bookmark":           linkType,
+	"embed":              linkType,
 	"table":              {children: true, container: true},
 	"table_row":          {},
 	"column_list":        {children: true, container: true},
@@ -107,6 +132,12 @@ var types = map[string]typeInfo{
 	"child_page":         {readOnly: true},
 	"child_database":     {readOnly: true},
 }
+
+var (
+	textType  = typeInfo{richText: true, color: true, children: true, textAlign: true}
+	mediaType = typeInfo{media: true, caption: true, textAlign: true, captionAlign: true}
+	linkType  = typeInfo{caption: true, textAlign: true, captionAlign: true} // a url of its own
+)
 
 // Known reports whether t is a block type.
 func Known(t string) bool { _, ok := types[t]; return ok }

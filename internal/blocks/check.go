@@ -16,8 +16,11 @@ import (
 func checkLen(p *quire.Problems, path, s string, max int) {
 	// Characters are Unicode code points: never stricter than Notion's UTF-16 count, so
 	// anything Notion accepts is accepted here.
-	if len(s) > max && utf8.RuneCountInString(s) > max {
-		p.Add(path, quire.ReasonTooLong, "Text has at most "+strconv.Itoa(max)+" characters.")
+	if len(s) <= max {
+		return
+	}
+	if n := utf8.RuneCountInString(s); n > max {
+		p.AddDetail(quire.Beyond(path, quire.ReasonTooLong, int64(max), int64(n)), "Text has at most "+strconv.Itoa(max)+" characters.")
 	}
 }
 
@@ -47,7 +50,8 @@ func checkURL(p *quire.Problems, path, s string) {
 	case s == "":
 		p.Add(path, quire.ReasonRequired, "A URL is required.")
 	case utf8.RuneCountInString(s) > MaxURLLength:
-		p.Add(path, quire.ReasonTooLong, "A URL has at most "+strconv.Itoa(MaxURLLength)+" characters.")
+		p.AddDetail(quire.Beyond(path, quire.ReasonTooLong, MaxURLLength, int64(utf8.RuneCountInString(s))),
+			"A URL has at most "+strconv.Itoa(MaxURLLength)+" characters.")
 	case !ValidURL(s):
 		p.Add(path, quire.ReasonInvalidValue, "URL is not valid.")
 	}
@@ -125,7 +129,7 @@ func checkDate(p *quire.Problems, path string, d *Date) {
 		p.Add(jsonbody.Join(path, "end"), quire.ReasonInvalidValue, "Not a date.")
 	}
 	if len(d.TimeZone) > 64 {
-		p.Add(jsonbody.Join(path, "time_zone"), quire.ReasonTooLong, "A time zone has at most 64 characters.")
+		p.AddDetail(quire.Beyond(jsonbody.Join(path, "time_zone"), quire.ReasonTooLong, 64, int64(len(d.TimeZone))), "A time zone has at most 64 characters.")
 	}
 }
 
@@ -143,7 +147,9 @@ func checkFile(p *quire.Problems, path string, f *FileSource) {
 	case "file_upload":
 		checkID(p, jsonbody.Join(path, "file_upload", "id"), f.ID)
 	case "file":
-		checkURL(p, jsonbody.Join(path, "file", "url"), f.URL)
+		if f.ID == "" { // named by oss_name otherwise
+			checkURL(p, jsonbody.Join(path, "file", "url"), f.URL)
+		}
 	default:
 		p.Add(jsonbody.Join(path, "type"), quire.ReasonInvalidValue, "Unknown file type.")
 	}

@@ -2,6 +2,7 @@ package blocks
 
 import (
 	"encoding/json"
+	"strconv"
 
 	"github.com/quire-dev/quire/internal/jsonbody"
 	"github.com/quire-dev/quire/internal/quire"
@@ -32,7 +33,7 @@ func DecodeValue(v any, path string, parent *Block) ([]*Block, error) {
 	}
 	bs := d.children(v, path, 0, parent, false)
 	if d.count > MaxRequestBlocks {
-		d.p.Add(path, quire.ReasonTooMany, "At most 1000 blocks in one request.")
+		tooMany(&d.p, path, MaxRequestBlocks, d.count, "blocks in one request")
 	}
 	if err := d.p.Err(); err != nil {
 		return nil, err
@@ -72,10 +73,10 @@ func (d *decoder) block(v any, path string, depth int) *Block {
 	}
 	typ, ok := blockType(&d.p, path, m)
 	if !ok {
-		jsonbody.Unknown(&d.p, path, m, append(Types, "object", "type")...)
+		jsonbody.Unknown(&d.p, path, m, append(Types, "object", "type", "children")...)
 		return nil
 	}
-	jsonbody.Unknown(&d.p, path, m, "object", "type", typ)
+	jsonbody.Unknown(&d.p, path, m, "object", "type", typ, "children")
 	if s, ok := jsonbody.Str(&d.p, path, m, "object"); ok && s != "block" {
 		d.p.Add(jsonbody.Join(path, "object"), quire.ReasonInvalidValue, "object is block.")
 	}
@@ -91,15 +92,28 @@ func (d *decoder) block(v any, path string, depth int) *Block {
 	}
 	b := &Block{Type: typ}
 	content(&d.p, tp, b, bm, false)
+	// Children nest inside the type object (Notion's shape) or beside type (the original
+	// service's); errors name the place they were sent.
 	cv, hasChildren := bm["children"]
 	cp := jsonbody.Join(tp, "children")
+	outer, beside := m["children"]
+	switch {
+	case beside && hasChildren:
+		d.p.Add(jsonbody.Join(path, "children"), quire.ReasonInvalidValue, "Send children beside type or inside "+typ+", not both.")
+		return b
+	case beside:
+		cv, hasChildren, cp = outer, true, jsonbody.Join(path, "children")
+		b.ChildrenBeside = true
+	}
 	switch {
 	case !hasChildren:
 		if info := types[typ]; info.container {
 			d.p.Add(cp, quire.ReasonRequired, "A "+typ+" is created with its children.")
 		}
 	case !types[typ].children:
-		// already an unknown_field: the type has no children field
+		if beside { // inside the type object it is already an unknown_field
+			d.p.Add(cp, quire.ReasonInvalidValue, "A "+typ+" block cannot have children.")
+		}
 	case !CanHaveChildren(b):
 		d.p.Add(cp, quire.ReasonInvalidValue, "Only a toggleable heading has children.")
 	case depth >= MaxRequestDepth:
@@ -122,15 +136,24 @@ func blockType(p *quire.Problems, path string, m map[string]any) (string, bool) 
 			return "", false
 		}
 	}
-	if !Known(typ) {
-		p.Add(jsonbody.Join(path, "type"), quire.ReasonInvalidValue, "Unknown block type.")
-		return "", false
-	}
-	if !Writable(typ) {
-		p.Add(jsonbody.Join(path, "type"), quire.ReasonInvalidValue, "A "+typ+" block is made by creating the page or database.")
+	if !unsupported(p, jsonbody.Join(path, "type"), typ) {
 		return "", false
 	}
 	return typ, true
+}
+
+// unsupported checks that blocks of type typ may be written; an unknown or read-only type is
+// the original service's unsupported_block_type (400), named at path (the "type" field).
+func unsupported(p *quire.Problems, path, typ string) bool {
+	switch {
+	case !Known(typ):
+		p.Unsupported(quire.CodeUnsupportedBlockType, path, quire.ReasonInvalidValue, "Unknown block type "+strconv.Quote(typ)+".")
+	case !Writable(typ):
+		p.Unsupported(quire.CodeUnsupportedBlockType, path, quire.ReasonInvalidValue, "A "+typ+" block is made by creating the page or database.")
+	default:
+		return true
+	}
+	return false
 }
 
 // fields lists the keys of a type object, children aside.
@@ -145,6 +168,12 @@ func fields(typ string) []string {
 	}
 	if info.caption {
 		f = append(f, "caption")
+	}
+	if info.textAlign {
+		f = append(f, "text_align")
+	}
+	if info.captionAlign {
+		f = append(f, "caption_align")
 	}
 	if info.media {
 		f = append(f, "type", "external", "file_upload", "file")
@@ -202,6 +231,12 @@ func content(p *quire.Problems, path string, b *Block, m map[string]any, update 
 	if info.media {
 		decodeMedia(p, path, m, c, update)
 	}
+	if info.textAlign {
+		decodeAlign(p, path, m, "text_align", &c.TextAlign)
+	}
+	if info.captionAlign {
+		decodeAlign(p, path, m, "caption_align", &c.CaptionAlign)
+	}
 	switch b.Type {
 	case "heading_1", "heading_2", "heading_3":
 		if v, ok := boolean(p, path, m, "is_toggleable"); ok {
@@ -247,6 +282,21 @@ func content(p *quire.Problems, path string, b *Block, m map[string]any, update 
 	}
 }
 
+// decodeAlign reads text_align or caption_align: one of Alignments, or null to clear it (an
+// update's way back to "not set").
+func decodeAlign(p *quire.Problems, path string, m map[string]any, key string, dst *string) {
+	v, present := m[key]
+	switch {
+	case !present:
+	case v == nil:
+		*dst = ""
+	default:
+		if s, ok := jsonbody.Enum(p, jsonbody.Join(path, key), v, Alignments); ok {
+			*dst = s
+		}
+	}
+}
+
 func expression(p *quire.Problems, path string, m map[string]any, update bool) (string, bool) {
 	var s string
 	var ok bool
@@ -267,7 +317,7 @@ func decodeTable(p *quire.Problems, path string, m map[string]any, c *Content, u
 	case ok && update && w != c.TableWidth:
 		p.Add(jsonbody.Join(path, "table_width"), quire.ReasonImmutable, "A table's width is set when it is created.")
 	case ok && (w < 1 || w > MaxArray):
-		p.Add(jsonbody.Join(path, "table_width"), quire.ReasonOutOfRange, "table_width is 1 to 100.")
+		outOfRange(p, jsonbody.Join(path, "table_width"), 1, MaxArray, w, "table_width is 1 to 100.")
 		c.TableWidth = 0 // rows are not measured against a width that is wrong anyway
 	case ok:
 		c.TableWidth = w
@@ -404,8 +454,13 @@ func decodeFile(p *quire.Problems, path string, m map[string]any, typ string) *F
 			checkID(p, jsonbody.Join(fp, "id"), f.ID)
 		}
 	case "file":
-		jsonbody.Unknown(p, fp, fm, "url", "expiry_time")
-		if f.URL, ok = jsonbody.RequiredStr(p, fp, fm, "url"); ok {
+		// The original service's clients send an upload back with oss_name (its ID, which the
+		// service resolves) and the read-only size and content_type; url is then not needed.
+		jsonbody.Unknown(p, fp, fm, "url", "expiry_time", "oss_name", "size", "content_type")
+		f.ID, _ = nullableStr(p, fp, fm, "oss_name")
+		if f.ID != "" && fm["url"] == nil {
+			ok = true
+		} else if f.URL, ok = jsonbody.RequiredStr(p, fp, fm, "url"); ok {
 			checkURL(p, jsonbody.Join(fp, "url"), f.URL)
 		}
 		f.ExpiryTime, _ = nullableStr(p, fp, fm, "expiry_time")

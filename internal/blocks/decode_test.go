@@ -99,6 +99,16 @@ func TestDecode_everyType(t *testing.T) {
 			`{"object":"block","type":"pdf","pdf":{"caption":[],"type":"file","file":{"url":"https://x.test/f","expiry_time":"2030-01-01T00:00:00.000Z"}}}`},
 		{"video", `{"type":"video","video":{"external":{"url":"https://x.test/v.mp4"}}}`,
 			`{"object":"block","type":"video","video":{"caption":[],"type":"external","external":{"url":"https://x.test/v.mp4"}}}`},
+		{"audio uploaded, aligned", `{"type":"audio","audio":{"type":"file_upload","file_upload":{"id":"` + id1 + `"},"caption":` + hi + `,"caption_align":"center","text_align":"right"}}`,
+			`{"object":"block","type":"audio","audio":{"caption":[` + plainItem("hi") + `],"type":"file_upload","file_upload":{"id":"` + id1 + `"},"text_align":"right","caption_align":"center"}}`},
+		{"audio external", `{"audio":{"external":{"url":"https://x.test/a.mp3"}}}`,
+			`{"object":"block","type":"audio","audio":{"caption":[],"type":"external","external":{"url":"https://x.test/a.mp3"}}}`},
+		{"paragraph aligned", `{"type":"paragraph","paragraph":{"rich_text":[],"text_align":"center"}}`,
+			`{"object":"block","type":"paragraph","paragraph":{"rich_text":[],` + noColor + `,"text_align":"center"}}`},
+		{"aligns null are not set", `{"type":"image","image":{"external":{"url":"https://x.test/a.png"},"text_align":null,"caption_align":null}}`,
+			`{"object":"block","type":"image","image":{"caption":[],"type":"external","external":{"url":"https://x.test/a.png"}}}`},
+		{"toggle with children beside type", `{"type":"toggle","toggle":{"rich_text":[],"text_align":"left"},"children":[{"type":"paragraph","paragraph":{"rich_text":[]}}]}`,
+			`{"object":"block","type":"toggle","toggle":{"rich_text":[],` + noColor + `,"text_align":"left"},"children":[{"object":"block","type":"paragraph","paragraph":{"rich_text":[],` + noColor + `}}]}`},
 		{"bookmark", `{"type":"bookmark","bookmark":{"url":"https://x.test","caption":[]}}`,
 			`{"object":"block","type":"bookmark","bookmark":{"caption":[],"url":"https://x.test"}}`},
 		{"embed", `{"type":"embed","embed":{"url":"https://x.test/e"}}`,
@@ -146,6 +156,14 @@ func TestDecode_everyType(t *testing.T) {
 			}
 			if g := readShape(t, again); !reflect.DeepEqual(g, want) {
 				t.Fatalf("read shape written back changed")
+			}
+			// … and so can it with children beside type, as the original service's clients send them.
+			beside, err := DecodeValue(got, "children", nil)
+			if err != nil {
+				t.Fatalf("writing the read shape back, children beside type: %v", err)
+			}
+			if g := readShape(t, beside); !reflect.DeepEqual(g, want) {
+				t.Fatalf("read shape written back with children beside type changed")
 			}
 			_ = Walk(bs, func(_ int, b *Block) error {
 				seen[b.Type] = true
@@ -212,6 +230,21 @@ func TestDecode_problems(t *testing.T) {
 		{"not an array", `{}`, []quire.Detail{det("children", "invalid_type")}},
 		{"block not an object", `[1]`, []quire.Detail{det("children[0]", "invalid_type")}},
 		{"unknown type", `[{"type":"marquee","marquee":{}}]`, []quire.Detail{det("children[0].type", "invalid_value"), det("children[0].marquee", "unknown_field")}},
+		{"children beside type and inside", `[{"type":"toggle","toggle":{"rich_text":[],"children":[]},"children":[]}]`, []quire.Detail{det("children[0].children", "invalid_value")}},
+		{"children beside a divider", `[{"type":"divider","divider":{},"children":[]}]`, []quire.Detail{det("children[0].children", "invalid_value")}},
+		{"children beside a plain heading", `[{"type":"heading_2","heading_2":{"rich_text":[]},"children":[]}]`, []quire.Detail{det("children[0].children", "invalid_value")}},
+		{"problem in children beside type", `[{"type":"toggle","toggle":{"rich_text":[]},"children":[{"type":"quote","quote":{"rich_text":[]},"children":[{"type":"paragraph","paragraph":{}}]}]}]`,
+			[]quire.Detail{det("children[0].children[0].children[0].paragraph.rich_text", "required")}},
+		{"three levels deep beside type", `[{"type":"toggle","toggle":{"rich_text":[]},"children":[{"type":"toggle","toggle":{"rich_text":[]},"children":[{"type":"toggle","toggle":{"rich_text":[]},"children":[]}]}]}]`,
+			[]quire.Detail{det("children[0].children[0].children[0].children", "invalid_value")}},
+		{"table rows beside type", `[{"type":"table","table":{"table_width":2},"children":[{"type":"table_row","table_row":{"cells":[[]]}}]}]`,
+			[]quire.Detail{det("children[0].children[0].table_row.cells", "invalid_value")}},
+		{"bad text_align", para(`{"rich_text":[],"text_align":"justify"}`), []quire.Detail{det("children[0].paragraph.text_align", "invalid_value")}},
+		{"text_align not a string", `[{"type":"video","video":{"external":{"url":"https://x.test/v"},"text_align":1}}]`, []quire.Detail{det("children[0].video.text_align", "invalid_type")}},
+		{"bad caption_align", `[{"type":"embed","embed":{"url":"https://x.test/e","caption_align":"middle"}}]`, []quire.Detail{det("children[0].embed.caption_align", "invalid_value")}},
+		{"no caption_align on text", para(`{"rich_text":[],"caption_align":"left"}`), []quire.Detail{det("children[0].paragraph.caption_align", "unknown_field")}},
+		{"no text_align on code", `[{"type":"code","code":{"rich_text":[],"text_align":"left"}}]`, []quire.Detail{det("children[0].code.text_align", "unknown_field")}},
+		{"audio source required", `[{"type":"audio","audio":{"caption":[]}}]`, []quire.Detail{det("children[0].audio.external", "required")}},
 		{"type missing", `[{"object":"block"}]`, []quire.Detail{det("children[0].type", "required")}},
 		{"type object missing", `[{"type":"paragraph"}]`, []quire.Detail{det("children[0].paragraph", "required")}},
 		{"type not a string", `[{"type":7}]`, []quire.Detail{det("children[0].type", "invalid_type")}},
@@ -288,11 +321,52 @@ func checkDetails(t *testing.T, err error, want []quire.Detail) {
 		return
 	}
 	e, ok := quire.AsError(err)
-	if !ok || e.Code != quire.CodeValidation {
+	if !ok || e.Code != quire.CodeValidation && e.Code != quire.CodeUnsupportedBlockType {
 		t.Fatalf("error = %v, want a validation_error", err)
 	}
-	if !reflect.DeepEqual(e.Details, want) {
-		t.Fatalf("details\n got %v\nwant %v", e.Details, want)
+	got := make([]quire.Detail, len(e.Details))
+	for i, d := range e.Details {
+		got[i] = det(d.Path, d.Reason) // limit and actual: TestDecode_limitAndActual
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("details\n got %v\nwant %v", got, want)
+	}
+}
+
+// Details of a broken limit carry the limit and what was found, as the original service's do.
+func TestDecode_limitAndActual(t *testing.T) {
+	rep := func(s string, n int) string { return strings.TrimSuffix(strings.Repeat(s+",", n), ",") }
+	cases := []struct {
+		name, in string
+		want     quire.Detail
+	}{
+		{"children", "[" + rep(`{"divider":{}}`, 101) + "]", quire.Beyond("children", quire.ReasonTooMany, 100, 101)},
+		{"blocks in a request", "[" + rep(`{"toggle":{"rich_text":[],"children":[`+rep(`{"divider":{}}`, 100)+`]}}`, 10) + "]",
+			quire.Beyond("children", quire.ReasonTooMany, 1000, 1010)},
+		{"rich text items", `[{"paragraph":{"rich_text":[` + rep(`{"text":{"content":"x"}}`, 102) + `]}}]`,
+			quire.Beyond("children[0].paragraph.rich_text", quire.ReasonTooMany, 100, 102)},
+		{"text content", `[{"quote":{"rich_text":[{"text":{"content":"` + strings.Repeat("é", 2003) + `"}}]}}]`,
+			quire.Beyond("children[0].quote.rich_text[0].text.content", quire.ReasonTooLong, 2000, 2003)},
+		{"url", `[{"embed":{"url":"https://x.test/` + strings.Repeat("a", 2000) + `"}}]`,
+			quire.Beyond("children[0].embed.url", quire.ReasonTooLong, 2000, 2015)},
+		{"table too narrow", `[{"table":{"table_width":0},"children":[{"table_row":{"cells":[]}}]}]`,
+			quire.Beyond("children[0].table.table_width", quire.ReasonOutOfRange, 1, 0)},
+		{"table too wide", `[{"table":{"table_width":101},"children":[{"table_row":{"cells":[]}}]}]`,
+			quire.Beyond("children[0].table.table_width", quire.ReasonOutOfRange, 100, 101)},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Decode(json.RawMessage(tc.in), "children", nil)
+			e, ok := quire.AsError(err)
+			if !ok || len(e.Details) == 0 || !reflect.DeepEqual(e.Details[0], tc.want) {
+				t.Fatalf("error = %v, want first detail %s %s limit %d actual %d", err, tc.want.Path, tc.want.Reason, *tc.want.Limit, *tc.want.Actual)
+			}
+		})
+	}
+	err := Validate([]*Block{{Type: "table_row", Content: Content{Cells: make([]RichText, 101)}}}, "markdown", &Block{Type: "table"}, Limits{})
+	e, ok := quire.AsError(err)
+	if !ok || !reflect.DeepEqual(e.Details[0], quire.Beyond("markdown[0].table_row.cells", quire.ReasonTooMany, 100, 101)) {
+		t.Fatalf("Validate too many cells = %v", err)
 	}
 }
 
@@ -314,5 +388,28 @@ func TestDecode_underParent(t *testing.T) {
 	_, err = Decode(json.RawMessage(`[`), "children", nil)
 	if e, ok := quire.AsError(err); !ok || e.Code != quire.CodeInvalidJSON {
 		t.Fatalf("bad JSON: %v", err)
+	}
+}
+
+// An unknown or read-only block type answers the original service's unsupported_block_type,
+// named at the type; the first problem decides the code, every problem is listed.
+func TestDecode_unsupportedBlockType(t *testing.T) {
+	cases := []struct{ name, in, code string }{
+		{"unknown", `[{"type":"marquee","marquee":{}}]`, quire.CodeUnsupportedBlockType},
+		{"read-only", `[{"type":"child_page","child_page":{"title":"x"}}]`, quire.CodeUnsupportedBlockType},
+		{"nested, beside type", `[{"type":"toggle","toggle":{"rich_text":[]},"children":[{"type":"child_database","child_database":{}}]}]`, quire.CodeUnsupportedBlockType},
+		{"after a validation problem", `[{"type":"paragraph","paragraph":{}},{"type":"marquee"}]`, quire.CodeValidation},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Decode(json.RawMessage(tc.in), "children", nil)
+			if e, ok := quire.AsError(err); !ok || e.Code != tc.code {
+				t.Fatalf("error = %v, want code %s", err, tc.code)
+			}
+		})
+	}
+	err := Validate([]*Block{{Type: "child_page"}}, "markdown", nil, Limits{})
+	if e, ok := quire.AsError(err); !ok || e.Code != quire.CodeUnsupportedBlockType || e.Details[0].Path != "markdown[0].type" {
+		t.Fatalf("Validate child_page = %v", err)
 	}
 }

@@ -39,6 +39,16 @@ func AppendContent(dst []byte, b *Block) []byte {
 		w.key("caption")
 		w.dst = AppendRichText(w.dst, c.Caption)
 	}
+	if info.media {
+		f := c.File
+		if f == nil {
+			f = &FileSource{Type: "external"}
+		}
+		w.key("type")
+		w.dst = AppendString(w.dst, f.Type)
+		w.key(f.Type)
+		w.dst = appendFileBody(w.dst, f)
+	}
 	switch b.Type {
 	case "heading_1", "heading_2", "heading_3":
 		w.boolean("is_toggleable", c.IsToggleable)
@@ -55,18 +65,8 @@ func AppendContent(dst []byte, b *Block) []byte {
 		w.str("language", lang)
 	case "equation":
 		w.str("expression", c.Expression)
-	case "image", "file", "pdf", "video":
-		f := c.File
-		if f == nil {
-			f = &FileSource{Type: "external"}
-		}
-		w.key("type")
-		w.dst = AppendString(w.dst, f.Type)
-		w.key(f.Type)
-		w.dst = appendFileBody(w.dst, f)
-		if b.Type == "file" {
-			w.str("name", c.Name)
-		}
+	case "file":
+		w.str("name", c.Name)
 	case "bookmark", "embed":
 		w.str("url", c.URL)
 	case "table":
@@ -98,6 +98,14 @@ func AppendContent(dst []byte, b *Block) []byte {
 	if info.color {
 		w.str("text_color", orDefault(c.TextColor))
 		w.str("background_color", orDefault(c.BackgroundColor))
+	}
+	// Only when set, as the original service answers, so content written before these existed
+	// keeps its bytes (and its ETag).
+	if info.textAlign && c.TextAlign != "" {
+		w.str("text_align", c.TextAlign)
+	}
+	if info.captionAlign && c.CaptionAlign != "" {
+		w.str("caption_align", c.CaptionAlign)
 	}
 	return append(w.dst, '}')
 }
@@ -164,7 +172,12 @@ func appendFileBody(dst []byte, f *FileSource) []byte {
 	case "file_upload":
 		w.str("id", f.ID)
 	case "file":
-		w.str("url", f.URL)
+		if f.ID != "" {
+			w.str("oss_name", f.ID)
+		}
+		if f.URL != "" || f.ID == "" {
+			w.str("url", f.URL)
+		}
 		w.nullable("expiry_time", f.ExpiryTime)
 	default:
 		w.str("url", f.URL)

@@ -18,6 +18,9 @@ func FuzzDecode(f *testing.F) {
 		`[{"type":"callout","callout":{"rich_text":[{"mention":{"date":{"start":"2024-01-01"}}}],"icon":{"emoji":"💡"}}}]`,
 		`[{"type":"image","image":{"file_upload":{"id":"11111111-1111-4111-8111-111111111111"}}}]`,
 		`[{"type":"column_list","column_list":{"children":[{"type":"column","column":{"children":[]}}]}}]`,
+		`[{"type":"toggle","toggle":{"rich_text":[],"text_align":"center"},"children":[{"quote":{"rich_text":[]},"children":[]}]}]`,
+		`[{"type":"audio","audio":{"external":{"url":"https://x.test/a.mp3"},"caption_align":"right","text_align":null}}]`,
+		`[{"type":"marquee"},{"type":"child_page","child_page":{}}]`,
 		`{}`, `[1,"x",null]`, `[{"type":null}]`,
 	} {
 		f.Add([]byte(s))

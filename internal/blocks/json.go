@@ -3,6 +3,7 @@ package blocks
 import (
 	"encoding/json"
 	"math"
+	"strconv"
 
 	"github.com/quire-dev/quire/internal/jsonbody"
 	"github.com/quire-dev/quire/internal/quire"
@@ -51,7 +52,13 @@ func integer(p *quire.Problems, path string, m map[string]any, key string) (int,
 		return 0, false
 	}
 	if f > 1e9 || f < -1e9 {
-		p.Add(jsonbody.Join(path, key), quire.ReasonOutOfRange, "Expected a number from -1000000000 to 1000000000.")
+		limit := int64(1e9)
+		if f < 0 {
+			limit = -limit
+		}
+		// actual is clamped to what an int64 holds; it is past the limit either way.
+		p.AddDetail(quire.Beyond(jsonbody.Join(path, key), quire.ReasonOutOfRange, limit, int64(max(min(f, 9e18), -9e18))),
+			"Expected a number from -1000000000 to 1000000000.")
 		return 0, false
 	}
 	return int(f), true
@@ -62,7 +69,21 @@ func integer(p *quire.Problems, path string, m map[string]any, key string) (int,
 func array(p *quire.Problems, path string, v any) ([]any, bool) {
 	a, ok := jsonbody.Array(p, path, v, math.MaxInt)
 	if ok && len(a) > MaxArray {
-		p.Add(path, quire.ReasonTooMany, "At most 100 items.")
+		tooMany(p, path, MaxArray, len(a), "items")
 	}
 	return a, ok
+}
+
+// tooMany reports a list of n things where at most limit are allowed, with both numbers.
+func tooMany(p *quire.Problems, path string, limit, n int, what string) {
+	p.AddDetail(quire.Beyond(path, quire.ReasonTooMany, int64(limit), int64(n)), "At most "+strconv.Itoa(limit)+" "+what+".")
+}
+
+// outOfRange reports a table width (or any count) outside 1..MaxArray, naming the bound broken.
+func outOfRange(p *quire.Problems, path string, lo, hi, n int, message string) {
+	limit := hi
+	if n < lo {
+		limit = lo
+	}
+	p.AddDetail(quire.Beyond(path, quire.ReasonOutOfRange, int64(limit), int64(n)), message)
 }

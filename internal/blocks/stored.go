@@ -25,6 +25,7 @@ func UnmarshalContent(typ string, raw []byte) (*Block, error) {
 	c.RichText = w.RichText.rich()
 	c.Caption = w.Caption.rich()
 	c.TextColor, c.BackgroundColor = w.TextColor, w.BackgroundColor
+	c.TextAlign, c.CaptionAlign = w.TextAlign, w.CaptionAlign
 	c.IsToggleable, c.Checked = w.IsToggleable, w.Checked
 	c.Language, c.Expression, c.Name, c.URL, c.Title = w.Language, w.Expression, w.Name, w.URL, w.Title
 	c.TableWidth, c.HasColumnHeader, c.HasRowHeader = w.TableWidth, w.HasColumnHeader, w.HasRowHeader
@@ -110,6 +111,8 @@ type wireContent struct {
 	Caption         wireRich   `json:"caption"`
 	TextColor       string     `json:"text_color"`
 	BackgroundColor string     `json:"background_color"`
+	TextAlign       string     `json:"text_align"`
+	CaptionAlign    string     `json:"caption_align"`
 	IsToggleable    bool       `json:"is_toggleable"`
 	Checked         bool       `json:"checked"`
 	Icon            *wireIcon  `json:"icon"`

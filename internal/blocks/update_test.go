@@ -22,6 +22,8 @@ func TestDecodeUpdate(t *testing.T) {
 	para := mustDecodeOne(t, `{"type":"paragraph","paragraph":{"rich_text":[{"text":{"content":"a"}}],"text_color":"red","background_color":"blue"}}`)
 	table := mustDecodeOne(t, `{"type":"table","table":{"table_width":2,"children":[{"type":"table_row","table_row":{"cells":[[],[]]}}]}}`)
 	row := table.Children[0]
+	img := mustDecodeOne(t, `{"type":"image","image":{"external":{"url":"https://x.test/a.png"},"caption_align":"right"}}`)
+	imgRead := `{"caption":[],"type":"external","external":{"url":"https://x.test/a.png"}`
 	cases := []struct {
 		name    string
 		current *Block
@@ -36,6 +38,11 @@ func TestDecodeUpdate(t *testing.T) {
 			`{"rich_text":[` + plainItem("a") + `],"text_color":"red","background_color":"green"}`, "", nil},
 		{"rich text replaced", para, `{"type":"paragraph","paragraph":{"rich_text":[]}}`,
 			`{"rich_text":[],"text_color":"red","background_color":"blue"}`, "", nil},
+		{"text_align set", para, `{"paragraph":{"text_align":"center"}}`,
+			`{"rich_text":[` + plainItem("a") + `],"text_color":"red","background_color":"blue","text_align":"center"}`, "", nil},
+		{"caption_align cleared by null, text_align set", img, `{"image":{"caption_align":null,"text_align":"right"}}`, imgRead + `,"text_align":"right"}`, "", nil},
+		{"caption_align kept", img, `{"image":{"caption":[]}}`, imgRead + `,"caption_align":"right"}`, "", nil},
+		{"bad text_align", para, `{"paragraph":{"text_align":"middle"}}`, "", "", []quire.Detail{det("paragraph.text_align", "invalid_value")}},
 		{"trash only", para, `{"in_trash":true}`, "", "true", nil},
 		{"both", para, `{"in_trash":false,"paragraph":{}}`, `{"rich_text":[` + plainItem("a") + `],"text_color":"red","background_color":"blue"}`, "false", nil},
 		{"headers change", table, `{"table":{"has_row_header":true,"table_width":2}}`, `{"table_width":2,"has_column_header":false,"has_row_header":true}`, "", nil},

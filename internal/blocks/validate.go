@@ -1,7 +1,7 @@
 package blocks
 
 import (
-	"strconv"
+	"slices"
 
 	"github.com/quire-dev/quire/internal/jsonbody"
 	"github.com/quire-dev/quire/internal/quire"
@@ -25,7 +25,7 @@ func Validate(bs []*Block, path string, parent *Block, lim Limits) error {
 	v := validator{lim: lim}
 	v.children(bs, path, parent, 0, false)
 	if lim.MaxBlocks > 0 && v.count > lim.MaxBlocks {
-		v.p.Add(path, quire.ReasonTooMany, "At most "+strconv.Itoa(lim.MaxBlocks)+" blocks in one request.")
+		tooMany(&v.p, path, lim.MaxBlocks, v.count, "blocks in one request")
 	}
 	return v.p.Err()
 }
@@ -38,7 +38,7 @@ type validator struct {
 
 func (v *validator) children(bs []*Block, path string, parent *Block, depth int, created bool) {
 	if v.lim.MaxChildren > 0 && len(bs) > v.lim.MaxChildren {
-		v.p.Add(path, quire.ReasonTooMany, "At most "+strconv.Itoa(v.lim.MaxChildren)+" items.")
+		tooMany(&v.p, path, v.lim.MaxChildren, len(bs), "items")
 	}
 	for i, b := range bs {
 		bp := jsonbody.Index(path, i)
@@ -53,12 +53,7 @@ func (v *validator) children(bs []*Block, path string, parent *Block, depth int,
 }
 
 func (v *validator) block(b *Block, path string, depth int) {
-	if !Known(b.Type) {
-		v.p.Add(jsonbody.Join(path, "type"), quire.ReasonInvalidValue, "Unknown block type.")
-		return
-	}
-	if !Writable(b.Type) {
-		v.p.Add(jsonbody.Join(path, "type"), quire.ReasonInvalidValue, "A "+b.Type+" block is made by creating the page or database.")
+	if !unsupported(&v.p, jsonbody.Join(path, "type"), b.Type) {
 		return
 	}
 	tp := jsonbody.Join(path, b.Type)
@@ -80,7 +75,7 @@ func (v *validator) block(b *Block, path string, depth int) {
 
 func checkRichText(p *quire.Problems, path string, rt RichText) {
 	if len(rt) > MaxArray {
-		p.Add(path, quire.ReasonTooMany, "At most 100 items.")
+		tooMany(p, path, MaxArray, len(rt), "items")
 	}
 	for i := range rt {
 		checkItem(p, jsonbody.Index(path, i), &rt[i])
@@ -104,6 +99,14 @@ func checkContent(p *quire.Problems, path string, b *Block) {
 	}
 	if info.caption {
 		checkRichText(p, jsonbody.Join(path, "caption"), c.Caption)
+	}
+	for _, a := range []struct {
+		on         bool
+		key, value string
+	}{{info.textAlign, "text_align", c.TextAlign}, {info.captionAlign, "caption_align", c.CaptionAlign}} {
+		if a.value != "" && (!a.on || !slices.Contains(Alignments, a.value)) {
+			p.Add(jsonbody.Join(path, a.key), quire.ReasonInvalidValue, "Expected one of left, center, right.")
+		}
 	}
 	if info.media {
 		if c.File == nil {
@@ -133,12 +136,12 @@ func checkContent(p *quire.Problems, path string, b *Block) {
 		checkURL(p, jsonbody.Join(path, "url"), c.URL)
 	case "table":
 		if c.TableWidth < 1 || c.TableWidth > MaxArray {
-			p.Add(jsonbody.Join(path, "table_width"), quire.ReasonOutOfRange, "table_width is 1 to 100.")
+			outOfRange(p, jsonbody.Join(path, "table_width"), 1, MaxArray, c.TableWidth, "table_width is 1 to 100.")
 		}
 	case "table_row":
 		cp := jsonbody.Join(path, "cells")
 		if len(c.Cells) > MaxArray {
-			p.Add(cp, quire.ReasonTooMany, "At most 100 cells.")
+			tooMany(p, cp, MaxArray, len(c.Cells), "cells")
 		}
 		for i, cell := range c.Cells {
 			checkRichText(p, jsonbody.Index(cp, i), cell)

@@ -21,16 +21,37 @@ const maxChunkRunes = 2048
 // model's tokenizer reads tabs and newlines as unknown tokens). Text with nothing but whitespace
 // gives no chunks. Short texts come back as one chunk; invalid UTF-8 is replaced by U+FFFD.
 func Chunks(text string) []string {
+	var out []string
+	for _, c := range ChunkEntries([]string{text}) {
+		out = append(out, c.Text)
+	}
+	return out
+}
+
+// Chunk is one piece of ChunkEntries: its text and the index of the entry it starts in.
+type Chunk struct {
+	Text  string
+	Entry int
+}
+
+// ChunkEntries cuts entries (a page's blocks' texts, in order) as Chunks cuts them joined by
+// newlines, the same pieces, and says which entry each piece starts in: semantic search answers
+// a chunk with the block it starts at. Each entry is normalised alone; a newline is a stable
+// code point, so that is the normalisation of the joined text.
+func ChunkEntries(entries []string) []Chunk {
 	tok, err := builtinTokenizer()
 	if err != nil {
 		panic(err) // the vocabulary is embedded in the binary; its tests load it
 	}
 	c := chunker{tok: tok}
-	// Invalid UTF-8 becomes U+FFFD first, so chunks are valid text and cutting can never glue stray
-	// bytes into a character that was not there.
-	for _, line := range strings.Split(norm.NFKC.String(strings.ToValidUTF8(text, "\uFFFD")), "\n") {
-		for _, sentence := range sentences(strings.Join(strings.FieldsFunc(line, unicode.IsSpace), " ")) {
-			c.add(sentence)
+	for i, text := range entries {
+		c.entry = i
+		// Invalid UTF-8 becomes U+FFFD first, so chunks are valid text and cutting can never glue
+		// stray bytes into a character that was not there.
+		for _, line := range strings.Split(norm.NFKC.String(strings.ToValidUTF8(text, "\uFFFD")), "\n") {
+			for _, sentence := range sentences(strings.Join(strings.FieldsFunc(line, unicode.IsSpace), " ")) {
+				c.add(sentence)
+			}
 		}
 	}
 	c.flush()
@@ -55,9 +76,11 @@ func sentences(line string) []string {
 
 // chunker packs units (sentences, then words, then token runs) greedily into chunks.
 type chunker struct {
-	tok *tokenizer
-	cur string
-	out []string
+	tok   *tokenizer
+	cur   string
+	entry int // the entry being added
+	start int // the entry cur starts in
+	out   []Chunk
 }
 
 func (c *chunker) fits(s string) bool {
@@ -70,7 +93,7 @@ func (c *chunker) fits(s string) bool {
 
 func (c *chunker) flush() {
 	if c.cur != "" {
-		c.out = append(c.out, c.cur)
+		c.out = append(c.out, Chunk{Text: c.cur, Entry: c.start})
 		c.cur = ""
 	}
 }
@@ -87,7 +110,7 @@ func (c *chunker) add(unit string) {
 	}
 	if c.fits(unit) {
 		c.flush()
-		c.cur = unit
+		c.cur, c.start = unit, c.entry
 		return
 	}
 	if strings.Contains(unit, " ") {

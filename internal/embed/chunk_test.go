@@ -119,3 +119,39 @@ func FuzzChunks(f *testing.F) {
 		checkChunks(t, text, Chunks(text))
 	})
 }
+
+// TestChunkEntries: entries are cut as their text joined by newlines is, and each piece names
+// the entry it starts in: a short entry packed after another belongs to the earlier one's piece,
+// and a long entry's later pieces keep its index.
+func TestChunkEntries(t *testing.T) {
+	long := strings.Repeat("A sentence of filler words that goes on. ", 40)
+	for _, tc := range []struct {
+		name    string
+		entries []string
+		want    []int
+	}{
+		{"none", nil, nil},
+		{"blank entries", []string{" ", "", "\n"}, nil},
+		{"packed", []string{"First line.", "Second line.", "Third."}, []int{0}},
+		{"blank then text", []string{"", "  ", "Text here."}, []int{2}},
+		{"long entry splits", []string{"Intro.", long, "Outro."}, []int{0, 1, 1, 1}},
+		{"combining mark after a newline", []string{"cafe", "\u0301 accent", "ﬁ ligature"}, []int{0}},
+		{"invalid UTF-8", []string{"a\xffb", "\xfe"}, []int{0}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := ChunkEntries(tc.entries)
+			var texts []string
+			var entries []int
+			for _, c := range got {
+				texts = append(texts, c.Text)
+				entries = append(entries, c.Entry)
+			}
+			if want := Chunks(strings.Join(tc.entries, "\n")); !slices.Equal(texts, want) {
+				t.Fatalf("texts %q\nwant %q (Chunks of the joined text)", texts, want)
+			}
+			if !slices.Equal(entries, tc.want) {
+				t.Fatalf("entries %v, want %v (chunks %q)", entries, tc.want, texts)
+			}
+		})
+	}
+}

@@ -21,6 +21,10 @@ type Backend interface {
 	// Put stores exactly size bytes read from r under key. Until it returns nil nothing is
 	// visible under key, and on any error no bytes are left behind.
 	Put(ctx context.Context, key string, r io.Reader, size int64, contentType string) error
+	// PutUpTo stores what r holds, at most max bytes, under key and returns its length: for
+	// an upload whose size was not announced. A longer body fails with ErrTooLarge; as with
+	// Put, nothing is visible before it returns nil and an error leaves no bytes behind.
+	PutUpTo(ctx context.Context, key string, r io.Reader, max int64, contentType string) (int64, error)
 	// Remove deletes the object under key and any partial bytes of an unfinished Put; a
 	// missing object is not an error.
 	Remove(ctx context.Context, key string) error
@@ -40,31 +44,34 @@ func Key(id string) string { return id }
 // early end with ErrTooShort. It reads at most size+1 bytes from r.
 type sizedReader struct {
 	r     io.Reader
-	left  int64 // bytes still expected
+	left  int64 // bytes still expected (at most, when upTo)
+	n     int64 // bytes read
 	short bool  // the body ended early
+	upTo  bool  // an early end is the body's end (newCappedReader)
 }
 
 func newSizedReader(r io.Reader, size int64) *sizedReader { return &sizedReader{r: r, left: size} }
 
+// newCappedReader reads r to its end, which may come before max bytes; past max it fails with
+// ErrTooLarge, as a sizedReader does.
+func newCappedReader(r io.Reader, max int64) *sizedReader {
+	return &sizedReader{r: r, left: max, upTo: true}
+}
+
 func (s *sizedReader) Read(p []byte) (int, error) {
 	if s.left <= 0 {
-		// One more read tells whether the body really ends here.
-		var one [1]byte
-		n, err := io.ReadFull(s.r, one[:])
-		if n > 0 {
-			return 0, ErrTooLarge
-		}
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			return 0, io.EOF
-		}
-		return 0, err
+		return 0, endsHere(s.r)
 	}
 	if int64(len(p)) > s.left {
 		p = p[:s.left]
 	}
 	n, err := s.r.Read(p)
 	s.left -= int64(n)
+	s.n += int64(n)
 	if err == io.EOF {
+		if s.upTo {
+			return n, io.EOF
+		}
 		if s.left > 0 {
 			s.short = true
 			return n, ErrTooShort
@@ -79,13 +86,22 @@ func (s *sizedReader) finish() error {
 	if s.left > 0 {
 		return ErrTooShort
 	}
-	var one [1]byte
-	n, err := io.ReadFull(s.r, one[:])
-	if n > 0 {
-		return ErrTooLarge
+	if err := endsHere(s.r); err != io.EOF {
+		return err
 	}
-	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		return nil
+	return nil
+}
+
+// endsHere reads one more byte to tell whether r really ends where its length said: io.EOF
+// when it does, ErrTooLarge when it holds more, or the read's own error.
+func endsHere(r io.Reader) error {
+	var one [1]byte
+	n, err := io.ReadFull(r, one[:])
+	switch {
+	case n > 0:
+		return ErrTooLarge
+	case err == io.ErrUnexpectedEOF:
+		return io.EOF
 	}
 	return err
 }

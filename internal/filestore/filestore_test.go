@@ -99,6 +99,45 @@ func TestBackend_Put(t *testing.T) {
 	})
 }
 
+// TestBackend_PutUpTo checks a Put of unknown length: it stores what the body holds up to the
+// cap and reports its length; one byte more fails with ErrTooLarge and leaves nothing behind.
+func TestBackend_PutUpTo(t *testing.T) {
+	backends(t, func(t *testing.T, b filestore.Backend, exists func(string) bool) {
+		ctx := context.Background()
+		data := bytes.Repeat([]byte("cap"), 3000)
+		cases := []struct {
+			name    string
+			body    io.Reader
+			max     int64
+			wantN   int64
+			wantErr error
+		}{
+			{"under the cap", bytes.NewReader(data), int64(len(data) + 1), int64(len(data)), nil},
+			{"at the cap", iotest.OneByteReader(bytes.NewReader(data[:700])), 700, 700, nil},
+			{"empty", strings.NewReader(""), 10, 0, nil},
+			{"one byte over", bytes.NewReader(data), int64(len(data) - 1), 0, filestore.ErrTooLarge},
+			{"bytes over a zero cap", strings.NewReader("x"), 0, 0, filestore.ErrTooLarge},
+		}
+		for i, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				key := "5555555" + string(rune('a'+i)) + "-1111-4111-8111-111111111111"
+				n, err := b.PutUpTo(ctx, key, tc.body, tc.max, "application/octet-stream")
+				if !errors.Is(err, tc.wantErr) || n != tc.wantN {
+					t.Fatalf("PutUpTo = %d, %v; want %d, %v", n, err, tc.wantN, tc.wantErr)
+				}
+				if got := exists(key); got != (err == nil) {
+					t.Fatalf("stored after PutUpTo (err %v) = %v", err, got)
+				}
+				if err == nil {
+					if err := b.Remove(ctx, key); err != nil {
+						t.Fatal(err)
+					}
+				}
+			})
+		}
+	})
+}
+
 // TestS3_PresignedGet checks the presigned URL against MinIO's own signature check: it reads
 // the object, and an altered or expired one is refused.
 func TestS3_PresignedGet(t *testing.T) {

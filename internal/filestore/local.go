@@ -46,7 +46,22 @@ func (l *Local) path(key string) string    { return filepath.Join(l.dir, key[:2]
 func (l *Local) partial(key string) string { return filepath.Join(l.dir, "partial", key+".part") }
 
 // Put writes r to the partial file, checks its size, syncs it and renames it into place.
-func (l *Local) Put(ctx context.Context, key string, r io.Reader, size int64, _ string) (err error) {
+func (l *Local) Put(ctx context.Context, key string, r io.Reader, size int64, _ string) error {
+	return l.put(ctx, key, newSizedReader(r, size))
+}
+
+// PutUpTo is Put for a body of unknown length, at most max bytes.
+func (l *Local) PutUpTo(ctx context.Context, key string, r io.Reader, max int64, _ string) (int64, error) {
+	cr := newCappedReader(r, max)
+	if err := l.put(ctx, key, cr); err != nil {
+		return 0, err
+	}
+	return cr.n, nil
+}
+
+// put writes r, which checks its own length, to the partial file, syncs it and renames it
+// into place.
+func (l *Local) put(ctx context.Context, key string, r io.Reader) (err error) {
 	if !validKey(key) {
 		return fmt.Errorf("filestore: invalid key %q", key)
 	}
@@ -61,7 +76,7 @@ func (l *Local) Put(ctx context.Context, key string, r io.Reader, size int64, _ 
 			os.Remove(part)
 		}
 	}()
-	if _, err = io.Copy(f, ctxReader{ctx, newSizedReader(r, size)}); err != nil {
+	if _, err = io.Copy(f, ctxReader{ctx, r}); err != nil {
 		return err
 	}
 	if err = f.Sync(); err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -104,6 +105,33 @@ func (s *S3) Put(ctx context.Context, key string, r io.Reader, size int64, conte
 		return err
 	}
 	return nil
+}
+
+// PutUpTo spools a body of unknown length (at most max bytes) to a temporary file and then
+// puts it with its length: S3 needs the length of a single PUT up front, and the multipart
+// upload that would take it unknown holds a part of at least 5 MiB in memory per upload and
+// leaves parts behind a server that stops midway.
+func (s *S3) PutUpTo(ctx context.Context, key string, r io.Reader, max int64, contentType string) (int64, error) {
+	if !validKey(key) {
+		return 0, fmt.Errorf("filestore: invalid key %q", key)
+	}
+	tmp, err := os.CreateTemp("", "quire-upload-*")
+	if err != nil {
+		return 0, err
+	}
+	defer os.Remove(tmp.Name())
+	defer tmp.Close()
+	n, err := io.Copy(tmp, ctxReader{ctx, newCappedReader(r, max)})
+	if err != nil {
+		return 0, err
+	}
+	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+		return 0, err
+	}
+	if err := s.Put(ctx, key, tmp, n, contentType); err != nil {
+		return 0, err
+	}
+	return n, nil
 }
 
 // Remove deletes the object. Puts never use multipart uploads, so an unfinished one leaves

@@ -322,6 +322,12 @@ func TestBlocks_Placement(t *testing.T) {
 				[]string{"s1", "s2", "a", "a0", "a1", "a2", "b", "c", "c1", "d", "e"}},
 			{"after null is the end", map[string]any{"after": nil}, []any{para("f")},
 				[]string{"s1", "s2", "a", "a0", "a1", "a2", "b", "c", "c1", "d", "e", "f"}},
+			{"before", map[string]any{"before": ids[1]}, []any{para("b0"), para("b1")},
+				[]string{"s1", "s2", "a", "a0", "a1", "a2", "b0", "b1", "b", "c", "c1", "d", "e", "f"}},
+			{"before the first", map[string]any{"before": ids[0], "after": nil}, []any{para("z")},
+				[]string{"s1", "s2", "z", "a", "a0", "a1", "a2", "b0", "b1", "b", "c", "c1", "d", "e", "f"}},
+			{"before null is the end", map[string]any{"before": nil}, []any{para("g")},
+				[]string{"s1", "s2", "z", "a", "a0", "a1", "a2", "b0", "b1", "b", "c", "c1", "d", "e", "f", "g"}},
 		} {
 			t.Run(step.name, func(t *testing.T) {
 				body := map[string]any{"children": step.add}
@@ -367,7 +373,12 @@ func TestBlocks_Placement(t *testing.T) {
 			{"unknown position", map[string]any{"position": map[string]any{"type": "middle"}}, "position.type", quire.ReasonInvalidValue},
 			{"position not an object", map[string]any{"position": "start"}, "position", quire.ReasonInvalidType},
 			{"after and position", map[string]any{"after": ids[0], "position": map[string]any{"type": "start"}}, "position", quire.ReasonInvalidValue},
-			{"unknown field", map[string]any{"before": ids[0]}, "before", quire.ReasonUnknownField},
+			{"before a block elsewhere", map[string]any{"before": x}, "before", quire.ReasonInvalidValue},
+			{"before a trashed block", map[string]any{"before": trashed}, "before", quire.ReasonInvalidValue},
+			{"before not an id", map[string]any{"before": 7}, "before", quire.ReasonInvalidValue},
+			{"after and before", map[string]any{"after": ids[0], "before": ids[2]}, "before", quire.ReasonInvalidValue},
+			{"before and position", map[string]any{"before": ids[0], "position": map[string]any{"type": "end"}}, "position", quire.ReasonInvalidValue},
+			{"unknown field", map[string]any{"beneath": ids[0]}, "beneath", quire.ReasonUnknownField},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				tc.body["children"] = []any{para("nope")}
@@ -489,8 +500,7 @@ func TestBlocks_Structure(t *testing.T) {
 			{"table without rows", page, []any{blk("table", map[string]any{"table_width": 1})}, "children[0].table.children", quire.ReasonRequired},
 			{"one column", page, []any{blk("column_list", map[string]any{"children": []any{blk("column", map[string]any{"children": []any{para("x")}})}})},
 				"children[0].column_list.children", quire.ReasonInvalidValue},
-			{"child page as a block", page, []any{blk("child_page", map[string]any{"title": "x"})}, "children[0].type", quire.ReasonInvalidValue},
-			{"unknown type", page, []any{blk("kanban", map[string]any{})}, "children[0].type", quire.ReasonInvalidValue},
+			// Unknown and read-only types: TestCompat_UnsupportedBlockType.
 			{"no type", page, []any{map[string]any{}}, "children[0].type", quire.ReasonRequired},
 			{"type without content", page, []any{map[string]any{"type": "paragraph"}}, "children[0].paragraph", quire.ReasonRequired},
 			{"rich_text missing", page, []any{blk("quote", map[string]any{})}, "children[0].quote.rich_text", quire.ReasonRequired},

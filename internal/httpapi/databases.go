@@ -105,6 +105,7 @@ type queryDatabaseRequest struct {
 	StartCursor      string            `json:"start_cursor,omitempty"`
 	PageSize         int               `json:"page_size,omitempty" minimum:"1" maximum:"100" default:"20"`
 	FilterProperties []string          `json:"filter_properties,omitempty" doc:"Return only these properties (ids or names)."`
+	ViewID           string            `json:"view_id,omitempty" format:"uuid" nullable:"true" doc:"Query through a view of this database: its filter and the request's filter both apply, and the request's sorts come first, then the view's. Not a view of this database (unknown, in trash, another database's): 400 at view_id."`
 }
 
 type sortInput struct {

@@ -189,6 +189,7 @@ func databaseCases(t testing.TB, e *env, unknown string) []conformanceCase {
 		"Owner": map[string]any{"people": []any{map[string]any{"id": e.owner.ID}}}})
 	e.record(t, id, map[string]any{"Name": []any{txt("Two")}})
 	rid := rec["id"].(string)
+	loose := e.mkPage(t, e.full, pageParent(pid), "Loose")
 	// A top-level database, so that the workspace listings hold one.
 	wantOK(t, e.do("POST", "/v2/databases", e.full, map[string]any{"parent": wsParent, "title": []any{txt("Top")},
 		"properties": map[string]any{"Name": map[string]any{"title": map[string]any{}}}}), http.StatusOK)
@@ -227,6 +228,11 @@ func databaseCases(t testing.TB, e *env, unknown string) []conformanceCase {
 		{name: "property item", op: "retrieve-page-property", path: "/v2/pages/" + rid + "/properties/title", token: e.full, status: 200},
 		{name: "property item value", op: "retrieve-page-property", path: "/v2/pages/" + rid + "/properties/Status", token: e.full, status: 200},
 		{name: "property item without token", op: "retrieve-page-property", path: "/v2/pages/" + rid + "/properties/title", status: 401},
+		// The move answer's two shapes: a page that became a record, a database (last: they move).
+		{name: "move page into database", op: "move-page", method: "PATCH", path: "/v2/pages/" + loose + "/move", token: e.full, status: 200,
+			body: `{"parent":{"database_id":"` + id + `"},"after":null}`},
+		{name: "move database", op: "move-page", method: "PATCH", path: "/v2/pages/" + id + "/move", token: e.full, status: 200,
+			body: `{"parent":{"workspace":true},"before":null}`},
 	}
 }
 

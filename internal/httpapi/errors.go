@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -140,7 +141,7 @@ func fromHuma(ctx context.Context, logger *slog.Logger, hctx huma.Context, statu
 		if e.Message == "" {
 			e.Message = cmp.Or(limitMessage(op, d.Location, reason), path+": "+d.Message)
 		}
-		e.Details = append(e.Details, quire.Detail{Path: path, Reason: reason})
+		e.Details = append(e.Details, limitDetail(op, d.Location, quire.Detail{Path: path, Reason: reason}, d.Value))
 	}
 	if len(e.Details) == 0 && msg == "request body is required" {
 		// No body at all is no JSON object either.
@@ -161,27 +162,66 @@ func notJSON(contentType string) string {
 	return "The request body must be JSON: Content-Type is " + strconv.Quote(contentType) + ", not application/json."
 }
 
+// paramSchema is the schema of the query or path parameter at a huma location
+// ("query.page_size"); nil for any other location.
+func paramSchema(op *huma.Operation, location string) (string, *huma.Schema) {
+	in, name, _ := strings.Cut(location, ".")
+	if op == nil || (in != "query" && in != "path") {
+		return name, nil
+	}
+	for _, p := range op.Parameters {
+		if p.In == in && p.Name == name && p.Schema != nil {
+			return name, p.Schema
+		}
+	}
+	return name, nil
+}
+
 // limitMessage words a parameter's broken limit as the body decoders word the same limit
 // ("page_size must be between 1 and 100."), from the parameter's schema; "" when it is no
 // limit of a parameter.
 func limitMessage(op *huma.Operation, location, reason string) string {
-	in, name, _ := strings.Cut(location, ".")
-	if op == nil || (in != "query" && in != "path") {
-		return ""
-	}
-	for _, p := range op.Parameters {
-		if p.In != in || p.Name != name || p.Schema == nil {
-			continue
-		}
-		s := p.Schema
-		switch {
-		case reason == quire.ReasonOutOfRange && s.Minimum != nil && s.Maximum != nil:
-			return name + " must be between " + strconv.FormatFloat(*s.Minimum, 'f', -1, 64) + " and " + strconv.FormatFloat(*s.Maximum, 'f', -1, 64) + "."
-		case reason == quire.ReasonTooLong && s.MaxLength != nil:
-			return name + " has at most " + strconv.Itoa(*s.MaxLength) + " characters."
-		}
+	name, s := paramSchema(op, location)
+	switch {
+	case s == nil:
+	case reason == quire.ReasonOutOfRange && s.Minimum != nil && s.Maximum != nil:
+		return name + " must be between " + strconv.FormatFloat(*s.Minimum, 'f', -1, 64) + " and " + strconv.FormatFloat(*s.Maximum, 'f', -1, 64) + "."
+	case reason == quire.ReasonTooLong && s.MaxLength != nil:
+		return name + " has at most " + strconv.Itoa(*s.MaxLength) + " characters."
 	}
 	return ""
+}
+
+// limitDetail adds to a parameter's detail the limit it broke and the value sent, as the body
+// decoders' details carry them (quire.Beyond): page_size=0 is out_of_range with limit 1.
+func limitDetail(op *huma.Operation, location string, d quire.Detail, value any) quire.Detail {
+	_, s := paramSchema(op, location)
+	if s == nil {
+		return d
+	}
+	switch d.Reason {
+	case quire.ReasonOutOfRange:
+		n, ok := value.(float64)
+		if i, isInt := value.(int); isInt {
+			n, ok = float64(i), true
+		} else if i, isInt := value.(int64); isInt {
+			n, ok = float64(i), true
+		}
+		if !ok || n != float64(int64(n)) {
+			return d
+		}
+		if s.Minimum != nil && n < *s.Minimum {
+			return quire.Beyond(d.Path, d.Reason, int64(*s.Minimum), int64(n))
+		}
+		if s.Maximum != nil && n > *s.Maximum {
+			return quire.Beyond(d.Path, d.Reason, int64(*s.Maximum), int64(n))
+		}
+	case quire.ReasonTooLong:
+		if v, ok := value.(string); ok && s.MaxLength != nil {
+			return quire.Beyond(d.Path, d.Reason, int64(*s.MaxLength), int64(utf8.RuneCountInString(v)))
+		}
+	}
+	return d
 }
 
 func codeForStatus(status int) string {

@@ -16,7 +16,9 @@ import (
 	"github.com/quire-dev/quire/internal/service"
 )
 
-// fileUploadObject is an upload: the contract's shape (Notion's, plus id and status).
+// fileUploadObject is an upload: the contract's shape (Notion's, plus id and status) with the
+// fields of the original service's two documented shapes (expiry_time, oss_name, size,
+// file_url; file).
 type fileUploadObject struct {
 	Object        string            `json:"object" enum:"file_upload"`
 	ID            string            `json:"id" format:"uuid"`
@@ -24,10 +26,14 @@ type fileUploadObject struct {
 	Method        string            `json:"method" enum:"PUT"`
 	Headers       map[string]string `json:"headers" doc:"Headers the PUT must carry: Content-Type as announced."`
 	ExpiresTime   string            `json:"expires_time" format:"date-time"`
+	ExpiryTime    string            `json:"expiry_time" format:"date-time" doc:"The same as expires_time, under the original service's name."`
 	Status        string            `json:"status" enum:"pending,uploaded"`
 	Filename      string            `json:"filename"`
 	ContentType   string            `json:"content_type"`
-	ContentLength int64             `json:"content_length" doc:"The announced size in bytes; the PUT body must be exactly this long."`
+	ContentLength *int64            `json:"content_length" doc:"The size in bytes: announced (the PUT body must be exactly this long), or once uploaded the bytes received; null while an upload announced without a size is pending."`
+	Size          *int64            `json:"size" doc:"The same as content_length."`
+	OssName       string            `json:"oss_name" doc:"The upload's name in storage (its id): GET /v2/files/download-url takes it with a block_id, and a block, icon or cover names the upload by {\"type\":\"file\",\"file\":{\"oss_name\":…}}."`
+	FileURL       string            `json:"file_url" format:"uri" doc:"Reads the file with no token once it is uploaded, until file.file.expiry_time."`
 	File          uploadedFile      `json:"file"`
 }
 
@@ -41,10 +47,11 @@ type uploadedFile struct {
 type fileUploadOutput struct{ Body fileUploadObject }
 
 type createUploadRequest struct {
-	Parent      *uploadParent `json:"parent,omitempty" doc:"The page the file is for; a token that reads it may download the file."`
-	Filename    string        `json:"filename" minLength:"1" maxLength:"255" doc:"A name, not a path: no / or \\, no control characters."`
-	ContentType string        `json:"content_type" maxLength:"255" doc:"The media type the PUT must send, e.g. image/png."`
-	Size        int64         `json:"size" minimum:"0" maximum:"5368709120" doc:"Bytes the PUT must send, exactly."`
+	Parent        *uploadParent `json:"parent,omitempty" doc:"The page the file is for; a token that reads it may download the file."`
+	Filename      string        `json:"filename" minLength:"1" maxLength:"255" doc:"A name, not a path: no / or \\, no control characters."`
+	ContentType   string        `json:"content_type" maxLength:"255" doc:"The media type the PUT must send, e.g. image/png."`
+	Size          *int64        `json:"size,omitempty" minimum:"0" maximum:"5368709120" nullable:"true" doc:"Bytes the PUT must send, exactly. Optional: left out (with content_length) the PUT may send up to 100 MiB (104857600 bytes) and the size is what it sent."`
+	ContentLength *int64        `json:"content_length,omitempty" minimum:"0" maximum:"5368709120" nullable:"true" doc:"The same as size, under the original service's generated client's name; when both are given they must be equal."`
 }
 
 type uploadParent struct {
@@ -57,13 +64,25 @@ type createUploadInput struct {
 }
 
 type downloadURLInput struct {
-	FileID string `query:"file_id" required:"true" doc:"The id of an upload."`
+	FileID  string `query:"file_id" doc:"The id of an upload. Or name the file by block_id with oss_name."`
+	BlockID string `query:"block_id" doc:"A block (image, file, pdf, video, audio; a callout whose icon is the file), page or database (its icon or cover) that holds the file; with oss_name."`
+	OssName string `query:"oss_name" doc:"The file's oss_name (its upload id), as the upload-url answer and every read give it; with block_id."`
+	// The original service's clients may send these; Quire serves the file as uploaded.
+	Filename    string `query:"filename" doc:"Accepted and ignored: the file keeps its uploaded name."`
+	ImgProcess  string `query:"img_process" doc:"Accepted and ignored: images are served as uploaded."`
+	XOssProcess string `query:"x_oss_process" doc:"Accepted and ignored: images are served as uploaded."`
 }
 
+// fileDownloadObject is a download URL: Quire's shape (object, url, expires_time) with the
+// original service's (type, name, file, ttl).
 type fileDownloadObject struct {
-	Object      string `json:"object" enum:"file_download"`
-	URL         string `json:"url" format:"uri" doc:"Reads the file with no token until expires_time."`
-	ExpiresTime string `json:"expires_time" format:"date-time"`
+	Object      string     `json:"object" enum:"file_download"`
+	URL         string     `json:"url" format:"uri" doc:"Reads the file with no token until expires_time."`
+	ExpiresTime string     `json:"expires_time" format:"date-time"`
+	Type        string     `json:"type" enum:"file"`
+	Name        string     `json:"name" doc:"The file's uploaded name."`
+	File        servedFile `json:"file" doc:"The same URL, with its expiry_time and the file's oss_name."`
+	TTL         int64      `json:"ttl" doc:"Seconds the URL works for from now."`
 }
 
 type fileDownloadOutput struct{ Body fileDownloadObject }
@@ -72,15 +91,18 @@ func (s *Server) registerFiles() {
 	register(s, huma.Operation{
 		OperationID: "create-file-upload", Method: http.MethodPost, Path: "/v2/files/upload-url",
 		Summary: "Create a file upload", Tags: []string{"Files"}, Errors: []int{http.StatusNotFound},
-		Description: "Announces a file and returns a signed, single-use PUT URL that accepts exactly `size` bytes of " +
-			"`content_type` until `expires_time`, with no token. Once uploaded, blocks (image, file, pdf, video), icons " +
-			"and covers use it as {\"type\":\"file_upload\",\"file_upload\":{\"id\":…}}.",
+		Description: "Announces a file and returns a signed, single-use PUT URL that accepts exactly `size` (or " +
+			"`content_length`) bytes of `content_type` until `expires_time`, with no token; without a size, any body up to " +
+			"100 MiB. Once uploaded, blocks (image, file, pdf, video), icons and covers use it as " +
+			"{\"type\":\"file_upload\",\"file_upload\":{\"id\":…}} or {\"type\":\"file\",\"file\":{\"oss_name\":…}}.",
 	}, route{scopes: []quire.Scope{quire.PagesWrite}}, s.createUpload)
 	register(s, huma.Operation{
 		OperationID: "retrieve-file-download-url", Method: http.MethodGet, Path: "/v2/files/download-url",
 		Summary: "Get a download URL", Tags: []string{"Files"}, Errors: []int{http.StatusNotFound},
-		Description: "A fresh URL that reads an uploaded file with no token, for the token that uploaded it or one " +
-			"that can read a page whose icon, cover or block uses it.",
+		Description: "A fresh URL that reads an uploaded file with no token. By `file_id`: for the token that uploaded " +
+			"it or one that can read a page whose icon, cover or block uses it. By `block_id` with `oss_name` (the original " +
+			"service's query): for a token that reads that block, page or database, which must hold the file. " +
+			"`filename`, `img_process` and `x_oss_process` are accepted and ignored.",
 	}, route{scopes: []quire.Scope{quire.BlocksRead}}, s.downloadURL)
 	// The signed URLs: public (the signature is the credential), raw bodies, no size limit but
 	// the announced one, and left out of the document like an S3 presigned URL.
@@ -95,11 +117,17 @@ func (s *Server) fileUploadObject(ctx context.Context, f *quire.File) (fileUploa
 	if err != nil {
 		return fileUploadObject{}, err
 	}
+	var size *int64
+	if f.Size != service.SizeUnknown {
+		size = &f.Size
+	}
 	return fileUploadObject{
 		Object: "file_upload", ID: f.ID, UploadURL: s.svc.UploadURL(f), Method: http.MethodPut,
 		Headers: map[string]string{"Content-Type": f.ContentType}, ExpiresTime: quire.FormatMillis(f.ExpiresMs),
-		Status: f.Status, Filename: f.Name, ContentType: f.ContentType, ContentLength: f.Size,
-		File: uploadedFile{Type: "file", File: servedFile{URL: u, ExpiryTime: quire.FormatMillis(exp.UnixMilli())}, Name: f.Name},
+		ExpiryTime: quire.FormatMillis(f.ExpiresMs), Status: f.Status, Filename: f.Name, ContentType: f.ContentType,
+		ContentLength: size, Size: size, OssName: f.ID, FileURL: u,
+		File: uploadedFile{Type: "file", File: servedFile{URL: u, ExpiryTime: quire.FormatMillis(exp.UnixMilli()), OssName: f.ID},
+			Name: f.Name},
 	}, nil
 }
 
@@ -126,12 +154,14 @@ func (s *Server) createUpload(ctx context.Context, in *createUploadInput) (*file
 
 // downloadURL answers GET /v2/files/download-url.
 func (s *Server) downloadURL(ctx context.Context, in *downloadURLInput) (*fileDownloadOutput, error) {
-	u, exp, err := s.svc.DownloadURL(ctx, principal(ctx), in.FileID)
+	d, err := s.svc.DownloadURL(ctx, principal(ctx), service.DownloadQuery{FileID: in.FileID, BlockID: in.BlockID, OssName: in.OssName})
 	if err != nil {
 		return nil, err
 	}
-	return &fileDownloadOutput{Body: fileDownloadObject{Object: "file_download", URL: u,
-		ExpiresTime: quire.FormatMillis(exp.UnixMilli())}}, nil
+	exp := quire.FormatMillis(d.Expires.UnixMilli())
+	return &fileDownloadOutput{Body: fileDownloadObject{Object: "file_download", URL: d.URL, ExpiresTime: exp,
+		Type: "file", Name: d.File.Name, File: servedFile{URL: d.URL, ExpiryTime: exp, OssName: d.File.ID},
+		TTL: int64(time.Until(d.Expires).Round(time.Second) / time.Second)}}, nil
 }
 
 // uploadReadTimeout replaces the server's read timeout for an upload's body, which may take

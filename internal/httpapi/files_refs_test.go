@@ -152,7 +152,7 @@ func TestFiles_DownloadAccess(t *testing.T) {
 					r.wantError(t, tc.wantStatus, tc.wantCode, tc.wantPath)
 					return
 				}
-				if r.status != 200 || len(r.body) != 3 || r.body["object"] != "file_download" {
+				if r.status != 200 || len(r.body) != 7 || r.body["object"] != "file_download" {
 					t.Fatalf("download-url: %d %s", r.status, r.raw)
 				}
 				if got := e.fetch(r.body["url"].(string)); got.status != 200 || !bytes.Equal(got.raw, []byte(tc.wantBody)) {
@@ -188,7 +188,14 @@ func fileCases(t testing.TB, e *env, pagesOnly, unknown string) []conformanceCas
 		{name: "create upload unknown parent", op: "create-file-upload", method: "POST", path: "/v2/files/upload-url", token: e.full, status: 404,
 			body: strings.Replace(body, page, unknown, 1)},
 		{name: "download url", op: "retrieve-file-download-url", path: "/v2/files/download-url?file_id=" + id, token: e.full, status: 200},
-		{name: "download url missing file_id", op: "retrieve-file-download-url", path: "/v2/files/download-url", token: e.full, status: 400},
+		// file_id or block_id with oss_name: a rule the document states in words only.
+		{name: "download url missing file_id", op: "retrieve-file-download-url", path: "/v2/files/download-url", token: e.full, status: 400, semantic: true},
+		{name: "download url by block_id and oss_name", op: "retrieve-file-download-url", path: "/v2/files/download-url?block_id=" + page + "&oss_name=" + id +
+			"&filename=r.pdf&x_oss_process=image%2Fresize", token: e.full, status: 200},
+		{name: "create upload with content_length", op: "create-file-upload", method: "POST", path: "/v2/files/upload-url", token: e.full, status: 200,
+			body: `{"parent":{"page_id":"` + page + `","type":"page_id"},"filename":"a.png","content_type":"image/png","content_length":3}`},
+		{name: "create upload without a size", op: "create-file-upload", method: "POST", path: "/v2/files/upload-url", token: e.full, status: 200,
+			body: `{"filename":"a.png","content_type":"image/png","size":null}`},
 		{name: "download url unknown file", op: "retrieve-file-download-url", path: "/v2/files/download-url?file_id=" + unknown, token: e.full, status: 404},
 		{name: "download url without token", op: "retrieve-file-download-url", path: "/v2/files/download-url?file_id=" + id, status: 401},
 		{name: "download url without blocks.read", op: "retrieve-file-download-url", path: "/v2/files/download-url?file_id=" + id, token: pagesOnly, status: 403},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"regexp"
@@ -72,11 +73,17 @@ func (e *env) send(req *http.Request) *response {
 		e.t.Fatal(err)
 	}
 	defer res.Body.Close()
+	return decodeResponse(e.t, res)
+}
+
+// decodeResponse reads an answer, decoding a JSON body.
+func decodeResponse(t testing.TB, res *http.Response) *response {
+	t.Helper()
 	r := &response{status: res.StatusCode, header: res.Header}
 	r.raw, _ = io.ReadAll(res.Body)
 	if strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") && len(r.raw) > 0 {
 		if err := json.Unmarshal(r.raw, &r.body); err != nil {
-			e.t.Fatalf("answer is not JSON: %v: %s", err, r.raw)
+			t.Fatalf("answer is not JSON: %v: %s", err, r.raw)
 		}
 	}
 	return r
@@ -136,10 +143,15 @@ func TestFiles_UploadAndReadBack(t *testing.T) {
 		}
 		delete(got, "upload_url")
 		delete(got, "expires_time")
+		delete(got, "file_url")
+		if up["expiry_time"] != up["expires_time"] || up["file_url"] != dig(up, "file", "file", "url") {
+			t.Fatalf("expiry_time or file_url differ from their twins: %v", up)
+		}
+		delete(got, "expiry_time")
 		got["file"] = map[string]any{"type": dig(up, "file", "type"), "name": dig(up, "file", "name")}
 		want := map[string]any{"object": "file_upload", "id": id, "method": "PUT", "headers": map[string]any{"Content-Type": "image/png"},
 			"status": "pending", "filename": "cat picture.png", "content_type": "image/png", "content_length": float64(len(data)),
-			"file": map[string]any{"type": "file", "name": "cat picture.png"}}
+			"size": float64(len(data)), "oss_name": id, "file": map[string]any{"type": "file", "name": "cat picture.png"}}
 		if d := cmp.Diff(want, got); d != "" {
 			t.Fatalf("upload object (-want +got):\n%s", d)
 		}
@@ -238,8 +250,8 @@ func checkServedFile(t *testing.T, e *env, v any, data []byte) {
 		t.Fatalf("not a served file: %v", v)
 	}
 	f, _ := m["file"].(map[string]any)
-	if len(f) != 2 || f["expiry_time"] == nil {
-		t.Fatalf("file object %v, want url and expiry_time", f)
+	if len(f) != 3 || f["expiry_time"] == nil || !quire.ValidID(fmt.Sprint(f["oss_name"])) {
+		t.Fatalf("file object %v, want url, expiry_time and oss_name", f)
 	}
 	if r := e.fetch(f["url"].(string)); r.status != http.StatusOK || !bytes.Equal(r.raw, data) {
 		t.Fatalf("GET %s: %d %q", f["url"], r.status, r.raw)
@@ -293,7 +305,8 @@ func TestFiles_UploadURLValidation(t *testing.T) {
 			{"filename too long", e.full, ok(map[string]any{"filename": strings.Repeat("a", 256)}), 400, "validation_error", "filename"},
 			{"content type missing", e.full, ok(map[string]any{"content_type": nil}), 400, "validation_error", "content_type"},
 			{"content type malformed", e.full, ok(map[string]any{"content_type": "png"}), 400, "validation_error", "content_type"},
-			{"size missing", e.full, ok(map[string]any{"size": nil}), 400, "validation_error", "size"},
+			{"size and content_length differ", e.full, ok(map[string]any{"content_length": 4}), 400, "validation_error", "content_length"},
+			{"content_length over 5 GiB", e.full, ok(map[string]any{"size": nil, "content_length": 5<<30 + 1}), 400, "validation_error", "content_length"},
 			{"size a string", e.full, ok(map[string]any{"size": "3"}), 400, "validation_error", "size"},
 			{"size negative", e.full, ok(map[string]any{"size": -1}), 400, "validation_error", "size"},
 			{"size fractional", e.full, ok(map[string]any{"size": 1.5}), 400, "validation_error", "size"},

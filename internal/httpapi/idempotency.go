@@ -24,7 +24,7 @@ var replayedHeaders = []string{"Content-Type", "ETag", "Location", "X-Request-Id
 // concurrent or retried repeats never apply a second effect.
 func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, p *quire.Principal, key string, body []byte, next http.Handler) {
 	if len(key) > 255 {
-		writeError(w, r, s.log, quire.Invalid("Idempotency-Key", quire.ReasonTooLong, "An Idempotency-Key has at most 255 characters."))
+		writeError(w, r, s.log, quire.OverLimit(quire.Beyond("Idempotency-Key", quire.ReasonTooLong, 255, int64(len(key))), "An Idempotency-Key has at most 255 characters."))
 		return
 	}
 	// Header values may carry any byte; PostgreSQL's text refuses what is not UTF-8.

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -66,43 +65,5 @@ func TestDashlessIDs(t *testing.T) {
 
 		// Not an id: 31 digits are refused as any malformed id is.
 		e.do("GET", "/v2/pages/"+dashless(home)[1:], e.full, nil).wantError(t, http.StatusBadRequest, quire.CodeValidation, "page_id")
-	})
-}
-
-func TestRewriteIDs(t *testing.T) {
-	const id, canon = "0190F2A1B2C37D4E8F90A1B2C3D4E5F6", "0190f2a1-b2c3-7d4e-8f90-a1b2c3d4e5f6"
-	for _, c := range []struct{ in, want string }{
-		{`{"parent":{"page_id":"` + id + `"}}`, `{"parent":{"page_id":"` + canon + `"}}`},
-		{`{"id":"` + id + `","content":"` + id + `"}`, `{"id":"` + canon + `","content":"` + id + `"}`},
-		{`{"page_sort":["` + id + `", "` + id + `"],"x":["` + id + `"]}`, `{"page_sort":["` + canon + `", "` + canon + `"],"x":["` + id + `"]}`},
-		{`{"children":[{"paragraph":{"rich_text":[{"text":{"content":"` + id + `"}}]}}],"after":"` + id + `"}`,
-			`{"children":[{"paragraph":{"rich_text":[{"text":{"content":"` + id + `"}}]}}],"after":"` + canon + `"}`},
-		{`{"relation":[{"id":"` + id + `"}],"n":1,"page_id":"` + id + `"}`, `{"relation":[{"id":"` + canon + `"}],"n":1,"page_id":"` + canon + `"}`},
-		{`{"page_id":"\u0030190F2A1B2C37D4E8F90A1B2C3D4E5F6"}`, `{"page_id":"\u0030190F2A1B2C37D4E8F90A1B2C3D4E5F6"}`}, // escaped: left to the decoder
-		{`{"page_id":"` + id + `"`, `{"page_id":"` + canon + `"`},                                                      // cut short: the decoder reports it
-	} {
-		if got := string(rewriteIDs([]byte(c.in))); got != c.want {
-			t.Errorf("rewriteIDs(%s)\n got %s\nwant %s", c.in, got, c.want)
-		}
-	}
-}
-
-// FuzzRewriteIDs checks that rewriting keeps JSON valid, only ever lengthens a body by whole
-// dashes, and is done in one pass (a second finds nothing left).
-func FuzzRewriteIDs(f *testing.F) {
-	f.Add(`{"parent":{"page_id":"0190F2A1B2C37D4E8F90A1B2C3D4E5F6"},"x":"0190f2a1b2c37d4e8f90a1b2c3d4e5f6"}`)
-	f.Add(`{"page_sort":["0190f2a1b2c37d4e8f90a1b2c3d4e5f6"],"id":1}`)
-	f.Add(`[{"id":"0190f2a1b2c37d4e8f90a1b2c3d4e5f6"}]`)
-	f.Fuzz(func(t *testing.T, in string) {
-		out := rewriteIDs([]byte(in))
-		if json.Valid([]byte(in)) && !json.Valid(out) {
-			t.Fatalf("valid %q became invalid %q", in, out)
-		}
-		if (len(out)-len(in))%4 != 0 || len(out) < len(in) {
-			t.Fatalf("%q became %q", in, out)
-		}
-		if again := rewriteIDs(out); string(again) != string(out) {
-			t.Fatalf("a second pass changed %q to %q", out, again)
-		}
 	})
 }

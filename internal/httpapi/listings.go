@@ -2,9 +2,7 @@ package httpapi
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
-	"reflect"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -43,24 +41,10 @@ func (s *Server) section(ctx context.Context, section string, pp PageParams) (*n
 	return &nodeListOutput{Body: newList(items, pg.NextCursor)}, nil
 }
 
-// nodeObject is a page or a database, for listings that hold both (the workspace's).
+// nodeObject is a page or a database, for listings that hold both (the workspace's). A struct
+// of its own, not an alias, so that the document names it NodeObject.
 type nodeObject struct {
-	page *pageObject
-	db   *databaseObject
-}
-
-// MarshalJSON writes the page or the database.
-func (o nodeObject) MarshalJSON() ([]byte, error) {
-	if o.db != nil {
-		return json.Marshal(o.db)
-	}
-	return json.Marshal(o.page)
-}
-
-// Schema describes a page or a database in the document.
-func (nodeObject) Schema(r huma.Registry) *huma.Schema {
-	return &huma.Schema{OneOf: []*huma.Schema{r.Schema(reflect.TypeFor[pageObject](), true, ""),
-		r.Schema(reflect.TypeFor[databaseObject](), true, "")}}
+	pageOrDatabase[pageObject, databaseObject]
 }
 
 type nodeListOutput struct{ Body list[nodeObject] }
@@ -69,8 +53,8 @@ type nodeListOutput struct{ Body list[nodeObject] }
 func (s *Server) newNodeObject(n *quire.Node) (nodeObject, error) {
 	if n.Object == quire.ObjectDatabase {
 		db, err := s.newDatabaseObject(n)
-		return nodeObject{db: &db}, err
+		return nodeObject{pageOrDatabase[pageObject, databaseObject]{db: &db}}, err
 	}
 	p := s.newPageObject(n)
-	return nodeObject{page: &p}, nil
+	return nodeObject{pageOrDatabase[pageObject, databaseObject]{page: &p}}, nil
 }

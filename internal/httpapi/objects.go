@@ -108,6 +108,11 @@ type fileUploadRef struct {
 type servedFile struct {
 	URL        string `json:"url"`
 	ExpiryTime string `json:"expiry_time" format:"date-time"`
+	// An upload read back names itself by oss_name, and a write may name it by oss_name alone
+	// (the original service's shape, which also sends size and content_type back; both ignored).
+	OssName     string `json:"oss_name,omitempty" doc:"The upload's id; on a write it names the upload (url may then be left out)."`
+	Size        *int64 `json:"size,omitempty" doc:"Accepted on a write and ignored."`
+	ContentType string `json:"content_type,omitempty" doc:"Accepted on a write and ignored."`
 }
 
 // parentObject is where an object lives.

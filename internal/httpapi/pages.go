@@ -113,7 +113,8 @@ type richTextItemInput struct {
 	Color       string           `json:"color,omitempty" doc:"Legacy single colour channel: red sets text_color, red_background sets background_color."`
 }
 
-// blockInput documents a block as written: {"type":T, T:{…, "children"?:[…]}}.
+// blockInput documents a block as written: {"type":T, T:{…, "children"?:[…]}} or, as the
+// original service writes it, {"type":T, T:{…}, "children"?:[…]}.
 type blockInput struct{}
 
 // Schema describes a block as written, one variant per block type (schema_blocks.go).
@@ -157,8 +158,88 @@ type patchPageInput struct {
 }
 
 type movePageRequest struct {
-	Parent parentInput `json:"parent" doc:"A page or the workspace."`
-	After  string      `json:"after,omitempty" format:"uuid" nullable:"true" doc:"Place the page right after this sibling; at the end when left out or null."`
+	Parent parentInput `json:"parent" doc:"The workspace, a page or folder, or a database: a page moved into one becomes a record (its title carries over, its other properties start empty); a record moved out becomes a page (its other property values are dropped). Folders, mind maps and databases do not go into a database."`
+	After  string      `json:"after,omitempty" format:"uuid" nullable:"true" doc:"Place the node right after this sibling (a child block of a page parent, a top-level node); at the end when left out or null. Not with a database parent."`
+	Before string      `json:"before,omitempty" format:"uuid" nullable:"true" doc:"Place the node right before this sibling; at the end when left out or null. Not with after, nor with a database parent."`
+}
+
+// MoveFields are what the original service's move answer holds beyond the node's id and parent.
+type MoveFields struct {
+	ObjectType string  `json:"object_type" enum:"page,folder,mind_map,database" doc:"What moved: the page's page_type, or database."`
+	After      *string `json:"after" format:"uuid" nullable:"true" doc:"The sibling right before the node now (a block under a page, a top-level node); null when none, and in a database."`
+	Before     *string `json:"before" format:"uuid" nullable:"true" doc:"The sibling right after the node now; null when none, and in a database."`
+}
+
+// movedPage is the move answer for a page: the page object and MoveFields.
+type movedPage struct {
+	MovedPageFields
+	MoveFields
+}
+
+// movedDatabase is the move answer for a database: the database object and MoveFields.
+type movedDatabase struct {
+	MovedDatabaseFields
+	MoveFields
+}
+
+// Exported names for the embedded objects, as huma documents the fields of exported embedded
+// fields only (encoding/json flattens both).
+type (
+	MovedPageFields     = pageObject     // MovedPageFields is a moved page's object.
+	MovedDatabaseFields = databaseObject // MovedDatabaseFields is a moved database's object.
+)
+
+// pageOrDatabase is one of a page object P and a database object D: the one set is written.
+type pageOrDatabase[P, D any] struct {
+	page *P
+	db   *D
+}
+
+// MarshalJSON writes the page or the database.
+func (o pageOrDatabase[P, D]) MarshalJSON() ([]byte, error) {
+	if o.db != nil {
+		return json.Marshal(o.db)
+	}
+	return json.Marshal(o.page)
+}
+
+// Schema describes a page or a database in the document.
+func (pageOrDatabase[P, D]) Schema(r huma.Registry) *huma.Schema {
+	return &huma.Schema{OneOf: []*huma.Schema{r.Schema(reflect.TypeFor[P](), true, ""),
+		r.Schema(reflect.TypeFor[D](), true, "")}}
+}
+
+// movedObject is a moved page or database.
+type movedObject struct {
+	pageOrDatabase[movedPage, movedDatabase]
+}
+
+type moveOutput struct {
+	ETag string `header:"ETag" doc:"Weak validator of the moved node's version; send it back in If-Match."`
+	Body movedObject
+}
+
+// moveOutput is the answer to a move: the node's object with object_type, after and before.
+func (s *Server) moveOutput(m *service.Moved) (*moveOutput, error) {
+	orNull := func(id string) *string {
+		if id == "" {
+			return nil
+		}
+		return &id
+	}
+	f := MoveFields{ObjectType: m.PageType, After: orNull(m.After), Before: orNull(m.Before)}
+	out := &moveOutput{ETag: etag(m.Version)}
+	if m.Object == quire.ObjectDatabase {
+		db, err := s.newDatabaseObject(m.Node)
+		if err != nil {
+			return nil, err
+		}
+		f.ObjectType = "database"
+		out.Body.db = &movedDatabase{db, f}
+		return out, nil
+	}
+	out.Body.page = &movedPage{s.newPageObject(m.Node), f}
+	return out, nil
 }
 
 type movePageInput struct {
@@ -188,8 +269,11 @@ func (s *Server) registerPages() {
 	}, write, s.patchPage)
 	register(s, huma.Operation{
 		OperationID: "move-page", Method: http.MethodPatch, Path: "/v2/pages/{page_id}/move",
-		Summary: "Move a page", Tags: []string{"Pages"},
-		Description: "Moves a page under another page or the workspace. A move under the page's own descendant answers 400 with reason cycle.",
+		Summary: "Move a page or database", Tags: []string{"Pages"},
+		Description: "Moves a page, folder, mind map, record or database under the workspace, a page or folder, or (a page) a " +
+			"database, where it becomes a record; a record moved out of its database becomes a page. The answer is the " +
+			"node's object with object_type and the siblings it now sits between (after, before). A move under the node's " +
+			"own descendant answers 400 with reason cycle.",
 	}, write, s.movePage)
 	register(s, huma.Operation{
 		OperationID: "list-pages", Method: http.MethodGet, Path: "/v2/pages",
@@ -253,20 +337,20 @@ func (s *Server) patchPage(ctx context.Context, in *patchPageInput) (*pageOutput
 }
 
 // movePage answers PATCH /v2/pages/{page_id}/move.
-func (s *Server) movePage(ctx context.Context, in *movePageInput) (*pageOutput, error) {
+func (s *Server) movePage(ctx context.Context, in *movePageInput) (*moveOutput, error) {
 	body, err := in.Body.object()
 	if err != nil {
 		return nil, err
 	}
-	to, after, err := service.DecodeMove(body)
+	m, err := service.DecodeMove(body)
 	if err != nil {
 		return nil, err
 	}
-	n, err := s.svc.MovePage(ctx, principal(ctx), in.PageID, to, after, in.IfMatch)
+	moved, err := s.svc.MoveNode(ctx, principal(ctx), in.PageID, m, in.IfMatch)
 	if err != nil {
 		return nil, err
 	}
-	return s.pageOutput(n), nil
+	return s.moveOutput(moved)
 }
 
 // trashPage answers DELETE /v2/pages/{page_id}.

@@ -24,13 +24,18 @@ func blockInputSchema(r huma.Registry) *huma.Schema {
 				continue
 			}
 			variants = append(variants, component(r, typeName(d.Type)+"BlockInput", func() *huma.Schema {
-				return &huma.Schema{Type: "object", AdditionalProperties: false,
+				v := &huma.Schema{Type: "object", AdditionalProperties: false,
 					Properties: map[string]*huma.Schema{
 						"object": {Type: "string", Enum: []any{"block"}},
 						"type":   {Type: "string", Enum: []any{d.Type}, Description: "May be left out: the one block-type field names the type."},
 						d.Type:   component(r, typeName(d.Type)+"ContentInput", func() *huma.Schema { return blockContentInput(r, d, false) }),
 					},
 					Required: []string{d.Type}}
+				if d.Children {
+					v.Properties["children"] = &huma.Schema{Type: "array", MaxItems: ptr(100), Items: &huma.Schema{Ref: "#/components/schemas/BlockInput"},
+						Description: "Child blocks beside type, as the original service writes them; not also inside the content."}
+				}
+				return v
 			}))
 		}
 		return &huma.Schema{OneOf: variants, Description: "A block as written: {\"type\":T, T:{…content…, \"children\":[…]}}."}
@@ -165,8 +170,12 @@ func blockFieldSchema(r huma.Registry, typ, f string, in bool) *huma.Schema {
 		}
 	case "page_id", "database_id":
 		return &huma.Schema{Type: "string", Format: "uuid"}
-	case "text_align", "caption_align": // the original service's alignment fields (shared/notes/buildin-v2-wire.md)
-		return &huma.Schema{Type: "string", Enum: []any{"left", "center", "right"}}
+	case "text_align", "caption_align": // the original service's alignment fields, stored only when set
+		align := &huma.Schema{Type: "string", Enum: anys(blocks.Alignments)}
+		if in {
+			return &huma.Schema{OneOf: []*huma.Schema{{Type: "null"}, align}, Description: "null clears it."}
+		}
+		return align
 	}
 	panic("httpapi: the document has no schema for field " + f + " of block type " + typ)
 }

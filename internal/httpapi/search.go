@@ -66,16 +66,36 @@ func (s *Server) search(ctx context.Context, in *searchInput) (*nodeListOutput, 
 	return &nodeListOutput{Body: newList(items, pg.NextCursor)}, nil
 }
 
-// semanticRequest documents the body of POST /v2/search/semantic.
+// semanticRequest documents the body of POST /v2/search/semantic: the original service's
+// {query, page_size, start_cursor, space_id, score_threshold}, and Quire's filter.
 type semanticRequest struct {
-	Query    string        `json:"query" minLength:"1" maxLength:"1000" doc:"What to look for, in your own words."`
-	Filter   *searchFilter `json:"filter,omitempty"`
-	PageSize int           `json:"page_size,omitempty" minimum:"1" maximum:"100" default:"20"`
+	Query          string        `json:"query" minLength:"1" maxLength:"1000" doc:"What to look for, in your own words."`
+	Filter         *searchFilter `json:"filter,omitempty" doc:"Only fragments of pages, databases, folders or mind maps."`
+	PageSize       int           `json:"page_size,omitempty" minimum:"1" maximum:"100" default:"10" doc:"Fragments per page, 1 to 100."`
+	StartCursor    string        `json:"start_cursor,omitempty" nullable:"true" doc:"next_cursor of the previous page, unchanged, with the same query, filter and score_threshold; null or left out: the first page."`
+	SpaceID        string        `json:"space_id,omitempty" nullable:"true" doc:"The token's workspace id (any other answers 404); null or left out: the token's workspace."`
+	ScoreThreshold float64       `json:"score_threshold,omitempty" minimum:"0" maximum:"1" doc:"Leave out fragments scoring less (scores run from 0 to 1)."`
+}
+
+// semanticResult is one fragment of a semantic search's answer: the original service's
+// {object, page_id, block_id, score, text}, and what a client shows beside it.
+type semanticResult struct {
+	Object   string       `json:"object" enum:"semantic_search_result"`
+	PageID   string       `json:"page_id" format:"uuid" doc:"The page (or database) the fragment is of."`
+	BlockID  *string      `json:"block_id" format:"uuid" nullable:"true" doc:"The block the fragment starts at; null for the title, a mind map's nodes or a record's property values."`
+	Score    float64      `json:"score" minimum:"0" maximum:"1" doc:"How close the fragment is to the query, 0 to 1: best first."`
+	Text     string       `json:"text" doc:"The fragment as plain text: the title, or up to 128 model tokens of the content, whitespace collapsed."`
+	Title    string       `json:"title" doc:"The page's title, as plain text."`
+	URL      string       `json:"url"`
+	PageType string       `json:"page_type" enum:"page,folder,mind_map,database"`
+	Parent   parentObject `json:"parent" doc:"The page's parent."`
 }
 
 type semanticInput struct {
 	Body reqBody[semanticRequest]
 }
+
+type semanticOutput struct{ Body list[semanticResult] }
 
 func (s *Server) registerSemanticSearch() {
 	if !s.svc.SemanticEnabled() {
@@ -85,14 +105,15 @@ func (s *Server) registerSemanticSearch() {
 		OperationID: "search-semantic", Method: http.MethodPost, Path: "/v2/search/semantic",
 		Errors:  []int{http.StatusServiceUnavailable}, // an outside embeddings service is down
 		Summary: "Search by meaning", Tags: []string{"Search"},
-		Description: "Pages and databases ranked by how close their title or content is in meaning to the query, " +
-			"with a small bonus for the query's words they contain. One page of results (no cursor). A write is " +
-			"found within seconds, once the background indexer has embedded it.",
+		Description: "Fragments of pages and databases (their title, or a piece of their content) ranked by how " +
+			"close they are in meaning to the query, with a small bonus for the query's words their page holds; " +
+			"best first, paginated. Content in trash or out of the token's reach never appears. A write is found " +
+			"within seconds, once the background indexer has embedded it.",
 	}, route{scopes: []quire.Scope{quire.SearchRead}}, s.semanticSearch)
 }
 
 // semanticSearch answers POST /v2/search/semantic.
-func (s *Server) semanticSearch(ctx context.Context, in *semanticInput) (*nodeListOutput, error) {
+func (s *Server) semanticSearch(ctx context.Context, in *semanticInput) (*semanticOutput, error) {
 	body, err := in.Body.object()
 	if err != nil {
 		return nil, err
@@ -101,15 +122,22 @@ func (s *Server) semanticSearch(ctx context.Context, in *semanticInput) (*nodeLi
 	if err != nil {
 		return nil, err
 	}
-	hits, err := s.svc.SemanticSearch(ctx, principal(ctx), req)
+	res, err := s.svc.SemanticSearch(ctx, principal(ctx), req)
 	if err != nil {
 		return nil, err
 	}
-	items := make([]nodeObject, len(hits))
-	for i, h := range hits {
-		if items[i], err = s.newNodeObject(h.Node); err != nil {
-			return nil, err
-		}
+	return &semanticOutput{Body: listOf(res.Items, res.NextCursor, s.newSemanticResult)}, nil
+}
+
+func (s *Server) newSemanticResult(h service.SemanticHit) semanticResult {
+	r := semanticResult{Object: "semantic_search_result", PageID: h.NodeID, Score: h.Score, Text: h.Text,
+		Title: h.Node.TitlePlain, URL: s.svc.PageURL(h.NodeID), PageType: h.Node.PageType,
+		Parent: newParent(h.Node.ParentType, h.Node.ParentID)}
+	if h.Node.Object == quire.ObjectDatabase {
+		r.PageType = "database"
 	}
-	return &nodeListOutput{Body: newList(items, "")}, nil
+	if h.BlockID != "" {
+		r.BlockID = &h.BlockID
+	}
+	return r
 }

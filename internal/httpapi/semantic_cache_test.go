@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -36,6 +37,7 @@ func TestSemanticSearch_CacheMatchesStreaming(t *testing.T) {
 
 		type hit struct {
 			ID    string
+			Chunk int
 			Score float64
 		}
 		run := func(svc *service.Service, token string, r service.SemanticRequest) []hit {
@@ -48,9 +50,12 @@ func TestSemanticSearch_CacheMatchesStreaming(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out := make([]hit, len(hits))
-			for i, h := range hits {
-				out[i] = hit{h.Node.ID, h.Score}
+			var out []hit
+			for _, h := range hits.Items {
+				// Pages by their best fragment: the first of each page.
+				if !slices.ContainsFunc(out, func(o hit) bool { return o.ID == h.NodeID }) {
+					out = append(out, hit{h.NodeID, h.Chunk, h.Score})
+				}
 			}
 			return out
 		}

@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"io"
 	"log/slog"
+	"maps"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -71,14 +72,32 @@ func drain(t testing.TB, svc *service.Service) {
 	}
 }
 
+// semanticIDs runs a semantic search for body and returns the pages of the fragments, each at
+// its best fragment, at most body's page_size of them (all without one): pages ranked as their
+// fragments rank. It asks for 100 fragments, enough for every page of these tests.
 func (e *env) semanticIDs(t testing.TB, token string, body map[string]any) []string {
 	t.Helper()
+	n, _ := body["page_size"].(int)
+	body = maps.Clone(body)
+	body["page_size"] = 100
 	r := e.do(http.MethodPost, "/v2/search/semantic", token, body)
 	wantOK(t, r, 200)
-	if r.body["has_more"] != false || r.body["next_cursor"] != nil {
-		t.Fatalf("semantic search pages: %s", r.raw)
+	return fragmentPages(t, r, n)
+}
+
+// fragmentPages lists the distinct page_id of an answer's fragments in order, at most n (0: all).
+func fragmentPages(t testing.TB, r *response, n int) []string {
+	t.Helper()
+	var ids []string
+	for _, f := range objects(r.body["results"]) {
+		if f["object"] != "semantic_search_result" {
+			t.Fatalf("not a fragment: %v", f)
+		}
+		if id := f["page_id"].(string); !slices.Contains(ids, id) && (n == 0 || len(ids) < n) {
+			ids = append(ids, id)
+		}
 	}
-	return idsOf(objects(r.body["results"]))
+	return ids
 }
 
 func TestSemanticSearch(t *testing.T) {
@@ -181,7 +200,7 @@ func TestSemanticSearch_QueueAndModels(t *testing.T) {
 		for {
 			r := v2.do(http.MethodPost, "/v2/search/semantic", e.full, map[string]any{"query": "volcano"})
 			wantOK(t, r, 200)
-			if slices.Equal(idsOf(objects(r.body["results"])), []string{page}) {
+			if slices.Equal(fragmentPages(t, r, 0), []string{page}) {
 				break
 			}
 			if time.Now().After(deadline) {
@@ -203,7 +222,13 @@ func TestSemanticSearch_BadRequests(t *testing.T) {
 			{"no query", map[string]any{}, "query", quire.ReasonRequired},
 			{"empty query", map[string]any{"query": "  "}, "query", quire.ReasonRequired},
 			{"query not a string", map[string]any{"query": []any{}}, "query", quire.ReasonInvalidType},
-			{"cursor", map[string]any{"query": "x", "start_cursor": "x"}, "start_cursor", quire.ReasonUnknownField},
+			{"cursor", map[string]any{"query": "x", "start_cursor": "x"}, "start_cursor", quire.ReasonInvalidValue},
+			{"cursor not a string", map[string]any{"query": "x", "start_cursor": 3}, "start_cursor", quire.ReasonInvalidType},
+			{"space not a string", map[string]any{"query": "x", "space_id": true}, "space_id", quire.ReasonInvalidType},
+			{"threshold not a number", map[string]any{"query": "x", "score_threshold": "0.5"}, "score_threshold", quire.ReasonInvalidType},
+			{"threshold above 1", map[string]any{"query": "x", "score_threshold": 1.5}, "score_threshold", quire.ReasonOutOfRange},
+			{"threshold below 0", map[string]any{"query": "x", "score_threshold": -0.1}, "score_threshold", quire.ReasonOutOfRange},
+			{"unknown field", map[string]any{"query": "x", "top_k": 3}, "top_k", quire.ReasonUnknownField},
 			{"filter", map[string]any{"query": "x", "filter": map[string]any{"property": "object", "value": "x"}}, "filter.value", quire.ReasonInvalidValue},
 			{"page size", map[string]any{"query": "x", "page_size": 0}, "page_size", quire.ReasonOutOfRange},
 		} {

@@ -7,7 +7,9 @@
 // []any, numbers as float64), checking each string and key as it is read: U+0000 is refused at
 // its path (PostgreSQL's text and jsonb cannot store it, so the same request would succeed on
 // SQLite and fail on PostgreSQL), and bytes that are no UTF-8 become U+FFFD, as encoding/json
-// makes them.
+// makes them. An id written in the dashless form (32 hex digits, as in Notion's page links) at
+// a key where the API takes an id (IDKey) is read in its canonical form, so everything behind
+// the decoders knows one form; free text that happens to be 32 hex digits is kept as written.
 package jsonbody
 
 import (
@@ -137,6 +139,23 @@ func (p *parser) syntaxError() error {
 		" at line " + strconv.Itoa(line) + ", column " + strconv.Itoa(col) + "."}
 }
 
+// key is the key the value being read stands at: an array's items take the array's key, so
+// the items of page_sort or user_ids are read as ids too.
+func (p *parser) key() string {
+	for i := len(p.stack) - 1; i >= 0; i-- {
+		if k := p.stack[i].key; k != nil {
+			return *k
+		}
+	}
+	return ""
+}
+
+// IDKey reports whether a key's value is an id (or, for an array, holds ids): id, after,
+// before, page_sort, and every …_id and …_ids.
+func IDKey(k string) bool {
+	return k == "id" || k == "after" || k == "before" || k == "page_sort" || strings.HasSuffix(k, "_id") || strings.HasSuffix(k, "_ids")
+}
+
 // path is the current position as the decoders write it.
 func (p *parser) path() string {
 	path := ""
@@ -180,6 +199,11 @@ func (p *parser) value() any {
 		s, nul := p.text()
 		if nul {
 			p.noteNUL(len(p.stack))
+		}
+		if len(s) == 32 && IDKey(p.key()) {
+			if id, ok := quire.DashlessID(s); ok {
+				return id
+			}
 		}
 		return s
 	case c == '-' || (c >= '0' && c <= '9'):

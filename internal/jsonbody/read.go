@@ -68,7 +68,7 @@ func Array(p *quire.Problems, path string, v any, max int) ([]any, bool) {
 		return nil, false
 	}
 	if len(a) > max {
-		p.Add(path, quire.ReasonTooMany, "At most "+strconv.Itoa(max)+" items.")
+		p.AddDetail(quire.Beyond(path, quire.ReasonTooMany, int64(max), int64(len(a))), "At most "+strconv.Itoa(max)+" items.")
 		return nil, false
 	}
 	return a, true

@@ -10,7 +10,7 @@ import (
 	"github.com/quire-dev/quire/internal/blocks"
 )
 
-var mediaTitles = map[string]bool{"file": true, "pdf": true, "video": true, "bookmark": true, "embed": true}
+var mediaTitles = map[string]bool{"file": true, "pdf": true, "video": true, "audio": true, "bookmark": true, "embed": true}
 
 func (c *converter) paragraph(n *ast.Paragraph, depth int) []*blocks.Block {
 	if c.isLoneBR(n) {

@@ -80,6 +80,9 @@ func TestParse(t *testing.T) {
 			{"type":"file","file":{"external":{"url":"https://x.test/n.zip"},"name":"n.zip"}},
 			{"type":"bookmark","bookmark":{"url":"https://x.test/b"}},
 			{"type":"video","video":{"external":{"url":"https://x.test/v"},"caption":[{"text":{"content":"see"}}]}}]`},
+		{"audio is a link titled audio; a plain link stays a paragraph", "[talk](https://x.test/a.mp3 \"audio\")\n\n[talk](https://x.test/a.mp3)\n", `[
+			{"type":"audio","audio":{"external":{"url":"https://x.test/a.mp3"},"caption":[{"text":{"content":"talk"}}]}},
+			{"type":"paragraph","paragraph":{"rich_text":[{"text":{"content":"talk","link":{"url":"https://x.test/a.mp3"}}}]}}]`},
 		{"image with a bad URL keeps its text", "![alt](javascript:x)\n", `[` + p("alt") + `]`},
 		{"markers", "<!-- table_of_contents -->\n\n<!-- breadcrumb -->\n\n<br>\n\n<div>raw</div>\n", `[
 			{"type":"table_of_contents","table_of_contents":{}},{"type":"breadcrumb","breadcrumb":{}},

@@ -12,14 +12,14 @@
 //   - callouts are GitHub alerts: "> [!NOTE]" then "> 💡 text" (emoji icons only);
 //   - equations are $$…$$ blocks and $…$ inline;
 //   - image is ![caption](url), or [![caption](url)](link) when the caption is one link (a
-//     badge); file, pdf, video, bookmark and embed are links whose title
-//     names the type ([caption](url "pdf")); child pages, child databases and link_to_page
+//     badge); file, pdf, video, audio, bookmark and embed are links whose title
+//     names the type ([caption](url "pdf")), so a plain link stays a paragraph with a link; child pages, child databases and link_to_page
 //     are plain links [Title](url) from Content.Title and Content.URL, which the caller fills;
 //   - table_of_contents and breadcrumb are HTML comments; columns are flattened;
 //   - a table without a column header gets an empty header row, since GFM needs one;
 //   - raw HTML is an html code block captioned "Raw HTML", written back verbatim (rawhtml.go).
 //
-// Colours, underline, other captions of code blocks, has_row_header, non-emoji callout icons and
+// Colours, text_align and caption_align, underline, other captions of code blocks, has_row_header, non-emoji callout icons and
 // the indentation of a paragraph's children have no Markdown form and are dropped; mentions
 // export as their plain text (a link when they have an href). Import reads headings 4–6 as
 // heading_3, any GitHub alert kind as a callout, soft line breaks as spaces, unknown fence
@@ -306,7 +306,7 @@ func (r *Renderer) block(f *frame, p string, b *blocks.Block, number int) {
 	case "image":
 		r.start(p, false)
 		r.image(p, c)
-	case "file", "pdf", "video", "bookmark", "embed":
+	case "file", "pdf", "video", "audio", "bookmark", "embed":
 		url := c.URL
 		if b.Type != "bookmark" && b.Type != "embed" {
 			url = fileURL(c.File)

@@ -78,6 +78,8 @@ const everyType = `[
 {"type":"file","file":{"external":{"url":"https://example.com/f.zip"},"name":"f.zip"}},
 {"type":"pdf","pdf":{"external":{"url":"https://example.com/d.pdf"},"caption":[{"text":{"content":"The doc"}}]}},
 {"type":"video","video":{"external":{"url":"https://example.com/v.mp4"}}},
+{"type":"audio","audio":{"external":{"url":"https://example.com/a.mp3"},"caption":[{"text":{"content":"The talk"}}]}},
+{"type":"audio","audio":{"external":{"url":"https://example.com/b.mp3"}}},
 {"type":"bookmark","bookmark":{"url":"https://example.com/b"}},
 {"type":"embed","embed":{"url":"https://example.com/e"}},
 {"type":"table","table":{"table_width":2,"has_column_header":true,"children":[

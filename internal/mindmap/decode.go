@@ -48,7 +48,7 @@ func DecodeNew(body map[string]any) (New, error) {
 		p.Add("title", quire.ReasonRequired, "A mind map needs a title (rich text or a string; it may be empty).")
 	}
 	if out.Root != nil && out.Root.Size() > MaxNodes {
-		p.Add("root", quire.ReasonTooMany, fmt.Sprintf("A mind map has at most %d nodes.", MaxNodes))
+		p.AddDetail(quire.Beyond("root", quire.ReasonTooMany, MaxNodes, int64(out.Root.Size())), fmt.Sprintf("A mind map has at most %d nodes.", MaxNodes))
 	}
 	return out, p.Err()
 }
@@ -77,8 +77,8 @@ func DecodePatch(body map[string]any) (Patch, error) {
 // decodeTitle reads a title written as rich text or, for convenience, a plain string.
 func decodeTitle(p *quire.Problems, path string, v any) blocks.RichText {
 	if s, ok := v.(string); ok {
-		if utf8.RuneCountInString(s) > blocks.MaxTextLength {
-			p.Add(path, quire.ReasonTooLong, fmt.Sprintf("title has at most %d characters.", blocks.MaxTextLength))
+		if n := utf8.RuneCountInString(s); n > blocks.MaxTextLength {
+			p.AddDetail(quire.Beyond(path, quire.ReasonTooLong, blocks.MaxTextLength, int64(n)), fmt.Sprintf("title has at most %d characters.", blocks.MaxTextLength))
 			return nil
 		}
 		return blocks.Plain(s)
@@ -116,7 +116,7 @@ func decodeNode(p *quire.Problems, path string, v any, depth int, ids map[string
 		return nil
 	}
 	if depth > MaxDepth {
-		p.Add(path, quire.ReasonOutOfRange, fmt.Sprintf("A mind map is at most %d levels deep.", MaxDepth))
+		p.AddDetail(quire.Beyond(path, quire.ReasonOutOfRange, MaxDepth, int64(depth)), fmt.Sprintf("A mind map is at most %d levels deep.", MaxDepth))
 		return nil
 	}
 	n := &Node{Color: Colors[0]}
@@ -153,7 +153,7 @@ func decodeNode(p *quire.Problems, path string, v any, depth int, ids map[string
 				continue
 			}
 			if len(a) > MaxArray {
-				p.Add(kp, quire.ReasonTooMany, fmt.Sprintf("At most %d children per node in one request.", MaxArray))
+				p.AddDetail(quire.Beyond(kp, quire.ReasonTooMany, MaxArray, int64(len(a))), fmt.Sprintf("At most %d children per node in one request.", MaxArray))
 				continue
 			}
 			for i, c := range a {
@@ -175,7 +175,7 @@ func decodeEdits(p *quire.Problems, path string, v any) []Edit {
 		return nil
 	}
 	if len(a) > MaxArray {
-		p.Add(path, quire.ReasonTooMany, fmt.Sprintf("At most %d edits per request.", MaxArray))
+		p.AddDetail(quire.Beyond(path, quire.ReasonTooMany, MaxArray, int64(len(a))), fmt.Sprintf("At most %d edits per request.", MaxArray))
 		return nil
 	}
 	ids := map[string]bool{}
@@ -263,7 +263,7 @@ func decodeEdit(p *quire.Problems, path string, v any, ids map[string]bool) (Edi
 		p.Add(path+".after", quire.ReasonInvalidValue, "A node cannot move after itself.")
 	}
 	if e.Node != nil && e.Node.Size() > MaxNodes {
-		p.Add(path+".node", quire.ReasonTooMany, fmt.Sprintf("A mind map has at most %d nodes.", MaxNodes))
+		p.AddDetail(quire.Beyond(path+".node", quire.ReasonTooMany, MaxNodes, int64(e.Node.Size())), fmt.Sprintf("A mind map has at most %d nodes.", MaxNodes))
 	}
 	return e, len(p.Details) == before
 }
@@ -313,7 +313,7 @@ func decodeText(p *quire.Problems, path string, v any) *string {
 	case !ok:
 		p.Add(path, quire.ReasonInvalidType, "text must be a string.")
 	case utf8.RuneCountInString(s) > MaxTextLength:
-		p.Add(path, quire.ReasonTooLong, fmt.Sprintf("text has at most %d characters.", MaxTextLength))
+		p.AddDetail(quire.Beyond(path, quire.ReasonTooLong, MaxTextLength, int64(utf8.RuneCountInString(s))), fmt.Sprintf("text has at most %d characters.", MaxTextLength))
 	default:
 		return &s
 	}

@@ -55,12 +55,12 @@ func TestDecodeNew(t *testing.T) {
 				{Path: "settings.layout", Reason: "invalid_value"}, {Path: "settings.zoom", Reason: "unknown_field"},
 				{Path: "titel", Reason: "unknown_field"}, {Path: "title", Reason: "required"}}},
 		{"empty key", `{"title":"x","":1}`, New{}, []quire.Detail{{Path: `""`, Reason: "unknown_field"}}},
-		{"title too long", `{"title":"` + strings.Repeat("é", 2001) + `"}`, New{}, []quire.Detail{{Path: "title", Reason: "too_long"}}},
+		{"title too long", `{"title":"` + strings.Repeat("é", 2001) + `"}`, New{}, []quire.Detail{quire.Beyond("title", "too_long", 2000, 2001)}},
 		{"title rich text problem", `{"title":[{"text":{"content":1}}]}`, New{}, []quire.Detail{{Path: "title[0].text.content", Reason: "invalid_type"}}},
 		{"root not an object", `{"title":"x","root":[]}`, New{}, []quire.Detail{{Path: "root", Reason: "invalid_type"}}},
 		{"children not an array", `{"title":"x","root":{"children":{}}}`, New{}, []quire.Detail{{Path: "root.children", Reason: "invalid_type"}}},
 		{"too many children", `{"title":"x","root":{"children":[` + strings.Repeat(`{},`, 100) + `{}]}}`, New{},
-			[]quire.Detail{{Path: "root.children", Reason: "too_many"}}},
+			[]quire.Detail{quire.Beyond("root.children", "too_many", 100, 101)}},
 		{"repeated id", `{"title":"x","root":{"id":"` + idA + `","children":[{"id":"` + idB + `"},{"id":"` + idA + `"}]}}`, New{},
 			[]quire.Detail{{Path: "root.children[1].id", Reason: "invalid_value"}}},
 		{"collapsed not a boolean", `{"title":"x","root":{"collapsed":"yes"}}`, New{}, []quire.Detail{{Path: "root.collapsed", Reason: "invalid_type"}}},
@@ -86,14 +86,14 @@ func TestDecodeNew_Limits(t *testing.T) {
 		t.Fatalf("a map %d levels deep: %v", MaxDepth, err)
 	}
 	_, err := DecodeNew(body(t, `{"title":"x","root":`+deep(MaxDepth+1)+`}`))
-	want := []quire.Detail{{Path: "root" + strings.Repeat(".children[0]", MaxDepth), Reason: "out_of_range"}}
+	want := []quire.Detail{quire.Beyond("root"+strings.Repeat(".children[0]", MaxDepth), "out_of_range", MaxDepth, MaxDepth+1)}
 	if diff := cmp.Diff(want, details(t, err)); diff != "" {
 		t.Fatalf("a map %d levels deep (-want +got):\n%s", MaxDepth+1, diff)
 	}
 	// 1 + 100 + 100×99 = 10,001 nodes.
 	wide := `{"children":[` + strings.Repeat(`{"children":[`+strings.Repeat(`{},`, 98)+`{}]},`, 99) + `{"children":[` + strings.Repeat(`{},`, 98) + `{}]}]}`
 	_, err = DecodeNew(body(t, `{"title":"x","root":`+wide+`}`))
-	if diff := cmp.Diff([]quire.Detail{{Path: "root", Reason: "too_many"}}, details(t, err)); diff != "" {
+	if diff := cmp.Diff([]quire.Detail{quire.Beyond("root", "too_many", MaxNodes, MaxNodes+1)}, details(t, err)); diff != "" {
 		t.Fatalf("10,001 nodes (-want +got):\n%s", diff)
 	}
 }
@@ -144,7 +144,7 @@ func TestDecodePatch(t *testing.T) {
 				{Path: "edits[7]", Reason: "invalid_type"},
 				{Path: "edits[9].node.id", Reason: "invalid_value"}}},
 		{"too many edits", `{"edits":[` + strings.Repeat(`{"op":"delete","node_id":"`+idA+`"},`, 100) + `{}]}`, Patch{},
-			[]quire.Detail{{Path: "edits", Reason: "too_many"}}},
+			[]quire.Detail{quire.Beyond("edits", "too_many", 100, 101)}},
 		{"unknown field", `{"root":{}}`, Patch{}, []quire.Detail{{Path: "root", Reason: "unknown_field"}}},
 		{"settings not an object", `{"settings":"dark"}`, Patch{}, []quire.Detail{{Path: "settings", Reason: "invalid_type"}}},
 	} {

@@ -113,7 +113,7 @@ func checkName(p *quire.Problems, path, name, what string) bool {
 		p.Add(path, quire.ReasonInvalidValue, what+" name cannot be empty.")
 		return false
 	case length(name) > MaxNameLength:
-		p.Add(path, quire.ReasonTooLong, what+" name is longer than "+strconv.Itoa(MaxNameLength)+" characters.")
+		p.AddDetail(quire.Beyond(path, quire.ReasonTooLong, MaxNameLength, int64(length(name))), what+" name is longer than "+strconv.Itoa(MaxNameLength)+" characters.")
 		return false
 	}
 	return true

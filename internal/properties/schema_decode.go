@@ -22,7 +22,7 @@ func DecodeSchema(v any, path string) (quire.Schema, error) {
 		return nil, p.Err()
 	}
 	if len(fs) > MaxProperties {
-		p.Add(path, quire.ReasonTooMany, "A database has at most "+strconv.Itoa(MaxProperties)+" properties.")
+		p.AddDetail(quire.Beyond(path, quire.ReasonTooMany, MaxProperties, int64(len(fs))), "A database has at most "+strconv.Itoa(MaxProperties)+" properties.")
 		return nil, p.Err()
 	}
 	if _, parsed := v.(map[string]any); parsed {
@@ -215,7 +215,7 @@ func configure(p *quire.Problems, fp string, prop *quire.Property, cfg any, pres
 // the prefix is written before a dash and the number ("TASK-12") and searched for as text.
 func checkPrefix(p *quire.Problems, path, s string) bool {
 	if length(s) > MaxPrefixLength {
-		p.Add(path, quire.ReasonTooLong, "The prefix is longer than "+strconv.Itoa(MaxPrefixLength)+" characters.")
+		p.AddDetail(quire.Beyond(path, quire.ReasonTooLong, MaxPrefixLength, int64(length(s))), "The prefix is longer than "+strconv.Itoa(MaxPrefixLength)+" characters.")
 		return false
 	}
 	for _, r := range s {

@@ -215,7 +215,7 @@ func appendUnsynced(out []SyncedRef, cur, prop *quire.Property) []SyncedRef {
 // most one unique_id, the size limit.
 func checkSchema(p *quire.Problems, path string, s quire.Schema, namePath, typePath map[string]string) {
 	if len(s) > MaxProperties {
-		p.Add(path, quire.ReasonTooMany, "A database has at most "+strconv.Itoa(MaxProperties)+" properties.")
+		p.AddDetail(quire.Beyond(path, quire.ReasonTooMany, MaxProperties, int64(len(s))), "A database has at most "+strconv.Itoa(MaxProperties)+" properties.")
 	}
 	byName := map[string]*quire.Property{}
 	var uniques []*quire.Property

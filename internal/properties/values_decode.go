@@ -211,21 +211,21 @@ func decodeText(p *quire.Problems, vp, typ string, body any) (Value, bool) {
 	case quire.PropURL:
 		switch {
 		case length(s) > MaxTextLength:
-			p.Add(vp, quire.ReasonTooLong, "The URL is longer than "+strconv.Itoa(MaxTextLength)+" characters.")
+			p.AddDetail(quire.Beyond(vp, quire.ReasonTooLong, MaxTextLength, int64(length(s))), "The URL is longer than "+strconv.Itoa(MaxTextLength)+" characters.")
 		case !blocks.ValidURL(s):
 			p.Add(vp, quire.ReasonInvalidValue, "Not a valid URL.")
 		}
 	case quire.PropEmail:
 		switch {
 		case length(s) > MaxEmailLength:
-			p.Add(vp, quire.ReasonTooLong, "The email address is longer than "+strconv.Itoa(MaxEmailLength)+" characters.")
+			p.AddDetail(quire.Beyond(vp, quire.ReasonTooLong, MaxEmailLength, int64(length(s))), "The email address is longer than "+strconv.Itoa(MaxEmailLength)+" characters.")
 		case !validEmail(s):
 			p.Add(vp, quire.ReasonInvalidValue, "Not a valid email address.")
 		}
 	case quire.PropPhoneNumber:
 		switch {
 		case length(s) > MaxPhoneLength:
-			p.Add(vp, quire.ReasonTooLong, "The phone number is longer than "+strconv.Itoa(MaxPhoneLength)+" characters.")
+			p.AddDetail(quire.Beyond(vp, quire.ReasonTooLong, MaxPhoneLength, int64(length(s))), "The phone number is longer than "+strconv.Itoa(MaxPhoneLength)+" characters.")
 		case !validPhone(s):
 			p.Add(vp, quire.ReasonInvalidValue, "Not a valid phone number.")
 		}

@@ -129,7 +129,7 @@ func decodeFiles(p *quire.Problems, vp string, body any) []File {
 		case hasName && name == "":
 			p.Add(jsonbody.Join(ip, "name"), quire.ReasonInvalidValue, "A file's name cannot be empty.")
 		case length(name) > MaxFileNameLength:
-			p.Add(jsonbody.Join(ip, "name"), quire.ReasonTooLong, "A file's name is at most 255 characters.")
+			p.AddDetail(quire.Beyond(jsonbody.Join(ip, "name"), quire.ReasonTooLong, MaxFileNameLength, int64(length(name))), "A file's name is at most 255 characters.")
 		}
 		f.Name = name
 		bp := jsonbody.Join(ip, t)

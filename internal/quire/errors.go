@@ -144,6 +144,11 @@ func Invalid(path, reason, message string) *Error {
 	return &Error{Code: CodeValidation, Message: message, Details: []Detail{{Path: path, Reason: reason}}}
 }
 
+// OverLimit is Invalid for a number over (or under) its limit, the detail made by Beyond.
+func OverLimit(d Detail, message string) *Error {
+	return &Error{Code: CodeValidation, Message: message, Details: []Detail{d}}
+}
+
 // Forbidden is the answer for a token that lacks a scope or a workspace-scoped credential.
 func Forbidden(message string) *Error {
 	return &Error{Code: CodeForbidden, Message: message}
@@ -189,6 +194,17 @@ func (p *Problems) Unsupported(code, path, reason, message string) {
 		p.code = code
 	}
 	p.Add(path, reason, message)
+}
+
+// Merge adds every problem of e, an error of another decoder, whole (limit and actual kept);
+// e's code counts as that of its first problem, as Unsupported's would.
+func (p *Problems) Merge(e *Error) {
+	for _, d := range e.Details {
+		if p.message == "" && e.Code != CodeValidation {
+			p.code = e.Code
+		}
+		p.AddDetail(d, e.Message)
+	}
 }
 
 // Err returns nil when nothing was added, else an error holding every problem: a

@@ -42,6 +42,14 @@ func TestProblems_Unsupported(t *testing.T) {
 		{"beyond a limit", func(p *Problems) {
 			p.AddDetail(Beyond("children", ReasonTooMany, 100, 101), "at most 100")
 		}, CodeValidation, 1},
+		{"merged unsupported first", func(p *Problems) {
+			p.Merge(&Error{Code: CodeUnsupportedBlockType, Message: "no", Details: []Detail{{Path: "children[0].type", Reason: ReasonInvalidValue}}})
+			p.Add("parent", ReasonRequired, "parent")
+		}, CodeUnsupportedBlockType, 2},
+		{"merged after a validation problem", func(p *Problems) {
+			p.Add("parent", ReasonRequired, "parent")
+			p.Merge(&Error{Code: CodeUnsupportedBlockType, Message: "no", Details: []Detail{{Path: "children[0].type", Reason: ReasonInvalidValue}}})
+		}, CodeValidation, 2},
 	} {
 		var p Problems
 		tc.add(&p)
@@ -53,5 +61,10 @@ func TestProblems_Unsupported(t *testing.T) {
 	d := Beyond("children", ReasonTooMany, 100, 101)
 	if d.Limit == nil || *d.Limit != 100 || d.Actual == nil || *d.Actual != 101 {
 		t.Errorf("Beyond = %+v", d)
+	}
+	var p Problems
+	p.Merge(&Error{Code: CodeValidation, Message: "long", Details: []Detail{d}})
+	if e, _ := AsError(p.Err()); e == nil || e.Details[0].Limit == nil || *e.Details[0].Actual != 101 {
+		t.Errorf("Merge lost the limit: %+v", e)
 	}
 }

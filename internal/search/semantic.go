@@ -3,7 +3,6 @@ package search
 import (
 	"container/heap"
 	"math"
-	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -66,35 +65,6 @@ func (t *Top) Len() int { return len(t.h) }
 
 // Nodes are the nodes kept, in no order.
 func (t *Top) Nodes() []Scored { return t.h }
-
-// Rank adds to each candidate's cosine the keyword signal: keywordWeight times the share of
-// terms (KeywordTerms) it holds, hits[id][i] saying whether it holds terms[i] (TermHits). It
-// returns the best n, best first, ties by id.
-func Rank(cands []Scored, terms []string, hits map[string][]bool, n int) []Scored {
-	out := make([]Scored, 0, len(cands))
-	for _, c := range cands {
-		if len(terms) > 0 {
-			k := 0
-			for _, h := range hits[c.ID] {
-				if h {
-					k++
-				}
-			}
-			c.Score += keywordWeight * float64(k) / float64(len(terms))
-		}
-		out = append(out, c)
-	}
-	slices.SortStableFunc(out, func(a, b Scored) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
-	return out[:min(n, len(out))]
-}
 
 // KeywordTerms are the query's terms that say something: common English words and one-letter
 // terms match almost everything.

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 func TestKeywordTerms(t *testing.T) {
@@ -21,26 +19,6 @@ func TestKeywordTerms(t *testing.T) {
 	} {
 		if got := KeywordTerms(tc.query); !slices.Equal(got, tc.want) {
 			t.Errorf("KeywordTerms(%q) = %q, want %q", tc.query, got, tc.want)
-		}
-	}
-}
-
-func TestRank(t *testing.T) {
-	cands := []Scored{{"a", 0.50}, {"b", 0.60}, {"c", 0.55}, {"d", 0.60}}
-	hits := map[string][]bool{"a": {true, true}, "c": {true, false}, "d": {false, false}}
-	for _, tc := range []struct {
-		name  string
-		terms []string
-		n     int
-		want  []Scored
-	}{
-		{"no terms: cosine alone, ties by id", nil, 10, []Scored{{"b", 0.60}, {"d", 0.60}, {"c", 0.55}, {"a", 0.50}}},
-		{"the share of terms held lifts", []string{"x", "y"}, 10, []Scored{{"a", 0.75}, {"c", 0.675}, {"b", 0.60}, {"d", 0.60}}},
-		{"the best n", []string{"x", "y"}, 2, []Scored{{"a", 0.75}, {"c", 0.675}}},
-	} {
-		got := Rank(slices.Clone(cands), tc.terms, hits, tc.n)
-		if diff := cmp.Diff(tc.want, got, cmp.Comparer(func(x, y float64) bool { return x-y < 1e-9 && y-x < 1e-9 })); diff != "" {
-			t.Errorf("%s: (-want +got)\n%s", tc.name, diff)
 		}
 	}
 }

@@ -104,7 +104,7 @@ func checkName(path, name string) error {
 		return quire.Invalid(path, quire.ReasonRequired, "A name is required.")
 	}
 	if utf8.RuneCountInString(name) > 200 {
-		return quire.Invalid(path, quire.ReasonTooLong, "A name has at most 200 characters.")
+		return quire.OverLimit(quire.Beyond(path, quire.ReasonTooLong, 200, int64(utf8.RuneCountInString(name))), "A name has at most 200 characters.")
 	}
 	return nil
 }

@@ -97,7 +97,7 @@ func FuzzDecodeNewPage(f *testing.F) {
 		checkDecodeError(t, err)
 		_, err = service.DecodePagePatch(body)
 		checkDecodeError(t, err)
-		_, _, err = service.DecodeMove(body)
+		_, err = service.DecodeMove(body)
 		checkDecodeError(t, err)
 		_, err = service.DecodePlacement(body)
 		checkDecodeError(t, err)

@@ -128,10 +128,10 @@ func (s *Service) ReceiveUpload(ctx context.Context, up Upload) (*quire.File, er
 		return nil, &quire.Error{Code: quire.CodeUnsupportedMedia,
 			Message: "Content-Type must be " + f.ContentType + ", as announced."}
 	}
-	if up.ContentLength > f.Size {
-		return nil, tooLarge(f)
+	if limit := uploadLimit(f); up.ContentLength > limit {
+		return nil, tooLarge(f, up.ContentLength)
 	}
-	if up.ContentLength >= 0 && up.ContentLength < f.Size {
+	if f.Size != SizeUnknown && up.ContentLength >= 0 && up.ContentLength < f.Size {
 		return nil, tooShort(f)
 	}
 	claimed, err := s.store.ClaimUpload(ctx, f.ID, quire.NowMillis())
@@ -142,13 +142,13 @@ func (s *Service) ReceiveUpload(ctx context.Context, up Upload) (*quire.File, er
 		return nil, quire.Conflict("This upload URL was already used or has expired; ask for a new one.")
 	}
 	body := &bodyReader{r: up.Body}
-	putErr := backend.Put(ctx, f.StorageKey, body, f.Size, f.ContentType)
+	size, putErr := putUpload(ctx, backend, f, body, up.ContentLength)
 	status := quire.FileUploaded
 	if putErr != nil {
-		status = quire.FileFailed
+		status, size = quire.FileFailed, f.Size
 	}
 	// The outcome is recorded even when the client has gone away.
-	done, err := s.store.FinishUpload(context.WithoutCancel(ctx), f.ID, status, quire.NowMillis())
+	done, err := s.store.FinishUpload(context.WithoutCancel(ctx), f.ID, status, size, quire.NowMillis())
 	if err == nil && !done && putErr == nil {
 		// The sweep expired this upload meanwhile: its bytes must not stay.
 		putErr = quire.Conflict("The upload URL expired while the bytes arrived; ask for a new one.")
@@ -157,7 +157,7 @@ func (s *Service) ReceiveUpload(ctx context.Context, up Upload) (*quire.File, er
 		_ = backend.Remove(context.WithoutCancel(ctx), f.StorageKey)
 		switch {
 		case errors.Is(putErr, filestore.ErrTooLarge):
-			return nil, tooLarge(f)
+			return nil, tooLarge(f, -1)
 		case errors.Is(putErr, filestore.ErrTooShort), body.err != nil:
 			// A body that broke off is the client's doing (a dropped connection), not ours.
 			return nil, tooShort(f)
@@ -167,17 +167,53 @@ func (s *Service) ReceiveUpload(ctx context.Context, up Upload) (*quire.File, er
 	if err != nil {
 		return nil, err
 	}
-	f.Status, f.CompletedMs = quire.FileUploaded, quire.NowMillis()
+	f.Status, f.Size, f.CompletedMs = quire.FileUploaded, size, quire.NowMillis()
 	return f, nil
 }
 
-func tooLarge(f *quire.File) error {
-	return &quire.Error{Code: quire.CodePayloadTooLarge, Message: "The body is larger than the announced size of " + itoa(f.Size) + " bytes."}
+// putUpload stores an upload's body and returns its size: exactly the announced size, or for
+// an upload announced without one the PUT's Content-Length, or when the body is chunked
+// whatever it holds up to MaxUnsizedFile.
+func putUpload(ctx context.Context, backend filestore.Backend, f *quire.File, body io.Reader, length int64) (int64, error) {
+	switch {
+	case f.Size != SizeUnknown:
+		return f.Size, backend.Put(ctx, f.StorageKey, body, f.Size, f.ContentType)
+	case length >= 0:
+		return length, backend.Put(ctx, f.StorageKey, body, length, f.ContentType)
+	}
+	return backend.PutUpTo(ctx, f.StorageKey, body, MaxUnsizedFile, f.ContentType)
+}
+
+// uploadLimit is the most bytes an upload's PUT may send.
+func uploadLimit(f *quire.File) int64 {
+	if f.Size == SizeUnknown {
+		return MaxUnsizedFile
+	}
+	return f.Size
+}
+
+// tooLarge refuses a body over the upload's limit; actual is the body's Content-Length, -1
+// for a chunked body that was cut off one byte past the limit (so it reports limit+1: at least).
+func tooLarge(f *quire.File, actual int64) error {
+	limit := uploadLimit(f)
+	msg := "The body is larger than the announced size of " + itoa(limit) + " bytes."
+	if f.Size == SizeUnknown {
+		msg = "The body is larger than " + itoa(limit) + " bytes (100 MiB), the limit of an upload announced without a size; announce its size (up to 5 GiB) instead."
+	}
+	if actual < 0 {
+		actual = limit + 1
+	}
+	return &quire.Error{Code: quire.CodePayloadTooLarge, Message: msg,
+		Details: []quire.Detail{quire.Beyond("size", quire.ReasonOutOfRange, limit, actual)}}
 }
 
 func tooShort(f *quire.File) error {
-	return &quire.Error{Code: quire.CodeValidation, Message: "The body is shorter than the announced size of " + itoa(f.Size) + " bytes.",
-		Details: []quire.Detail{{Path: "size", Reason: quire.ReasonInvalidValue}}}
+	msg := "The body is shorter than the announced size of " + itoa(f.Size) + " bytes."
+	if f.Size == SizeUnknown {
+		// Announced without a size, only a body that broke off before its Content-Length ends here.
+		msg = "The body ended before its Content-Length."
+	}
+	return &quire.Error{Code: quire.CodeValidation, Message: msg, Details: []quire.Detail{{Path: "size", Reason: quire.ReasonInvalidValue}}}
 }
 
 // checkSignature answers forbidden for a signed URL that was altered or has expired.
@@ -216,62 +252,6 @@ func (s *Service) OpenFile(ctx context.Context, id, expires, signature string) (
 		return nil, nil, err
 	}
 	return f, rc, nil
-}
-
-// DownloadURL answers GET /v2/files/download-url: a fresh URL of an uploaded file, for the
-// token that uploaded it or one that can read a page using it (its icon or cover, or a block
-// of its content; also the page it was uploaded for).
-func (s *Service) DownloadURL(ctx context.Context, p *quire.Principal, id string) (string, time.Time, error) {
-	if id == "" {
-		return "", time.Time{}, quire.Invalid("file_id", quire.ReasonRequired, "file_id is required.")
-	}
-	if !quire.ValidID(id) {
-		return "", time.Time{}, quire.Invalid("file_id", quire.ReasonInvalidValue, "file_id must be a file upload id.")
-	}
-	f, err := s.store.File(ctx, p.WorkspaceID(), id)
-	if err != nil {
-		return "", time.Time{}, err
-	}
-	if f.TokenID != p.Token.ID {
-		ok, err := s.readsAUse(ctx, p, id)
-		if err != nil {
-			return "", time.Time{}, err
-		}
-		if !ok {
-			return "", time.Time{}, quire.NotFound("file " + id)
-		}
-	}
-	if f.Status != quire.FileUploaded {
-		return "", time.Time{}, quire.Invalid("file_id", quire.ReasonInvalidValue, "The file is "+f.Status+", not uploaded.")
-	}
-	exp := time.Now().Add(DownloadTTL).Truncate(time.Second)
-	u, err := s.FileURL(ctx, id, exp)
-	return u, exp, err
-}
-
-// readsAUse reports whether the caller reaches a page that uses file id, walking the uses in
-// batches on their primary key.
-func (s *Service) readsAUse(ctx context.Context, p *quire.Principal, id string) (bool, error) {
-	after := ""
-	for {
-		pages, err := s.store.FileUses(ctx, id, after, 100)
-		if err != nil {
-			return false, err
-		}
-		for _, page := range pages {
-			err := s.Reach(ctx, p, page, "page")
-			if err == nil {
-				return true, nil
-			}
-			if !quire.IsCode(err, quire.CodeNotFound) {
-				return false, err
-			}
-		}
-		if len(pages) < 100 {
-			return false, nil
-		}
-		after = pages[len(pages)-1]
-	}
 }
 
 // SweepUploads removes what uploads that never completed left behind: pending uploads whose

@@ -14,6 +14,14 @@ import (
 // MaxFileSize is the largest upload announced (5 GiB, S3's largest single object PUT).
 const MaxFileSize int64 = 5 << 30
 
+// MaxUnsizedFile is the largest upload announced without a size (100 MiB, the original
+// service's limit on content_length): its bytes are counted as they arrive, and on S3 they
+// are spooled to a temporary file first, so the limit bounds that file.
+const MaxUnsizedFile int64 = 100 << 20
+
+// SizeUnknown is the Size of an upload announced without one, until its bytes are in.
+const SizeUnknown int64 = -1
+
 // maxFileName is the longest file name in bytes, as most file systems allow.
 const maxFileName = 255
 
@@ -22,7 +30,7 @@ type NewUpload struct {
 	ParentID    string // a page, "" when none
 	Name        string
 	ContentType string // normalized: lower-case type, parameters kept
-	Size        int64
+	Size        int64  // SizeUnknown when neither size nor content_length was given
 }
 
 // DecodeNewUpload validates a POST /v2/files/upload-url body, reporting every problem with
@@ -32,7 +40,7 @@ func DecodeNewUpload(body map[string]any) (NewUpload, error) {
 	var out NewUpload
 	for _, k := range jsonbody.SortedKeys(body) {
 		switch k {
-		case "parent", "filename", "content_type", "size":
+		case "parent", "filename", "content_type", "size", "content_length":
 		default:
 			p.Add(jsonbody.Join("", k), quire.ReasonUnknownField, "An upload has no field "+k+".")
 		}
@@ -41,8 +49,8 @@ func DecodeNewUpload(body map[string]any) (NewUpload, error) {
 		out.ParentID = decodeUploadParent(&p, v)
 	}
 	if name, ok := requiredString(&p, body, "filename"); ok {
-		if reason, msg := checkFileName(name); reason != "" {
-			p.Add("filename", reason, msg)
+		if d, msg := checkFileName(name); d.Reason != "" {
+			p.AddDetail(d, msg)
 		} else {
 			out.Name = name
 		}
@@ -54,23 +62,42 @@ func DecodeNewUpload(body map[string]any) (NewUpload, error) {
 			p.Add("content_type", quire.ReasonInvalidValue, "content_type is a media type such as image/png.")
 		}
 	}
-	switch v, present := body["size"]; {
-	case !present:
-		p.Add("size", quire.ReasonRequired, "size (bytes) is required.")
-	default:
-		f, ok := v.(float64)
-		switch {
-		case !ok:
-			p.Add("size", quire.ReasonInvalidType, "size must be a number of bytes.")
-		case f != math.Trunc(f):
-			p.Add("size", quire.ReasonInvalidValue, "size must be a whole number of bytes.")
-		case f < 0 || f > float64(MaxFileSize):
-			p.Add("size", quire.ReasonOutOfRange, "size is 0 to 5 GiB.")
-		default:
-			out.Size = int64(f)
-		}
+	// The original service's generated client sends content_length, its docs page size; either
+	// announces the exact size, and neither leaves it open up to MaxUnsizedFile.
+	out.Size = SizeUnknown
+	size, okSize := uploadSize(&p, body, "size")
+	length, okLength := uploadSize(&p, body, "content_length")
+	switch {
+	case okSize && okLength && size != length:
+		p.Add("content_length", quire.ReasonInvalidValue, "size and content_length are the same number of bytes; send one of them.")
+	case okSize:
+		out.Size = size
+	case okLength:
+		out.Size = length
 	}
 	return out, p.Err()
+}
+
+// uploadSize reads an announced size in bytes at key; ok is false when it is absent, null or
+// invalid (then reported).
+func uploadSize(p *quire.Problems, body map[string]any, key string) (int64, bool) {
+	v := body[key]
+	if v == nil {
+		return 0, false
+	}
+	f, ok := v.(float64)
+	switch {
+	case !ok:
+		p.Add(key, quire.ReasonInvalidType, key+" must be a number of bytes.")
+	case f != math.Trunc(f):
+		p.Add(key, quire.ReasonInvalidValue, key+" must be a whole number of bytes.")
+	case f < 0 || f > float64(MaxFileSize):
+		actual := int64(max(min(f, 1<<62), -1<<62)) // clamped: a float beyond int64 does not convert
+		p.AddDetail(quire.Beyond(key, quire.ReasonOutOfRange, MaxFileSize, actual), key+" is 0 to 5 GiB.")
+	default:
+		return int64(f), true
+	}
+	return 0, false
 }
 
 // decodeUploadParent reads {"page_id":…} or {"type":"page_id","page_id":…}.
@@ -122,25 +149,25 @@ func requiredString(p *quire.Problems, body map[string]any, key string) (string,
 // (separators, "." and ".."), control characters, or blanks at either end. The name is only
 // shown (Content-Disposition, the file object); storage never uses it, so this is about
 // clear answers and safe downloads, not about the store's paths.
-func checkFileName(name string) (reason, msg string) {
+func checkFileName(name string) (d quire.Detail, msg string) {
 	switch {
 	case name == "":
-		return quire.ReasonInvalidValue, "filename must not be empty."
+		return quire.Detail{Path: "filename", Reason: quire.ReasonInvalidValue}, "filename must not be empty."
 	case len(name) > maxFileName:
-		return quire.ReasonTooLong, "filename is at most 255 bytes."
+		return quire.Beyond("filename", quire.ReasonTooLong, maxFileName, int64(len(name))), "filename is at most 255 bytes."
 	case !utf8.ValidString(name):
-		return quire.ReasonInvalidValue, "filename must be UTF-8."
+		return quire.Detail{Path: "filename", Reason: quire.ReasonInvalidValue}, "filename must be UTF-8."
 	case name == "." || name == ".." || strings.ContainsAny(name, `/\`):
-		return quire.ReasonInvalidValue, "filename is a name, not a path: no / or \\, not . or ..."
+		return quire.Detail{Path: "filename", Reason: quire.ReasonInvalidValue}, "filename is a name, not a path: no / or \\, not . or ..."
 	case strings.TrimSpace(name) != name:
-		return quire.ReasonInvalidValue, "filename must not start or end with blanks."
+		return quire.Detail{Path: "filename", Reason: quire.ReasonInvalidValue}, "filename must not start or end with blanks."
 	}
 	for _, r := range name {
 		if unicode.IsControl(r) || r == unicode.ReplacementChar || unicode.Is(unicode.Bidi_Control, r) {
-			return quire.ReasonInvalidValue, "filename must not hold control characters."
+			return quire.Detail{Path: "filename", Reason: quire.ReasonInvalidValue}, "filename must not hold control characters."
 		}
 	}
-	return "", ""
+	return quire.Detail{}, ""
 }
 
 // normalizeContentType parses a media type and writes it back canonically (lower-case type

@@ -15,7 +15,7 @@ import (
 
 // FuzzDecodeNewUpload feeds arbitrary JSON to the upload-url decoder: it never panics, every
 // refusal is a validation_error with paths, and an accepted body holds a plain file name, a
-// media type and a size in range.
+// media type and a size in range (or none).
 func FuzzDecodeNewUpload(f *testing.F) {
 	for _, s := range []string{
 		`{"filename":"a.png","content_type":"image/png","size":3}`,
@@ -23,6 +23,9 @@ func FuzzDecodeNewUpload(f *testing.F) {
 		`{"filename":"../x","content_type":"text/plain; charset=utf-8","size":1.5}`,
 		`{"filename":"a\\b","content_type":"png","size":-1,"mode":"single_part"}`,
 		`{"parent":"x","filename":"","size":"3"}`,
+		`{"filename":"a.png","content_type":"image/png","content_length":3,"size":null}`,
+		`{"filename":"a.png","content_type":"image/png","content_length":3,"size":4}`,
+		`{"filename":"a.png","content_type":"image/png"}`,
 	} {
 		f.Add(s)
 	}
@@ -40,7 +43,7 @@ func FuzzDecodeNewUpload(f *testing.F) {
 			u.Name == "." || u.Name == ".." {
 			t.Fatalf("accepted file name %q", u.Name)
 		}
-		if !strings.Contains(u.ContentType, "/") || u.Size < 0 || u.Size > service.MaxFileSize {
+		if !strings.Contains(u.ContentType, "/") || u.Size < service.SizeUnknown || u.Size > service.MaxFileSize {
 			t.Fatalf("accepted %+v", u)
 		}
 		if u.ParentID != "" && !quire.ValidID(u.ParentID) {
@@ -130,7 +133,9 @@ func isUpload(m map[string]any) bool {
 func isServed(m map[string]any) bool {
 	f, ok := m["file"].(map[string]any)
 	u, _ := f["url"].(string)
-	return ok && m["type"] == "file" && len(f) == 2 && strings.HasPrefix(u, "http://q.test/v2/files/") && f["expiry_time"] != nil
+	oss, _ := f["oss_name"].(string)
+	return ok && m["type"] == "file" && len(f) == 3 && strings.HasPrefix(u, "http://q.test/v2/files/") && f["expiry_time"] != nil &&
+		quire.ValidID(oss)
 }
 
 func without(m map[string]any, keys ...string) map[string]any {

@@ -36,9 +36,12 @@ func TestCheckFileName(t *testing.T) {
 		" a": false, "a ": false, "a\tb": false, "a\x00b": false, "a\x7fb": false, "\u202ecod.exe": false,
 		"\xff\xfe": false, string(make([]byte, 256)): false,
 	} {
-		reason, _ := checkFileName(name)
-		if (reason == "") != ok {
-			t.Errorf("checkFileName(%q) = %q; want accepted %v", name, reason, ok)
+		d, _ := checkFileName(name)
+		if (d.Reason == "") != ok {
+			t.Errorf("checkFileName(%q) = %+v; want accepted %v", name, d, ok)
+		}
+		if d.Reason != "" && d.Path != "filename" {
+			t.Errorf("checkFileName(%q) at %q, want filename", name, d.Path)
 		}
 	}
 }

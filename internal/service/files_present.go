@@ -15,7 +15,7 @@ import (
 var storedUpload = []byte(`"type":"file_upload","file_upload":{"id":"`)
 
 // PresentFiles rewrites every stored upload reference in a JSON answer into the read shape
-// {"type":"file","file":{"url":…,"expiry_time":…}} with a freshly signed URL. Stored content
+// {"type":"file","file":{"url":…,"expiry_time":…,"oss_name":…}} with a freshly signed URL. Stored content
 // is canonical JSON spliced into answers unparsed, so this runs on the bytes: inside a JSON
 // string a quote is escaped, so the pattern, preceded by { or , and followed by an id and "},
 // only ever matches a real object. Answers without a file pass through untouched.
@@ -46,6 +46,10 @@ func (s *Service) PresentFiles(ctx context.Context, body []byte) []byte {
 				out = appendJSONString(out, u)
 				out = append(out, `,"expiry_time":"`...)
 				out = append(out, expiry...)
+				// oss_name names the upload when the object is written back, as the original
+				// service's clients do.
+				out = append(out, `","oss_name":"`...)
+				out = append(out, id...)
 				out = append(out, `"}`...)
 			}
 			body = body[end+2:]

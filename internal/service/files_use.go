@@ -13,7 +13,8 @@ import (
 )
 
 // A write names an uploaded file as {"type":"file_upload","file_upload":{"id":…}}, or as
-// the {"type":"file","file":{"url":…}} it read back. Both are stored as file_upload, checked
+// the {"type":"file","file":{"url":…}} it read back, or by that object's oss_name alone
+// (the original service's shape). Both are stored as file_upload, checked
 // against the workspace's complete uploads, and recorded as uses of the page (file_uses).
 
 // fileRefs collects the uploads a write names, each at its request path.
@@ -29,6 +30,10 @@ func (r *fileRefs) source(f *blocks.FileSource, path string) {
 	case "file_upload":
 		r.ids, r.path = append(r.ids, f.ID), append(r.path, path+".file_upload.id")
 	case "file":
+		if f.ID != "" {
+			r.ossName(f, path+".file.oss_name")
+			return
+		}
 		id, ok := fileIDFromURL(f.URL)
 		if !ok {
 			r.p.Add(path+".file.url", quire.ReasonInvalidValue,
@@ -38,6 +43,18 @@ func (r *fileRefs) source(f *blocks.FileSource, path string) {
 		*f = blocks.FileSource{Type: "file_upload", ID: id}
 		r.ids, r.path = append(r.ids, id), append(r.path, path+".file.url")
 	}
+}
+
+// ossName records the upload a file object names by oss_name (the upload's id, as the
+// upload-url answer and every read give it) and turns the object into its stored form.
+func (r *fileRefs) ossName(f *blocks.FileSource, path string) {
+	if !quire.ValidID(f.ID) {
+		r.p.Add(path, quire.ReasonInvalidValue, "oss_name names an upload of this workspace by the oss_name the upload-url answer gave.")
+		return
+	}
+	id := strings.ToLower(f.ID)
+	*f = blocks.FileSource{Type: "file_upload", ID: id}
+	r.ids, r.path = append(r.ids, id), append(r.path, path)
 }
 
 // blocks records the files of a forest of new or changed blocks at path ("children").
@@ -55,7 +72,7 @@ func (r *fileRefs) block(b *blocks.Block, path string) {
 	if ic := b.Content.Icon; ic != nil && ic.File != nil {
 		r.source(ic.File, path+".icon")
 	}
-	r.blocks(b.Children, path+".children")
+	r.blocks(b.Children, b.ChildrenPath(path))
 }
 
 // icon records the file of a page's icon or cover (canonical JSON at path) and rewrites a
@@ -70,13 +87,14 @@ func (r *fileRefs) icon(raw *json.RawMessage, path string) {
 			ID string `json:"id"`
 		} `json:"file_upload"`
 		File struct {
-			URL string `json:"url"`
+			URL     string `json:"url"`
+			OssName string `json:"oss_name"`
 		} `json:"file"`
 	}
 	if json.Unmarshal(*raw, &w) != nil {
 		return
 	}
-	f := &blocks.FileSource{Type: w.Type, ID: w.FileUpload.ID, URL: w.File.URL}
+	f := &blocks.FileSource{Type: w.Type, ID: w.FileUpload.ID + w.File.OssName, URL: w.File.URL}
 	before := len(r.ids)
 	r.source(f, path)
 	if len(r.ids) > before {

@@ -81,10 +81,8 @@ func (ix *Indexer) RunOnce(ctx context.Context) (int, error) {
 		src    store.EmbedSource
 		gone   bool
 		err    error
-		chunks []string
-		hashes []string
-		vecs   [][]float32 // one per chunk: kept from before, or nil until embedded
-		todo   []string    // the chunks to embed, in order of the nil entries of vecs
+		chunks []store.EmbedChunk // each with its vector: kept from before, or nil until embedded
+		todo   []string           // the chunks to embed, in order of the nil vectors
 	}
 	works := make([]work, len(jobs))
 	var all []string
@@ -96,7 +94,7 @@ func (ix *Indexer) RunOnce(ctx context.Context) (int, error) {
 		w.gone = w.err == nil && !ok
 		if w.err == nil && ok {
 			w.chunks = embedChunks(w.src)
-			w.err = ix.reuse(ctx, w.job.NodeID, w.chunks, &w.hashes, &w.vecs, &w.todo)
+			w.todo, w.err = ix.reuse(ctx, w.job.NodeID, w.chunks)
 			all = append(all, w.todo...)
 		}
 	}
@@ -116,9 +114,9 @@ func (ix *Indexer) RunOnce(ctx context.Context) (int, error) {
 			// One node's text may be what failed: each node alone, so the others still land.
 			fresh, w.err = e.Embed(ctx, w.todo)
 		}
-		for j := range w.vecs {
-			if w.vecs[j] == nil && len(fresh) > 0 {
-				w.vecs[j], fresh = fresh[0], fresh[1:]
+		for j := range w.chunks {
+			if w.chunks[j].Vector == nil && len(fresh) > 0 {
+				w.chunks[j].Vector, fresh = fresh[0], fresh[1:]
 			}
 		}
 	}
@@ -127,7 +125,7 @@ func (ix *Indexer) RunOnce(ctx context.Context) (int, error) {
 		if err == nil && w.gone {
 			err = st.SaveEmbeddings(ctx, w.job, "", e.ID(), nil)
 		} else if err == nil {
-			err = st.SaveEmbeddings(ctx, w.job, w.src.WorkspaceID, e.ID(), w.vecs, w.hashes...)
+			err = st.SaveEmbeddings(ctx, w.job, w.src.WorkspaceID, e.ID(), w.chunks)
 		}
 		if err == nil {
 			ix.svc.index.nodes.Add(1)
@@ -150,38 +148,38 @@ func (ix *Indexer) RunOnce(ctx context.Context) (int, error) {
 }
 
 // reuse looks up the node's stored vectors by the hash of their text: a chunk whose text (under
-// this model) is unchanged keeps its vector, and only the others are embedded. An append to a
-// long page changes its last chunk or none.
-func (ix *Indexer) reuse(ctx context.Context, id string, chunks []string, hashes *[]string, vecs *[][]float32, todo *[]string) error {
+// this model) is unchanged keeps its vector, and only the others are embedded; it returns their
+// texts. An append to a long page changes its last chunk or none.
+func (ix *Indexer) reuse(ctx context.Context, id string, chunks []store.EmbedChunk) (todo []string, err error) {
 	kept, err := ix.svc.store.ChunkVectors(ctx, id, ix.svc.embedder.ID())
 	if err != nil {
-		return err
+		return nil, err
 	}
-	*hashes, *vecs = make([]string, len(chunks)), make([][]float32, len(chunks))
-	for i, c := range chunks {
-		(*hashes)[i] = store.ChunkHash(c)
-		if v, ok := kept[(*hashes)[i]]; ok {
-			(*vecs)[i] = v
+	for i := range chunks {
+		c := &chunks[i]
+		c.Hash = store.ChunkHash(c.Text)
+		if v, ok := kept[c.Hash]; ok {
+			c.Vector = v
 		} else {
-			*todo = append(*todo, c)
+			todo = append(todo, c.Text)
 		}
 	}
-	return nil
+	return todo, nil
 }
 
 // embedChunks cuts a node's text into the pieces that get a vector each: the title, then its
-// blocks' text in pieces of at most 128 model tokens (embed.Chunks keeps sentences whole where
-// it can), at most embedMaxChunks in all.
-func embedChunks(src store.EmbedSource) []string {
-	var out []string
+// blocks' text in pieces of at most 128 model tokens (embed.ChunkEntries keeps sentences whole
+// where it can), at most embedMaxChunks in all. Each body piece names the block it starts at.
+func embedChunks(src store.EmbedSource) []store.EmbedChunk {
+	var out []store.EmbedChunk
 	if t := strings.TrimSpace(src.Title); t != "" {
-		out = append(out, t)
+		out = append(out, store.EmbedChunk{Text: t})
 	}
-	for _, c := range embed.Chunks(strings.Join(src.Body, "\n")) {
+	for _, c := range embed.ChunkEntries(src.Body) {
 		if len(out) == embedMaxChunks {
 			break
 		}
-		out = append(out, c)
+		out = append(out, store.EmbedChunk{Text: c.Text, BlockID: src.BodyBlocks[c.Entry]})
 	}
 	return out
 }

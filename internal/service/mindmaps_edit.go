@@ -47,7 +47,7 @@ func (ed *editor) add(ctx context.Context, e mindmap.Edit) error {
 	}
 	size := e.Node.Size()
 	if ed.m.NodeCount+size > mindmap.MaxNodes {
-		return quire.Invalid(e.Path+".node", quire.ReasonTooMany,
+		return beyond(quire.Beyond(e.Path+".node", quire.ReasonTooMany, mindmap.MaxNodes, int64(ed.m.NodeCount+size)),
 			fmt.Sprintf("A mind map has at most %d nodes; this one has %d and the edit adds %d.", mindmap.MaxNodes, ed.m.NodeCount, size))
 	}
 	depth, _, err := ed.tx.MindMapAncestry(ctx, ed.m.ID, parent.ID, "")
@@ -55,7 +55,7 @@ func (ed *editor) add(ctx context.Context, e mindmap.Edit) error {
 		return err
 	}
 	if depth+e.Node.Height() > mindmap.MaxDepth {
-		return quire.Invalid(e.Path+".node", quire.ReasonOutOfRange,
+		return beyond(quire.Beyond(e.Path+".node", quire.ReasonOutOfRange, mindmap.MaxDepth, int64(depth+e.Node.Height())),
 			fmt.Sprintf("A mind map is at most %d levels deep.", mindmap.MaxDepth))
 	}
 	if err := ed.checkNewIDs(ctx, e.Node, e.Path+".node"); err != nil {
@@ -205,4 +205,9 @@ func (ed *editor) delete(ctx context.Context, e mindmap.Edit) error {
 	ed.changes = append(ed.changes, nodeChange{delete: n.ID, from: n.ParentID})
 	ed.m.NodeCount -= k
 	return nil
+}
+
+// beyond is a validation_error of one detail beyond a limit (quire.Beyond).
+func beyond(d quire.Detail, message string) error {
+	return &quire.Error{Code: quire.CodeValidation, Message: message, Details: []quire.Detail{d}}
 }

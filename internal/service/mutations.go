@@ -44,7 +44,7 @@ func DecodeMutations(raw []byte) ([]Mutation, error) {
 	case len(arr) == 0:
 		p.Add("mutations", quire.ReasonRequired, "mutations holds at least one operation.")
 	case len(arr) > MaxMutations:
-		p.Add("mutations", quire.ReasonTooMany, fmt.Sprintf("mutations holds at most %d operations.", MaxMutations))
+		p.AddDetail(quire.Beyond("mutations", quire.ReasonTooMany, MaxMutations, int64(len(arr))), fmt.Sprintf("mutations holds at most %d operations.", MaxMutations))
 		arr = nil
 	}
 	out := make([]Mutation, 0, len(arr))
@@ -146,9 +146,7 @@ func (s *Service) MutateRecords(ctx context.Context, p *quire.Principal, id stri
 		for i, m := range ops {
 			n, err := s.mutate(ctx, tx, w, p, db, m, read.nodes, now)
 			if qe, ok := quire.AsError(err); ok && qe.Code == quire.CodeValidation {
-				for _, d := range qe.Details {
-					pr.Add(d.Path, d.Reason, qe.Message)
-				}
+				pr.Merge(qe)
 				continue
 			}
 			if err != nil {

@@ -23,6 +23,9 @@ type nodeWrite struct {
 	lockTree bool
 	// record locks a record's database before the record, as every write of records does.
 	record bool
+	// databases are further databases whose records the write changes (a move into one): their
+	// locks are taken with the record's own database's, before the node.
+	databases []string
 	// refuse is a problem of the request alone, answered once the caller is known to reach
 	// the node: a node out of reach stays not_found.
 	refuse error
@@ -69,8 +72,12 @@ func (s *Service) writeNode(ctx context.Context, p *quire.Principal, w nodeWrite
 			}
 		}
 		if w.record {
+			dbs := w.databases
 			if first, err := tx.Node(ctx, p.WorkspaceID(), w.id); err == nil && first.ParentType == quire.ParentDatabase {
-				if _, err := lockRecordDatabases(ctx, tx, p.WorkspaceID(), first.ParentID); err != nil {
+				dbs = append([]string{first.ParentID}, dbs...)
+			}
+			if len(dbs) > 0 {
+				if _, err := lockRecordDatabases(ctx, tx, p.WorkspaceID(), dbs[0], dbs[1:]...); err != nil {
 					return err
 				}
 			}

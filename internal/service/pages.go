@@ -111,31 +111,6 @@ func DecodeNewPage(body map[string]any) (NewPage, string, error) {
 	return out, md, p.Err()
 }
 
-// DecodeMove validates a PATCH /v2/pages/:id/move body: {parent, after?}.
-func DecodeMove(body map[string]any) (Parent, string, error) {
-	var pr quire.Problems
-	to := DecodeParent(&pr, "parent", body["parent"])
-	after := ""
-	for _, k := range jsonbody.SortedKeys(body) {
-		v := body[k]
-		switch k {
-		case "parent":
-		case "after":
-			if v == nil { // null: at the end, as when left out
-				continue
-			}
-			s, ok := v.(string)
-			if !ok || !quire.ValidID(s) {
-				pr.Add("after", quire.ReasonInvalidValue, "after must be a page id.")
-			}
-			after = s
-		default:
-			pr.Add(jsonbody.Join("", k), quire.ReasonUnknownField, "A move has no field "+k+".")
-		}
-	}
-	return to, after, pr.Err()
-}
-
 // DecodePagePatch validates a PATCH /v2/pages/:id body.
 func DecodePagePatch(body map[string]any) (PagePatch, error) {
 	var p quire.Problems
@@ -228,9 +203,7 @@ func decodeIcon(p *quire.Problems, key string, body map[string]any, emoji bool) 
 // message).
 func mergeProblems(p *quire.Problems, err error) {
 	if qe, ok := quire.AsError(err); ok {
-		for _, d := range qe.Details {
-			p.Add(d.Path, d.Reason, qe.Message)
-		}
+		p.Merge(qe)
 		return
 	}
 	p.Add("", quire.ReasonInvalidValue, err.Error())

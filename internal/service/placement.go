@@ -11,11 +11,12 @@ import (
 )
 
 // Placement says where new blocks go among a parent's children: at the end (the zero value),
-// at the start, or right after one sibling.
+// at the start, or right after or right before one sibling.
 type Placement struct {
-	Start bool
-	After string // a block id; "" unless placing after it
-	// Path names the request field that chose the placement, for errors ("after",
+	Start  bool
+	After  string // a block id; "" unless placing after it
+	Before string // a block id; "" unless placing before it
+	// Path names the request field that chose the placement, for errors ("after", "before",
 	// "position.after_block.id").
 	Path string
 }
@@ -25,13 +26,23 @@ func positions(ctx context.Context, tx *store.Tx, ws, parent string, pl Placemen
 	var lo, hi string
 	var err error
 	switch {
-	case pl.After != "":
-		sib, err := tx.Block(ctx, ws, pl.After)
-		if err != nil || sib.ParentID != parent || sib.InTrash {
-			return nil, quire.Invalid(pl.Path, quire.ReasonInvalidValue, "after must name a child of the parent block that is not in trash.")
+	case pl.After != "" || pl.Before != "":
+		id := pl.After
+		if id == "" {
+			id = pl.Before
 		}
-		lo = sib.Position
-		if hi, err = tx.NextPosition(ctx, parent, lo); err != nil {
+		sib, err := tx.Block(ctx, ws, id)
+		if err != nil || sib.ParentID != parent || sib.InTrash {
+			return nil, quire.Invalid(pl.Path, quire.ReasonInvalidValue, pl.Path+" must name a child of the parent block that is not in trash.")
+		}
+		if pl.After != "" {
+			lo = sib.Position
+			hi, err = tx.NextPosition(ctx, parent, lo)
+		} else {
+			hi = sib.Position
+			lo, err = tx.PrevPosition(ctx, parent, hi)
+		}
+		if err != nil {
 			return nil, err
 		}
 	case pl.Start:
@@ -46,7 +57,9 @@ func positions(ctx context.Context, tx *store.Tx, ws, parent string, pl Placemen
 	return order.NBetween(lo, hi, n)
 }
 
-// DecodePlacement reads after, or Notion's newer position object, of an append body.
+// DecodePlacement reads after or before (the original service's), or Notion's newer position
+// object, of an append body. after and before may be null, which is the end (the original's
+// docs send "after": null); at most one of after, before and position says where.
 func DecodePlacement(body map[string]any) (Placement, error) {
 	var pr quire.Problems
 	var pl Placement
@@ -64,6 +77,10 @@ func DecodePlacement(body map[string]any) (Placement, error) {
 		case "after":
 			if v != nil { // null, as the original service's own example sends it: the end
 				pl.After, pl.Path = id("after", v), "after"
+			}
+		case "before":
+			if v != nil { // null mirrors after: null
+				pl.Before, pl.Path = id("before", v), "before"
 			}
 		case "position":
 			m, ok := v.(map[string]any)
@@ -85,10 +102,12 @@ func DecodePlacement(body map[string]any) (Placement, error) {
 			pr.Add(jsonbody.Join("", k), quire.ReasonUnknownField, "An append has no field "+k+".")
 		}
 	}
-	if a := body["after"]; a != nil {
-		if _, p := body["position"]; p {
-			pr.Add("position", quire.ReasonInvalidValue, "Send after or position, not both.")
-		}
+	_, position := body["position"]
+	switch {
+	case body["after"] != nil && body["before"] != nil:
+		pr.Add("before", quire.ReasonInvalidValue, "Send after or before, not both.")
+	case position && (body["after"] != nil || body["before"] != nil):
+		pr.Add("position", quire.ReasonInvalidValue, "Send after, before or position, not two of them.")
 	}
 	return pl, pr.Err()
 }
@@ -169,22 +188,6 @@ func (s *Service) placeLast(ctx context.Context, tx *store.Tx, p *quire.Principa
 	}
 	n.Position = keys[0]
 	return s.insertChildPageBlock(ctx, tx, n, parent)
-}
-
-// topLevelAfter is a position right after top-level node after.
-func (s *Service) topLevelAfter(ctx context.Context, tx *store.Tx, ws, after string) (string, error) {
-	if err := tx.LockTopLevel(ctx, ws); err != nil {
-		return "", err
-	}
-	sib, err := tx.Node(ctx, ws, after)
-	if err != nil || sib.ParentType != quire.ParentWorkspace {
-		return "", quire.Invalid("after", quire.ReasonInvalidValue, "after must name a top-level page or database.")
-	}
-	next, err := tx.NextTopLevelPosition(ctx, ws, sib.Position)
-	if err != nil {
-		return "", err
-	}
-	return order.Between(sib.Position, next)
 }
 
 // childPageContent is the content of node n's child_page (or child_database) block.

@@ -12,6 +12,7 @@ import (
 	"github.com/quire-dev/quire/internal/dbquery"
 	"github.com/quire-dev/quire/internal/jsonbody"
 	"github.com/quire-dev/quire/internal/quire"
+	"github.com/quire-dev/quire/internal/views"
 )
 
 // RecordQuery is a validated POST /v2/databases/:id/query body; the filter and sorts stay raw
@@ -21,6 +22,7 @@ type RecordQuery struct {
 	StartCursor      string
 	PageSize         int
 	FilterProperties []string // nil: every property
+	ViewID           string   // "": no view; else the records as this view of the database shows them
 }
 
 // DecodeRecordQuery validates a query body's shape (the filter and sorts are checked against
@@ -43,24 +45,11 @@ func DecodeRecordQuery(raw []byte) (RecordQuery, error) {
 		case "sorts":
 			out.Sorts = members[k]
 		case "start_cursor":
-			if v == nil {
-				continue
-			}
-			s, ok := v.(string)
-			if !ok {
-				p.Add(k, quire.ReasonInvalidType, "start_cursor must be a string.")
-			}
-			out.StartCursor = s
+			out.StartCursor = nullableString(&p, k, v)
+		case "view_id":
+			out.ViewID = nullableString(&p, k, v)
 		case "page_size":
-			f, ok := v.(float64)
-			switch {
-			case !ok:
-				p.Add(k, quire.ReasonInvalidType, "page_size must be an integer.")
-			case f != float64(int(f)) || f < 1 || f > 100:
-				p.Add(k, quire.ReasonOutOfRange, "page_size must be between 1 and 100.")
-			default:
-				out.PageSize = int(f)
-			}
+			out.PageSize = decodePageSize(&p, v, out.PageSize)
 		case "filter_properties":
 			arr, ok := v.([]any)
 			if !ok {
@@ -81,6 +70,15 @@ func DecodeRecordQuery(raw []byte) (RecordQuery, error) {
 		}
 	}
 	return out, p.Err()
+}
+
+// nullableString reads body field key, a string or null ("").
+func nullableString(p *quire.Problems, key string, v any) string {
+	s, ok := v.(string)
+	if !ok && v != nil {
+		p.Add(key, quire.ReasonInvalidType, key+" must be a string or null.")
+	}
+	return s
 }
 
 // hasUniqueID reports whether schema shows a unique_id property, the one that reads a record's
@@ -108,9 +106,16 @@ func (s *Service) QueryDatabase(ctx context.Context, p *quire.Principal, id stri
 			props[i].Options = append(props[i].Options, dbquery.Option{ID: o.ID, Name: o.Name})
 		}
 	}
-	filter, sorts, err := dbquery.Decode(dbquery.NewSchema(props), q.Filter, q.Sorts)
+	dbSchema := dbquery.NewSchema(props)
+	filter, sorts, err := dbquery.Decode(dbSchema, q.Filter, q.Sorts)
 	if err != nil {
 		return Results[*quire.Node]{}, err
+	}
+	var viewKey []byte
+	if q.ViewID != "" {
+		if filter, sorts, viewKey, err = s.throughView(ctx, p, id, q.ViewID, schema, dbSchema, filter, sorts); err != nil {
+			return Results[*quire.Node]{}, err
+		}
 	}
 	var keep map[string]bool
 	if q.FilterProperties != nil {
@@ -133,7 +138,7 @@ func (s *Service) QueryDatabase(ctx context.Context, p *quire.Principal, id stri
 	}
 	// A cursor belongs to one query of one database: another filter or order would read its
 	// position wrongly.
-	sum := sha256.Sum256(append(append([]byte(nil), q.Filter...), append([]byte{0}, q.Sorts...)...))
+	sum := sha256.Sum256(slices.Concat(q.Filter, []byte{0}, q.Sorts, []byte{0}, viewKey))
 	list := "query:" + id + ":" + hex.EncodeToString(sum[:8])
 	dq := dbquery.Query{DatabaseID: id, Filter: filter, Sorts: sorts, Now: time.Now()}
 	if q.StartCursor != "" {
@@ -161,4 +166,48 @@ func (s *Service) QueryDatabase(ctx context.Context, p *quire.Principal, id stri
 		}
 	}
 	return out, nil
+}
+
+// throughView narrows a query to what view viewID of database db shows: its filter and the
+// request's as an and, and the request's sorts first, then the view's as tie-breakers (a sort
+// on a property the request sorts by already is left out). viewKey names the view's filter and
+// sorts as they are now, for the cursor: a cursor made before the view changed is refused. A
+// view_id that is not a view of this database (unknown, in trash, another database's) answers
+// 400 at view_id.
+func (s *Service) throughView(ctx context.Context, p *quire.Principal, db, viewID string, schema quire.Schema, dbSchema *dbquery.Schema,
+	filter dbquery.Expr, sorts []dbquery.Sort) (dbquery.Expr, []dbquery.Sort, []byte, error) {
+	notAView := quire.Invalid("view_id", quire.ReasonInvalidValue, "view_id is not a view of this database.")
+	if !quire.ValidID(viewID) {
+		return nil, nil, nil, notAView
+	}
+	row, err := s.store.View(ctx, p.WorkspaceID(), db, viewID)
+	if quire.IsCode(err, quire.CodeNotFound) || (err == nil && (row.InTrash || !views.IsKind(row.Type))) {
+		return nil, nil, nil, notAView
+	}
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	spec, err := views.Unmarshal(row.Spec)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	shown := views.Read(schema, spec, false)
+	vf, vs, err := dbquery.FromView(dbSchema, shown.Filter, shown.Sorts, "view_id")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	switch {
+	case vf == nil:
+	case filter == nil:
+		filter = vf
+	default:
+		filter = dbquery.And{vf, filter}
+	}
+	for _, st := range vs {
+		if !slices.ContainsFunc(sorts, func(r dbquery.Sort) bool { return r.PropertyID == st.PropertyID && r.Type == st.Type }) {
+			sorts = append(sorts, st)
+		}
+	}
+	key, err := json.Marshal([]any{viewID, shown.Filter, shown.Sorts})
+	return filter, sorts, key, err
 }

@@ -53,22 +53,30 @@ func (s *Service) lockDatabase(ctx context.Context, tx *store.Tx, p *quire.Princ
 // lockRecordDatabases takes the row locks that writing records of database id needs: the
 // database's and those of the databases its dual relations write into, in id order. Every
 // writer of records takes them this way before any record's lock, so two writers syncing
-// relations between the same databases in opposite directions never deadlock. It returns node
-// id as read once locked, or nil when ws has no such node.
-func lockRecordDatabases(ctx context.Context, tx *store.Tx, ws, id string) (*quire.Node, error) {
-	ids := []string{id}
-	if n, err := tx.Node(ctx, ws, id); err == nil && n.Object == quire.ObjectDatabase {
+// relations between the same databases in opposite directions never deadlock. also names
+// further databases whose records the write changes (a move from one database into another),
+// whose locks are taken in the same order. It returns node id as read once locked, or nil when
+// ws has no such node.
+func lockRecordDatabases(ctx context.Context, tx *store.Tx, ws, id string, also ...string) (*quire.Node, error) {
+	ids := append([]string{id}, also...)
+	for _, db := range ids[:1+len(also)] {
+		n, err := tx.Node(ctx, ws, db)
+		if err != nil && !quire.IsCode(err, quire.CodeNotFound) {
+			return nil, err
+		}
+		if err != nil || n.Object != quire.ObjectDatabase {
+			continue
+		}
 		if schema, err := DatabaseSchema(n); err == nil {
 			for _, q := range schema {
-				if q.Type == quire.PropRelation && q.DualPropertyID != "" && !slices.Contains(ids, q.RelationDatabaseID) {
+				if q.Type == quire.PropRelation && q.DualPropertyID != "" {
 					ids = append(ids, q.RelationDatabaseID)
 				}
 			}
 		}
-	} else if err != nil && !quire.IsCode(err, quire.CodeNotFound) {
-		return nil, err
 	}
 	slices.Sort(ids)
+	ids = slices.Compact(ids)
 	var locked *quire.Node
 	for _, x := range ids {
 		if x != id {

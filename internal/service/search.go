@@ -42,7 +42,7 @@ func DecodeSearch(body map[string]any) (SearchRequest, error) {
 			case !ok:
 				p.Add("query", quire.ReasonInvalidType, "query must be a string.")
 			case utf8.RuneCountInString(s) > MaxQueryLength:
-				p.Add("query", quire.ReasonTooLong, "query is at most 1000 characters.")
+				p.AddDetail(quire.Beyond("query", quire.ReasonTooLong, MaxQueryLength, int64(utf8.RuneCountInString(s))), "query is at most 1000 characters.")
 			default:
 				out.Query = s
 			}
@@ -62,24 +62,10 @@ func DecodeSearch(body map[string]any) (SearchRequest, error) {
 			p.Add(jsonbody.Join("", k), quire.ReasonUnknownField, "A search has no field "+k+".")
 		}
 	}
-	if len(searchTerms(out.Query)) > MaxQueryTerms {
-		p.Add("query", quire.ReasonTooMany, "query has at most 20 terms.")
+	if n := len(searchTerms(out.Query)); n > MaxQueryTerms {
+		p.AddDetail(quire.Beyond("query", quire.ReasonTooMany, MaxQueryTerms, int64(n)), "query has at most 20 terms.")
 	}
 	return out, p.Err()
-}
-
-// decodePageSize reads a page_size given in a body (1–100); on a problem it keeps def.
-func decodePageSize(p *quire.Problems, v any, def int) int {
-	n, ok := v.(float64)
-	switch {
-	case !ok:
-		p.Add("page_size", quire.ReasonInvalidType, "page_size must be an integer.")
-	case n != float64(int(n)) || n < 1 || n > 100:
-		p.Add("page_size", quire.ReasonOutOfRange, "page_size must be between 1 and 100.")
-	default:
-		return int(n)
-	}
-	return def
 }
 
 func decodeSearchFilter(p *quire.Problems, v any) string {

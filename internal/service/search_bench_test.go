@@ -133,8 +133,8 @@ func BenchmarkSemanticQuery100k(b *testing.B) {
 					}
 					timedCPU(b, func() {
 						hits, err := v.svc.SemanticSearch(ctx, c.p, q)
-						if err != nil || len(hits) != 10 {
-							b.Fatalf("%d hits, %v", len(hits), err)
+						if err != nil || len(hits.Items) != 10 {
+							b.Fatalf("%d hits, %v", len(hits.Items), err)
 						}
 					})
 				})

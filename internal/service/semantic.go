@@ -2,7 +2,10 @@ package service
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -19,15 +22,22 @@ type Embedder = embed.Embedder
 
 // SemanticRequest is a decoded POST /v2/search/semantic body.
 type SemanticRequest struct {
-	Query    string
-	Object   string
-	PageSize int
+	Query          string
+	Object         string
+	PageSize       int
+	StartCursor    string
+	SpaceID        string  // "" when not given; else it must be the token's workspace
+	ScoreThreshold float64 // fragments scoring less are left out (0–1)
 }
 
-// DecodeSemanticSearch reads {query, filter?, page_size?}.
+// semanticPageSize is the page size when none is given, the original service's.
+const semanticPageSize = 10
+
+// DecodeSemanticSearch reads {query, filter?, page_size?, start_cursor?, space_id?,
+// score_threshold?}; start_cursor and space_id may be null.
 func DecodeSemanticSearch(body map[string]any) (SemanticRequest, error) {
 	var p quire.Problems
-	out := SemanticRequest{PageSize: 20}
+	out := SemanticRequest{PageSize: semanticPageSize}
 	for _, k := range jsonbody.SortedKeys(body) {
 		v := body[k]
 		switch k {
@@ -39,7 +49,7 @@ func DecodeSemanticSearch(body map[string]any) (SemanticRequest, error) {
 			case strings.TrimSpace(s) == "":
 				p.Add("query", quire.ReasonRequired, "query must not be empty.")
 			case utf8.RuneCountInString(s) > MaxQueryLength:
-				p.Add("query", quire.ReasonTooLong, "query is at most 1000 characters.")
+				p.AddDetail(quire.Beyond("query", quire.ReasonTooLong, MaxQueryLength, int64(utf8.RuneCountInString(s))), "query is at most 1000 characters.")
 			default:
 				out.Query = s
 			}
@@ -47,6 +57,20 @@ func DecodeSemanticSearch(body map[string]any) (SemanticRequest, error) {
 			out.Object = decodeSearchFilter(&p, v)
 		case "page_size":
 			out.PageSize = decodePageSize(&p, v, out.PageSize)
+		case "start_cursor":
+			out.StartCursor = nullableString(&p, k, v)
+		case "space_id":
+			out.SpaceID = nullableString(&p, k, v)
+		case "score_threshold":
+			n, ok := v.(float64)
+			switch {
+			case !ok:
+				p.Add(k, quire.ReasonInvalidType, "score_threshold must be a number.")
+			case n < 0 || n > 1:
+				p.Add(k, quire.ReasonOutOfRange, "score_threshold must be between 0 and 1.")
+			default:
+				out.ScoreThreshold = n
+			}
 		default:
 			p.Add(jsonbody.Join("", k), quire.ReasonUnknownField, "A semantic search has no field "+k+".")
 		}
@@ -57,38 +81,55 @@ func DecodeSemanticSearch(body map[string]any) (SemanticRequest, error) {
 	return out, p.Err()
 }
 
-// SemanticHit is one result of a semantic search.
+// SemanticHit is one result of a semantic search: a fragment and the page or database it is of.
 type SemanticHit struct {
-	Node  *quire.Node
-	Score float64
+	Node *quire.Node
+	search.Fragment
 }
 
-// SemanticSearch answers POST /v2/search/semantic: the pages and databases the caller reaches,
-// ranked by the best cosine similarity between the query and one of their chunks, plus a small
-// bonus for the share of the query's terms they contain (search.Rank). Vectors are streamed
-// from the store, or picked from the vector cache, and only the best candidates are kept.
-func (s *Service) SemanticSearch(ctx context.Context, p *quire.Principal, r SemanticRequest) ([]SemanticHit, error) {
+// SemanticSearch answers POST /v2/search/semantic: fragments (the chunks that were embedded) of
+// the pages and databases the caller reaches, best first. The search.Candidates nodes with the
+// best cosine between the query and one of their chunks are picked, from vectors streamed from
+// the store or the vector cache; each of their chunks is scored (search.FragmentScore: its
+// cosine plus a small bonus for the share of the query's terms its node holds), and the list
+// pages through them with a cursor that resumes after the last fragment answered.
+func (s *Service) SemanticSearch(ctx context.Context, p *quire.Principal, r SemanticRequest) (Results[SemanticHit], error) {
+	var none Results[SemanticHit]
 	if s.embedder == nil {
-		return nil, &quire.Error{Code: quire.CodeInternal, Message: "Semantic search has no embedding model."}
+		return none, &quire.Error{Code: quire.CodeInternal, Message: "Semantic search has no embedding model."}
+	}
+	ws := p.WorkspaceID()
+	if r.SpaceID != "" && r.SpaceID != ws {
+		return none, quire.NotFound("space " + r.SpaceID)
+	}
+	// A cursor belongs to one query: the same text, filter and threshold.
+	h := sha256.Sum256([]byte(r.Query + "\x00" + r.Object + "\x00" + strconv.FormatFloat(r.ScoreThreshold, 'g', -1, 64)))
+	list := "semantic:" + ws + ":" + hex.EncodeToString(h[:12])
+	var after *search.FragmentKey
+	if r.StartCursor != "" {
+		after = &search.FragmentKey{}
+		if err := s.cursors.Decode(r.StartCursor, list, after); err != nil {
+			return none, InvalidCursor()
+		}
 	}
 	qv, err := s.embedder.Embed(ctx, []string{r.Query})
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return none, ctx.Err()
 		}
 		// An outside embeddings service that is down or refusing is a passing outage, not a
 		// fault of ours: the client may retry (503), and the log keeps the cause.
-		return nil, &quire.Error{Code: quire.CodeUnavailable, Cause: err,
+		return none, &quire.Error{Code: quire.CodeUnavailable, Cause: err,
 			Message: "The embedding model did not answer; try again shortly."}
 	}
-	vq := search.VectorQuery{Workspace: p.WorkspaceID(), Model: s.embedder.ID()}
+	vq := search.VectorQuery{Workspace: ws, Model: s.embedder.ID()}
 	if !p.Token.WorkspaceScoped {
 		vq.ReachOf = p.Token.ID
 	}
 	vq.Object, vq.PageType = objectFilter(r.Object)
 	top, err := s.semanticCandidates(ctx, vq, qv[0])
 	if err != nil {
-		return nil, err
+		return none, err
 	}
 	ids := make([]string, len(top))
 	for i, c := range top {
@@ -97,15 +138,36 @@ func (s *Service) SemanticSearch(ctx context.Context, p *quire.Principal, r Sema
 	terms := search.KeywordTerms(r.Query)
 	hits, err := s.store.TermHits(ctx, ids, terms)
 	if err != nil {
-		return nil, err
+		return none, err
 	}
-	ranked := search.Rank(top, terms, hits, r.PageSize)
-	// The results' nodes in one read; a node gone since its vectors were scanned is left out.
-	ids = ids[:0]
-	for _, h := range ranked {
-		ids = append(ids, h.ID)
+	var frags []search.Fragment
+	err = s.store.ScanFragments(ctx, ws, vq.Model, ids, func(f search.Fragment, vec []float32) error {
+		f.Score = search.FragmentScore(search.Cosine(qv[0], vec), search.TermShare(hits[f.NodeID], len(terms)))
+		frags = append(frags, f)
+		return nil
+	})
+	if err != nil {
+		return none, err
 	}
-	nodes, err := s.store.Nodes(ctx, p.WorkspaceID(), ids)
+	page, more := search.RankFragments(frags, after, r.ScoreThreshold, r.PageSize)
+	out, err := s.fragmentNodes(ctx, ws, page)
+	if err != nil || !more {
+		return Results[SemanticHit]{Items: out}, err
+	}
+	next, err := s.cursors.Encode(list, page[len(page)-1].Key())
+	return Results[SemanticHit]{Items: out, NextCursor: next}, err
+}
+
+// fragmentNodes reads the nodes of frags in one read and pairs them; a fragment whose node is
+// gone or in trash since its vectors were scanned is left out.
+func (s *Service) fragmentNodes(ctx context.Context, ws string, frags []search.Fragment) ([]SemanticHit, error) {
+	var ids []string
+	for _, f := range frags {
+		if !slices.Contains(ids, f.NodeID) {
+			ids = append(ids, f.NodeID)
+		}
+	}
+	nodes, err := s.store.Nodes(ctx, ws, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -113,14 +175,11 @@ func (s *Service) SemanticSearch(ctx context.Context, p *quire.Principal, r Sema
 	for _, n := range nodes {
 		byID[n.ID] = n
 	}
-	out := make([]SemanticHit, 0, len(ranked))
-	for _, h := range ranked {
-		if n := byID[h.ID]; n != nil {
-			out = append(out, SemanticHit{Node: n, Score: h.Score})
+	out := make([]SemanticHit, 0, len(frags))
+	for _, f := range frags {
+		if n := byID[f.NodeID]; n != nil && !n.Hidden() {
+			out = append(out, SemanticHit{Node: n, Fragment: f})
 		}
-	}
-	if err := s.RenderRecords(ctx, nodes, nil); err != nil {
-		return nil, err
 	}
 	return out, nil
 }

@@ -69,8 +69,8 @@ func BenchmarkSemanticSearch1M(b *testing.B) {
 					}
 					timedCPU(b, func() {
 						hits, err := v.svc.SemanticSearch(ctx, c.p, q)
-						if err != nil || len(hits) != q.PageSize {
-							b.Fatalf("%d hits, %v", len(hits), err)
+						if err != nil || len(hits.Items) != q.PageSize {
+							b.Fatalf("%d hits, %v", len(hits.Items), err)
 						}
 					})
 				})
@@ -83,7 +83,7 @@ func BenchmarkSemanticSearch1M(b *testing.B) {
 // as the indexer would.
 func saveRandomVectors(b *testing.B, st *store.Store, r *rand.Rand, ws, id string, chunks int) {
 	b.Helper()
-	vecs := make([][]float32, chunks)
+	vecs := make([]store.EmbedChunk, chunks)
 	for k := range vecs {
 		v := make([]float32, 512)
 		var n float64
@@ -94,7 +94,7 @@ func saveRandomVectors(b *testing.B, st *store.Store, r *rand.Rand, ws, id strin
 		for d := range v {
 			v[d] /= float32(math.Sqrt(n))
 		}
-		vecs[k] = v
+		vecs[k] = store.EmbedChunk{Vector: v, Text: fmt.Sprintf("chunk %d", k)}
 	}
 	if err := st.SaveEmbeddings(ctx, store.EmbedJob{NodeID: id}, ws, embed.BuiltinID, vecs); err != nil {
 		b.Fatal(err)

@@ -95,6 +95,14 @@ func (tx *Tx) NextPosition(ctx context.Context, parent, pos string) (string, err
 	return next, err
 }
 
+// PrevPosition is the position of the last sibling before pos under parent ("" when none).
+func (tx *Tx) PrevPosition(ctx context.Context, parent, pos string) (string, error) {
+	var prev string
+	err := tx.tx.QueryRowContext(ctx,
+		`SELECT COALESCE(MAX(position), '') FROM blocks WHERE parent_id = $1 AND position < $2`, parent, pos).Scan(&prev)
+	return prev, err
+}
+
 // InsertBlocks stores new blocks with one multi-row statement per 100 blocks (on SQLite, after
 // their search entries: indexNewBlocks). After an error the transaction must be rolled back:
 // entries may have been written for blocks that were not.

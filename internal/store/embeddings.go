@@ -74,6 +74,7 @@ type EmbedSource struct {
 	WorkspaceID string
 	Title       string
 	Body        []string
+	BodyBlocks  []string // the block of each entry of Body; "" for text that is not a block's
 }
 
 // EmbedSource reads node id's text, at most maxEntries block entries of it. ok is false when
@@ -98,7 +99,7 @@ func (s *Store) EmbedSource(ctx context.Context, id string, maxEntries int) (src
 			SELECT id, position`+collate+` FROM blocks WHERE parent_id = $1
 			UNION ALL
 			SELECT b.id, (tree.k || '/' || b.position)`+collate+` FROM blocks b JOIN tree ON b.parent_id = tree.id)
-		SELECT d.text FROM search_docs d LEFT JOIN tree ON tree.id = d.ref
+		SELECT d.text, COALESCE(tree.id, '') FROM search_docs d LEFT JOIN tree ON tree.id = d.ref
 		WHERE d.node_id = $1 AND d.field = 'body'
 		ORDER BY tree.k IS NULL, tree.k, d.ref LIMIT $2`, id, maxEntries)
 	if err != nil {
@@ -106,21 +107,29 @@ func (s *Store) EmbedSource(ctx context.Context, id string, maxEntries int) (src
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
+		var t, block string
+		if err := rows.Scan(&t, &block); err != nil {
 			return src, false, err
 		}
 		src.Body = append(src.Body, t)
+		src.BodyBlocks = append(src.BodyBlocks, block)
 	}
 	return src, true, rows.Err()
 }
 
-// SaveEmbeddings replaces node job.NodeID's vectors with vecs, made by model, and ends the job
+// EmbedChunk is one vector of a node with what it was made from: Hash is ChunkHash of Text
+// ("": the vector is never reused), BlockID the block the text starts at ("" for none).
+type EmbedChunk struct {
+	Vector  []float32
+	Hash    string
+	Text    string
+	BlockID string
+}
+
+// SaveEmbeddings replaces node job.NodeID's vectors with chunks, made by model, and ends the job
 // unless the node was queued again meanwhile (then it is embedded once more). A node that no
-// longer exists (nil vecs, empty workspace) just leaves the queue.
-// hashes[i], when given, is ChunkHash of the text of vecs[i] (none: the vectors are never
-// reused).
-func (s *Store) SaveEmbeddings(ctx context.Context, job EmbedJob, workspace, model string, vecs [][]float32, hashes ...string) error {
+// longer exists (no chunks, empty workspace) just leaves the queue.
+func (s *Store) SaveEmbeddings(ctx context.Context, job EmbedJob, workspace, model string, chunks []EmbedChunk) error {
 	return s.InTx(ctx, func(tx *Tx) error {
 		if err := bumpVectorVersion(ctx, tx, job.NodeID, workspace); err != nil {
 			return err
@@ -128,13 +137,10 @@ func (s *Store) SaveEmbeddings(ctx context.Context, job EmbedJob, workspace, mod
 		if _, err := tx.tx.ExecContext(ctx, `DELETE FROM embeddings WHERE node_id = $1`, job.NodeID); err != nil {
 			return err
 		}
-		for i, v := range vecs {
-			h := ""
-			if i < len(hashes) {
-				h = hashes[i]
-			}
-			if _, err := tx.tx.ExecContext(ctx, `INSERT INTO embeddings (node_id, chunk, workspace_id, model, dim, vector, text_hash)
-				VALUES ($1, $2, $3, $4, $5, $6, $7)`, job.NodeID, i, workspace, model, len(v), search.PackVector(v), h); err != nil {
+		for i, c := range chunks {
+			if _, err := tx.tx.ExecContext(ctx, `INSERT INTO embeddings (node_id, chunk, workspace_id, model, dim, vector, text_hash, text, block_id)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, job.NodeID, i, workspace, model, len(c.Vector), search.PackVector(c.Vector),
+				c.Hash, c.Text, sql.NullString{String: c.BlockID, Valid: c.BlockID != ""}); err != nil {
 				return err
 			}
 		}

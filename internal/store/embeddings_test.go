@@ -105,16 +105,18 @@ func TestStore_EmbedSourceDocumentOrder(t *testing.T) {
 				CreatedMs: 1, CreatedBy: "u", EditedMs: 1, EditedBy: "u"}
 		}
 		var blocks []*quire.Block
-		var want []string
+		var want, wantBlocks []string
 		for i, k := range keys {
 			b := para(page.ID, k, fmt.Sprintf("top %02d", i))
 			blocks = append(blocks, b)
 			want = append(want, fmt.Sprintf("top %02d", i))
+			wantBlocks = append(wantBlocks, b.ID)
 			if i%10 == 3 { // two children, the second with a child of its own
 				c1, c2 := para(b.ID, order.First, fmt.Sprintf("child %02d.1", i)), para(b.ID, "a1", fmt.Sprintf("child %02d.2", i))
 				g := para(c2.ID, order.First, fmt.Sprintf("grandchild %02d", i))
 				blocks = append(blocks, c1, c2, g)
 				want = append(want, fmt.Sprintf("child %02d.1", i), fmt.Sprintf("child %02d.2", i), fmt.Sprintf("grandchild %02d", i))
+				wantBlocks = append(wantBlocks, c1.ID, c2.ID, g.ID)
 			}
 		}
 		mustTx(t, s, func(tx *store.Tx) error {
@@ -131,6 +133,10 @@ func TestStore_EmbedSourceDocumentOrder(t *testing.T) {
 			w := want[:min(limit, len(want))]
 			if !slices.Equal(src.Body, w) {
 				t.Fatalf("limit %d: body = %q, want %q", limit, src.Body, w)
+			}
+			// Each entry names its block: semantic search answers a chunk with the block it starts at.
+			if wb := wantBlocks[:len(w)]; !slices.Equal(src.BodyBlocks, wb) {
+				t.Fatalf("limit %d: blocks = %q, want %q", limit, src.BodyBlocks, wb)
 			}
 		}
 	})

@@ -98,11 +98,12 @@ func (s *Store) ClaimUpload(ctx context.Context, id string, nowMs int64) (bool, 
 	return n == 1, err
 }
 
-// FinishUpload moves an uploading file to status (uploaded or failed). ok is false when the
-// file is no longer uploading (the sweep expired it meanwhile).
-func (s *Store) FinishUpload(ctx context.Context, id, status string, nowMs int64) (bool, error) {
-	res, err := s.write.ExecContext(ctx, `UPDATE files SET status = $1, completed_ms = $2 WHERE id = $3 AND status = $4`,
-		status, nowMs, id, quire.FileUploading)
+// FinishUpload moves an uploading file to status (uploaded or failed) and records its size,
+// the bytes received (an upload announced without a size learns it here). ok is false when
+// the file is no longer uploading (the sweep expired it meanwhile).
+func (s *Store) FinishUpload(ctx context.Context, id, status string, size, nowMs int64) (bool, error) {
+	res, err := s.write.ExecContext(ctx, `UPDATE files SET status = $1, completed_ms = $2, size = $5 WHERE id = $3 AND status = $4`,
+		status, nowMs, id, quire.FileUploading, size)
 	if err != nil {
 		return false, err
 	}

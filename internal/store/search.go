@@ -40,3 +40,9 @@ func (s *Store) WorkspaceVectors(ctx context.Context, ws, model string, nodes []
 func (s *Store) TermHits(ctx context.Context, ids, terms []string) (map[string][]bool, error) {
 	return search.TermHits(ctx, s.read, search.Dialect(s.engine), ids, terms)
 }
+
+// ScanFragments hands fn each chunk of model of nodes, with its text, block and vector
+// (search.ScanFragments).
+func (s *Store) ScanFragments(ctx context.Context, ws, model string, nodes []string, fn func(f search.Fragment, vec []float32) error) error {
+	return search.ScanFragments(ctx, s.read, ws, model, nodes, fn)
+}

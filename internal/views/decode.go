@@ -104,7 +104,7 @@ func (d *decoder) apply(out *View, m map[string]any) {
 
 func (d *decoder) name(name string) string {
 	if tooLong(name, MaxName) {
-		d.p.Add("name", quire.ReasonTooLong, "A view's name has at most "+strconv.Itoa(MaxName)+" characters.")
+		d.p.AddDetail(quire.Beyond("name", quire.ReasonTooLong, MaxName, runes(name)), "A view's name has at most "+strconv.Itoa(MaxName)+" characters.")
 	}
 	return name
 }

@@ -92,7 +92,7 @@ func (d *decoder) configKey(c *Config, at, k string, raw any) bool {
 				d.p.Add(at, quire.ReasonInvalidValue, "submit_text cannot be empty.")
 				ok = false
 			case tooLong(s, MaxSubmit):
-				d.p.Add(at, quire.ReasonTooLong, "submit_text has at most "+strconv.Itoa(MaxSubmit)+" characters.")
+				d.p.AddDetail(quire.Beyond(at, quire.ReasonTooLong, MaxSubmit, runes(s)), "submit_text has at most "+strconv.Itoa(MaxSubmit)+" characters.")
 				ok = false
 			default:
 				c.SubmitText = s
@@ -165,7 +165,7 @@ func (d *decoder) aggregations(at string, raw any) (map[string]string, bool) {
 		return nil, false
 	}
 	if len(m) > MaxArray {
-		d.p.Add(at, quire.ReasonTooMany, "At most "+strconv.Itoa(MaxArray)+" aggregations.")
+		d.p.AddDetail(quire.Beyond(at, quire.ReasonTooMany, MaxArray, int64(len(m))), "At most "+strconv.Itoa(MaxArray)+" aggregations.")
 		return nil, false
 	}
 	out := make(map[string]string, len(m))

@@ -17,7 +17,7 @@ func (d *decoder) filter(path string, v any) *Group {
 	}
 	g := d.group(path, v, 1)
 	if d.conds > MaxConds {
-		d.p.Add(path, quire.ReasonTooMany, "A filter holds at most "+strconv.Itoa(MaxConds)+" conditions.")
+		d.p.AddDetail(quire.Beyond(path, quire.ReasonTooMany, MaxConds, int64(d.conds)), "A filter holds at most "+strconv.Itoa(MaxConds)+" conditions.")
 	}
 	if g == nil || len(g.Filters) == 0 {
 		return nil
@@ -150,7 +150,7 @@ func (d *decoder) value(path string, raw any, op string, opOK bool, prop *quire.
 // select, multi_select or status option name becomes the option's id.
 func (d *decoder) operand(path, s string, prop *quire.Property) string {
 	if tooLong(s, MaxValueLen) {
-		d.p.Add(path, quire.ReasonTooLong, "A filter value has at most "+strconv.Itoa(MaxValueLen)+" characters.")
+		d.p.AddDetail(quire.Beyond(path, quire.ReasonTooLong, MaxValueLen, runes(s)), "A filter value has at most "+strconv.Itoa(MaxValueLen)+" characters.")
 		return s
 	}
 	if prop == nil {

@@ -42,7 +42,13 @@ func integer(p *quire.Problems, path string, v any, min, max int) (int, bool) {
 		return 0, false
 	}
 	if f < float64(min) || f > float64(max) {
-		p.Add(path, quire.ReasonOutOfRange, "Expected a number from "+strconv.Itoa(min)+" to "+strconv.Itoa(max)+".")
+		limit := max
+		if f < float64(min) {
+			limit = min
+		}
+		// actual is clamped to what an int64 holds; it is past the limit either way.
+		p.AddDetail(quire.Beyond(path, quire.ReasonOutOfRange, int64(limit), int64(math.Max(math.Min(f, 9e18), -9e18))),
+			"Expected a number from "+strconv.Itoa(min)+" to "+strconv.Itoa(max)+".")
 		return 0, false
 	}
 	return int(f), true
@@ -52,3 +58,6 @@ func integer(p *quire.Problems, path string, v any, min, max int) (int, bool) {
 func tooLong(s string, max int) bool {
 	return len(s) > max && utf8.RuneCountInString(s) > max
 }
+
+// runes is the length of s in characters, as a detail's actual.
+func runes(s string) int64 { return int64(utf8.RuneCountInString(s)) }

@@ -46,7 +46,7 @@ func TestDecodePatch_Problems(t *testing.T) {
 		{"page_sort items", tableView(), `{"page_sort":["` + rec1 + `","not-an-id",3,"` + rec1 + `"]}`,
 			[]quire.Detail{d("page_sort[1]", "invalid_value"), d("page_sort[2]", "invalid_type"), d("page_sort[3]", "invalid_value")}},
 		{"page_sort too many", tableView(), `{"page_sort":[` + strings.Repeat(`"`+rec1+`",`, MaxPageSort) + `"` + rec2 + `"]}`,
-			[]quire.Detail{d("page_sort", "too_many")}},
+			[]quire.Detail{quire.Beyond("page_sort", "too_many", 10000, 10001)}},
 		{"group_by on a gallery", &View{Type: KindGallery}, `{"group_by":{"property":"sel"}}`, []quire.Detail{d("group_by", "invalid_value")}},
 		{"group_by null on a gallery is fine, unknown key is not", &View{Type: KindGallery}, `{"group_by":null,"config":{"aggregations":{}}}`,
 			[]quire.Detail{d("config.aggregations", "unknown_field")}},

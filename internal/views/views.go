@@ -1,8 +1,8 @@
 // Package views holds the rules of database views: the kinds, the web-client filter format,
 // sorts, the column layout, grouping and the curated per-kind config. It decodes create and
 // patch bodies (collecting every problem with its exact path), prunes references to deleted
-// properties on read and writes the read shape. It does no I/O, and the view filter is never
-// converted to or from the database query dialect.
+// properties on read and writes the read shape. It does no I/O; a query through a view converts
+// the view's filter and sorts to the database query's with dbquery.FromView.
 package views
 
 // View kinds exposed through V2.
