@@ -43,6 +43,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	drain := fs.Duration("shutdown-timeout", 30*time.Second, "how long a shutdown waits for requests in flight")
 	demoFlag := fs.Bool("demo", false, "on an empty store, seed a demo workspace (pages, blocks, a database with views, a mind map, an image) and print a ready token")
 	embURL := fs.String("embeddings-url", env("QUIRE_EMBEDDINGS_URL", ""), "OpenAI-compatible embeddings service for semantic search, e.g. http://localhost:11434/v1; default: the built-in offline model (env QUIRE_EMBEDDINGS_URL; key from env QUIRE_EMBEDDINGS_KEY)")
+	eventRetention := fs.Duration("event-retention", service.DefaultEventRetention, "how long GET /v2/events keeps an event; older ones are swept hourly")
 	embModel := fs.String("embeddings-model", env("QUIRE_EMBEDDINGS_MODEL", ""), "model name sent to --embeddings-url (env QUIRE_EMBEDDINGS_MODEL)")
 	if help, err := parse(fs, args); help || err != nil {
 		return err
@@ -57,6 +58,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	accessLevel, accessOn := map[string]slog.Level{"on": slog.LevelInfo, "debug": slog.LevelDebug, "off": 0}[*accessLog]
 	if !accessOn {
 		return fmt.Errorf("--access-log %q: want on, off or debug", *accessLog)
+	}
+	if *eventRetention <= 0 {
+		return errors.New("--event-retention must be positive")
 	}
 	if *rateLimit < 0 {
 		return errors.New("--rate-limit must be 0 (off) or positive")
@@ -113,6 +117,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
+	srv.RegisterOnShutdown(api.StopStreams) // a stream never goes idle: Shutdown would wait for it
 	logger.Info("quire serving", "version", binaryVersion(), "addr", ln.Addr().String(), "base_url", *baseURL, "engine", string(st.Engine()),
 		"rate_limit", *rateLimit, "metrics", *metricsOn, "embeddings", embedder.ID(), "startup_ms", time.Since(start).Milliseconds())
 	fmt.Fprintf(stdout, "quire: serving %s/v2 (%s store); Ctrl-C to stop\n", strings.TrimSuffix(*baseURL, "/"), st.Engine())
@@ -120,6 +125,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	go purgeIdempotency(ctx, svc, logger)
 	go service.NewIndexer(svc, logger).Run(ctx)
 	go sweepUploads(ctx, svc, logger)
+	go sweepEvents(ctx, svc, *eventRetention, logger)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

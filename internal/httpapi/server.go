@@ -61,6 +61,7 @@ type Server struct {
 	metrics *metrics.Metrics // nil: off
 	doc     *document
 	handler http.Handler
+	streams streams // open event streams (events_stream.go)
 }
 
 // route is what one operation requires of its caller, declared once where it is registered.
@@ -114,6 +115,7 @@ func newServer(cfg Config, extra ...func(*Server)) *Server {
 	s.registerFiles()
 	s.registerMindMaps()
 	s.registerDatabases()
+	s.registerEvents()
 	for _, f := range extra {
 		f(s)
 	}

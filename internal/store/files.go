@@ -100,9 +100,10 @@ func (s *Store) ClaimUpload(ctx context.Context, id string, nowMs int64) (bool, 
 
 // FinishUpload moves an uploading file to status (uploaded or failed) and records its size,
 // the bytes received (an upload announced without a size learns it here). ok is false when
-// the file is no longer uploading (the sweep expired it meanwhile).
-func (s *Store) FinishUpload(ctx context.Context, id, status string, size, nowMs int64) (bool, error) {
-	res, err := s.write.ExecContext(ctx, `UPDATE files SET status = $1, completed_ms = $2, size = $5 WHERE id = $3 AND status = $4`,
+// the file is no longer uploading (the sweep expired it meanwhile). It takes the transaction in
+// which the service records file_upload.completed.
+func (tx *Tx) FinishUpload(ctx context.Context, id, status string, size, nowMs int64) (bool, error) {
+	res, err := tx.tx.ExecContext(ctx, `UPDATE files SET status = $1, completed_ms = $2, size = $5 WHERE id = $3 AND status = $4`,
 		status, nowMs, id, quire.FileUploading, size)
 	if err != nil {
 		return false, err
