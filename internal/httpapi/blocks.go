@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"reflect"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -42,12 +41,8 @@ func (b blockObject) MarshalJSON() ([]byte, error) {
 	return append(out, '}'), nil
 }
 
-// Schema describes a block in the document.
-func (blockObject) Schema(r huma.Registry) *huma.Schema {
-	s := r.Schema(reflect.TypeFor[blockDoc](), false, "")
-	s.AdditionalProperties = &huma.Schema{Type: "object", Description: "The content of the block's type, under a field named by type."}
-	return s
-}
+// Schema describes a block in the document, one variant per block type (schema_blocks.go).
+func (blockObject) Schema(r huma.Registry) *huma.Schema { return blockReadSchema(r) }
 
 // blockDoc is the part of a block every type shares.
 type blockDoc struct {
@@ -120,11 +115,8 @@ type appendInput struct {
 // updateBlockRequest documents a block update: its fields depend on the block's type.
 type updateBlockRequest struct{}
 
-// Schema describes the body in the document.
-func (updateBlockRequest) Schema(r huma.Registry) *huma.Schema {
-	return &huma.Schema{Type: "object", Description: "{T:{…fields to change…}} where T is the block's own type, and/or {\"in_trash\":bool}.",
-		Properties: map[string]*huma.Schema{"in_trash": {Type: "boolean"}}, AdditionalProperties: &huma.Schema{Type: "object"}}
-}
+// Schema describes the body in the document (schema_blocks.go).
+func (updateBlockRequest) Schema(r huma.Registry) *huma.Schema { return blockUpdateSchema(r) }
 
 type patchBlockInput struct {
 	BlockID string `path:"block_id" format:"uuid"`

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"reflect"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -41,22 +40,7 @@ func (r schemaJSON) MarshalJSON() ([]byte, error) { return rawOr(r, "{}"), nil }
 func (schemaJSON) Schema(reg huma.Registry) *huma.Schema {
 	return &huma.Schema{Type: "object", Description: "The schema: property name → {id, name, type, <type>: configuration}. " +
 		"Exactly one property has type title and id title.",
-		AdditionalProperties: reg.Schema(reflect.TypeFor[schemaEntry](), true, "")}
-}
-
-// schemaEntry documents one property of a schema.
-type schemaEntry struct {
-	ID   string `json:"id"`
-	Name string `json:"name"`
-	Type string `json:"type" enum:"title,rich_text,number,select,multi_select,status,date,people,files,checkbox,url,email,phone_number,relation,created_time,created_by,last_edited_time,last_edited_by,unique_id"`
-}
-
-// Schema describes the entry, with its configuration under the field named by type.
-func (schemaEntry) Schema(huma.Registry) *huma.Schema {
-	return &huma.Schema{Type: "object", Required: []string{"id", "name", "type"},
-		Properties: map[string]*huma.Schema{"id": {Type: "string"}, "name": {Type: "string"}, "type": {Type: "string"}},
-		AdditionalProperties: &huma.Schema{Type: "object",
-			Description: "The configuration of the type: options (select, multi_select, status), groups (status), format (number), database_id (relation), prefix (unique_id)."}}
+		AdditionalProperties: propertySchemaRead(reg)}
 }
 
 func (s *Server) newDatabaseObject(n *quire.Node) (databaseObject, error) {
@@ -102,12 +86,8 @@ type createDatabaseRequest struct {
 // PATCH, null removes the property.
 type schemaEdit struct{}
 
-// Schema describes a property as written.
-func (schemaEdit) Schema(huma.Registry) *huma.Schema {
-	return &huma.Schema{Type: "object", Description: "{<type>: configuration}, {\"type\":T, T: configuration}, or {\"name\": new name}; null removes (PATCH).",
-		Properties:           map[string]*huma.Schema{"type": {Type: "string"}, "name": {Type: "string"}},
-		AdditionalProperties: &huma.Schema{Type: "object"}}
-}
+// Schema describes a property as written, one variant per property type (schema_database.go).
+func (schemaEdit) Schema(r huma.Registry) *huma.Schema { return propertySchemaInput(r) }
 
 type updateDatabaseRequest struct {
 	Title       []richTextItemInput   `json:"title,omitempty" maxItems:"100"`
@@ -120,12 +100,12 @@ type updateDatabaseRequest struct {
 }
 
 type queryDatabaseRequest struct {
-	Filter           map[string]any `json:"filter,omitempty" doc:"Notion's filter: a property filter, a timestamp filter, or and/or of them, nested two levels deep."`
-	Sorts            []sortInput    `json:"sorts,omitempty" maxItems:"100"`
-	StartCursor      string         `json:"start_cursor,omitempty"`
-	PageSize         int            `json:"page_size,omitempty" minimum:"1" maximum:"100" default:"20"`
-	FilterProperties []string       `json:"filter_properties,omitempty" doc:"Return only these properties (ids or names)."`
-	ViewID           string         `json:"view_id,omitempty" format:"uuid" nullable:"true" doc:"Query through a view of this database: its filter and the request's filter both apply, and the request's sorts come first, then the view's. Not a view of this database (unknown, in trash, another database's): 400 at view_id."`
+	Filter           *queryFilterInput `json:"filter,omitempty"`
+	Sorts            []sortInput       `json:"sorts,omitempty" maxItems:"100"`
+	StartCursor      string            `json:"start_cursor,omitempty"`
+	PageSize         int               `json:"page_size,omitempty" minimum:"1" maximum:"100" default:"20"`
+	FilterProperties []string          `json:"filter_properties,omitempty" doc:"Return only these properties (ids or names)."`
+	ViewID           string            `json:"view_id,omitempty" format:"uuid" nullable:"true" doc:"Query through a view of this database: its filter and the request's filter both apply, and the request's sorts come first, then the view's. Not a view of this database (unknown, in trash, another database's): 400 at view_id."`
 }
 
 type sortInput struct {
@@ -139,10 +119,10 @@ type mutationsRequest struct {
 }
 
 type mutationInput struct {
-	Op         string         `json:"op" enum:"create,update,trash,restore"`
-	PageID     string         `json:"page_id,omitempty" format:"uuid" doc:"update, trash, restore: the record."`
-	Properties map[string]any `json:"properties,omitempty" doc:"create, update: property values by name or id."`
-	Children   []blockInput   `json:"children,omitempty" maxItems:"100" doc:"create: content blocks."`
+	Op         string               `json:"op" enum:"create,update,trash,restore"`
+	PageID     string               `json:"page_id,omitempty" format:"uuid" doc:"update, trash, restore: the record."`
+	Properties *propertyValuesInput `json:"properties,omitempty" doc:"create, update: property values by name or id."`
+	Children   []blockInput         `json:"children,omitempty" maxItems:"100" doc:"create: content blocks."`
 }
 
 type createDatabaseInput struct {
@@ -315,14 +295,4 @@ func (s *Server) getPageProperty(ctx context.Context, in *propertyItemInput) (*p
 		return nil, err
 	}
 	return &propertyItemOutput{Body: propertyItemJSON(b)}, nil
-}
-
-// Schema describes one property value: a record has values of every type, each under a
-// field named by its type.
-func (propertyValue) Schema(r huma.Registry) *huma.Schema {
-	return &huma.Schema{Type: "object", Required: []string{"id", "type"},
-		Properties: map[string]*huma.Schema{"id": {Type: "string"}, "type": {Type: "string"},
-			"title": r.Schema(reflect.TypeFor[richTextJSON](), true, "")},
-		AdditionalProperties: true,
-		Description:          "{id, type, <type>: value}; a relation value also has has_more."}
 }

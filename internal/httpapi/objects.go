@@ -44,7 +44,7 @@ func rawOr(r []byte, empty string) []byte {
 type richTextItem struct {
 	Type        string           `json:"type" enum:"text,mention,equation"`
 	Text        *textContent     `json:"text,omitempty"`
-	Mention     map[string]any   `json:"mention,omitempty" doc:"{type: user|page|date, …}"`
+	Mention     *mentionRead     `json:"mention,omitempty"`
 	Equation    *equationContent `json:"equation,omitempty"`
 	Annotations annotations      `json:"annotations"`
 	PlainText   string           `json:"plain_text"`

@@ -10,6 +10,7 @@ import (
 
 	"github.com/quire-dev/quire/internal/quire"
 	"github.com/quire-dev/quire/internal/service"
+	"github.com/quire-dev/quire/internal/views"
 )
 
 // viewObject is a database view in its read shape, written by package views.
@@ -83,13 +84,13 @@ func viewFilterGroupSchema(r huma.Registry) *huma.Schema {
 		Description: "A condition; value is absent for empty and not_empty, a list for in and nin.",
 		Properties: map[string]*huma.Schema{
 			"property": {Type: "string", Description: "A property id."},
-			"operator": {Type: "string", Enum: []any{"eq", "neq", "in", "nin", "contains", "not_contains", "gt", "gte", "lt", "lte", "empty", "not_empty"}},
+			"operator": {Type: "string", Enum: anys(views.Operators())},
 			"value":    {OneOf: []*huma.Schema{str, {Type: "array", MaxItems: ptr(100), Items: str}}},
 		}}
 	r.Map()[name] = &huma.Schema{Type: "object", AdditionalProperties: false, Required: []string{"operator", "filters"},
 		Description: "A group of conditions and groups, nested three levels deep at most.",
 		Properties: map[string]*huma.Schema{
-			"operator": {Type: "string", Enum: []any{"and", "or"}},
+			"operator": {Type: "string", Enum: anys(views.GroupOperators())},
 			"filters":  {Type: "array", MaxItems: ptr(100), Items: &huma.Schema{OneOf: []*huma.Schema{condition, ref}}},
 		}}
 	return ref
