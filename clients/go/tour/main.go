@@ -71,12 +71,20 @@ func text(s string) []quireapi.RichTextItemInput {
 	return []quireapi.RichTextItemInput{{Type: ptr(quireapi.RichTextItemInputTypeText), Text: &quireapi.TextInput{Content: s}}}
 }
 
-func title(s string) (*quireapi.TitleProperties, error) {
-	var t quireapi.TitleProperties_Title
-	if err := t.FromTitlePropertiesTitle0(text(s)); err != nil {
-		return nil, err
+// of builds a generated union (a block, a property value, a filter) from one of its variants.
+// The generated From methods only marshal the variant, which cannot fail for these types.
+func of[U, V any](from func(*U, V) error, v V) U {
+	var u U
+	if err := from(&u, v); err != nil {
+		panic(err)
 	}
-	return &quireapi.TitleProperties{Title: &t}, nil
+	return u
+}
+
+type values = map[string]*quireapi.PropertyValueInput
+
+func titleValue(s string) *quireapi.PropertyValueInput {
+	return ptr(of((*quireapi.PropertyValueInput).FromTitlePropertyValueInput, quireapi.TitlePropertyValueInput{Title: text(s)}))
 }
 
 // pages makes a page with content, appends with a position, walks the tree and writes with
@@ -86,32 +94,46 @@ func (t *tour) pages() (openapi_types.UUID, error) {
 	if _, err := ok("users/me", me, me.JSON200, err); err != nil {
 		return openapi_types.UUID{}, err
 	}
-	props, err := title("Meeting notes")
-	if err != nil {
-		return openapi_types.UUID{}, err
-	}
-	// Content as Markdown: with today's document, a child block is {type, [T]: object}.
+	// Content of several block types, each typed by its type.
 	res, err := t.c.CreatePageWithResponse(t.ctx, quireapi.CreatePageJSONRequestBody{
 		Parent:     &quireapi.ParentInput{Type: ptr(quireapi.ParentInputTypeWorkspace), Workspace: ptr(true)},
-		Properties: props,
+		Properties: &values{"title": titleValue("Meeting notes")},
 		Icon:       &quireapi.FileObject{Type: quireapi.FileObjectTypeEmoji, Emoji: ptr("📝")},
-		Markdown:   ptr("# Agenda\n\n- [x] Ship it\n\n```go\nfmt.Println(42)\n```\n"),
+		Children: &[]quireapi.BlockInput{
+			of((*quireapi.BlockInput).FromHeading1BlockInput, quireapi.Heading1BlockInput{Heading1: quireapi.Heading1ContentInput{RichText: text("Agenda")}}),
+			of((*quireapi.BlockInput).FromToDoBlockInput, quireapi.ToDoBlockInput{ToDo: quireapi.ToDoContentInput{RichText: text("Ship it"), Checked: ptr(true)}}),
+			of((*quireapi.BlockInput).FromCodeBlockInput, quireapi.CodeBlockInput{Code: quireapi.CodeContentInput{
+				RichText: text("fmt.Println(42)"), Language: ptr(quireapi.CodeContentInputLanguageGo)}}),
+		},
 	})
 	page, err := ok("create page", res, res.JSON200, err)
 	if err != nil {
 		return openapi_types.UUID{}, err
 	}
+	bold := quireapi.RichTextItemInput{Text: &quireapi.TextInput{Content: "in bold"}, Annotations: &quireapi.AnnotationsIn{Bold: ptr(true)}}
+	last, err := t.c.AppendBlockChildrenWithResponse(t.ctx, page.Id, quireapi.AppendBlockChildrenRequest{Children: &[]quireapi.BlockInput{
+		of((*quireapi.BlockInput).FromParagraphBlockInput, quireapi.ParagraphBlockInput{Paragraph: quireapi.ParagraphContentInput{
+			RichText: append(text("Added later, "), bold)}}),
+	}})
+	if _, err := ok("append", last, last.JSON200, err); err != nil {
+		return openapi_types.UUID{}, err
+	}
 	first, err := t.c.AppendBlockChildrenWithResponse(t.ctx, page.Id, quireapi.AppendBlockChildrenRequest{
-		Children: &[]quireapi.AppendBlockChildrenRequest_Children_Item{{AdditionalProperties: map[string]map[string]interface{}{"divider": {}}}},
+		Children: &[]quireapi.BlockInput{of((*quireapi.BlockInput).FromDividerBlockInput, quireapi.DividerBlockInput{Divider: quireapi.DividerContentInput{}})},
 		Position: &quireapi.PositionInput{Type: quireapi.PositionInputTypeStart},
 	})
 	appended, err := ok("append at start", first, first.JSON200, err)
 	if err != nil || len(appended.Results) != 1 {
 		return openapi_types.UUID{}, fmt.Errorf("append at start: %v", err)
 	}
+	divider, err := appended.Results[0].AsDividerBlock()
+	if err != nil {
+		return openapi_types.UUID{}, err
+	}
 	after, err := t.c.AppendBlockChildrenWithResponse(t.ctx, page.Id, quireapi.AppendBlockChildrenRequest{
-		Children: &[]quireapi.AppendBlockChildrenRequest_Children_Item{{AdditionalProperties: map[string]map[string]interface{}{"table_of_contents": {}}}},
-		After:    &appended.Results[0].Id,
+		Children: &[]quireapi.BlockInput{of((*quireapi.BlockInput).FromTableOfContentsBlockInput,
+			quireapi.TableOfContentsBlockInput{TableOfContents: quireapi.TableOfContentsContentInput{}})},
+		After: &divider.Id,
 	})
 	if _, err := ok("append after", after, after.JSON200, err); err != nil {
 		return openapi_types.UUID{}, err
@@ -123,9 +145,13 @@ func (t *tour) pages() (openapi_types.UUID, error) {
 	}
 	var types []string
 	for _, b := range list.Results {
-		types = append(types, b.Type)
+		typ, err := b.Discriminator()
+		if err != nil {
+			return openapi_types.UUID{}, err
+		}
+		types = append(types, typ)
 	}
-	if got := strings.Join(types, ","); got != "divider,table_of_contents,heading_1,to_do,code" {
+	if got := strings.Join(types, ","); got != "divider,table_of_contents,heading_1,to_do,code,paragraph" {
 		return openapi_types.UUID{}, fmt.Errorf("block types %s", got)
 	}
 	md, err := t.c.RetrievePageMarkdownWithResponse(t.ctx, page.Id)
@@ -140,12 +166,9 @@ func (t *tour) pages() (openapi_types.UUID, error) {
 
 // walk makes a sub-page and finds it by listing the page's children one per request.
 func (t *tour) walk(pageID openapi_types.UUID) error {
-	props, err := title("Sub-page")
-	if err != nil {
-		return err
-	}
 	sub, err := t.c.CreatePageWithResponse(t.ctx, quireapi.CreatePageJSONRequestBody{
-		Parent: &quireapi.ParentInput{Type: ptr(quireapi.ParentInputTypePageId), PageId: &pageID}, Properties: props})
+		Parent:     &quireapi.ParentInput{Type: ptr(quireapi.ParentInputTypePageId), PageId: &pageID},
+		Properties: &values{"title": titleValue("Sub-page")}})
 	if _, err := ok("create sub-page", sub, sub.JSON200, err); err != nil {
 		return err
 	}
@@ -193,42 +216,58 @@ func (t *tour) versions(pageID openapi_types.UUID) error {
 // database makes a database, records with select, number and date values, a compound query
 // and a view.
 func (t *tour) database(pageID openapi_types.UUID) error {
-	type config = map[string]map[string]interface{}
-	prop := func(c config) quireapi.CreateDatabaseRequest_Properties_AdditionalProperties {
-		return quireapi.CreateDatabaseRequest_Properties_AdditionalProperties{AdditionalProperties: c}
-	}
-	options := []map[string]string{{"name": "To do"}, {"name": "Doing"}, {"name": "Done"}}
+	type schema = quireapi.DatabasePropertyInput
+	options := []quireapi.OptionInput{{Name: ptr("To do")}, {Name: ptr("Doing")}, {Name: ptr("Done")}}
 	res, err := t.c.CreateDatabaseWithResponse(t.ctx, quireapi.CreateDatabaseRequest{
 		Parent: quireapi.ParentInput{Type: ptr(quireapi.ParentInputTypePageId), PageId: &pageID},
 		Title:  ptr(text("Tasks")),
-		Properties: map[string]quireapi.CreateDatabaseRequest_Properties_AdditionalProperties{
-			"Name": prop(config{"title": {}}), "Status": prop(config{"select": {"options": options}}),
-			"Points": prop(config{"number": {}}), "Due": prop(config{"date": {}}),
+		Properties: map[string]*schema{
+			"Name": ptr(of((*schema).FromTitleDatabasePropertyInput, quireapi.TitleDatabasePropertyInput{Title: &quireapi.EmptyPropertyConfigInput{}})),
+			"Status": ptr(of((*schema).FromSelectDatabasePropertyInput, quireapi.SelectDatabasePropertyInput{
+				Select: &quireapi.OptionsPropertyConfigInput{Options: &options}})),
+			"Points": ptr(of((*schema).FromNumberDatabasePropertyInput, quireapi.NumberDatabasePropertyInput{Number: &quireapi.NumberPropertyConfigInput{}})),
+			"Due":    ptr(of((*schema).FromDateDatabasePropertyInput, quireapi.DateDatabasePropertyInput{Date: &quireapi.EmptyPropertyConfigInput{}})),
 		},
 	})
 	db, err := ok("create database", res, res.JSON200, err)
 	if err != nil {
 		return err
 	}
-	record := func(name, status string, points int, due string) quireapi.MutationInput {
-		return quireapi.MutationInput{Op: quireapi.MutationInputOpCreate, Properties: &map[string]interface{}{
-			"Name": map[string]interface{}{"title": text(name)}, "Status": map[string]interface{}{"select": map[string]string{"name": status}},
-			"Points": map[string]interface{}{"number": points}, "Due": map[string]interface{}{"date": map[string]string{"start": due}},
-		}}
+	type value = quireapi.PropertyValueInput
+	record := func(name, status string, points float64, due string) *values {
+		return &values{
+			"Name":   titleValue(name),
+			"Status": ptr(of((*value).FromSelectPropertyValueInput, quireapi.SelectPropertyValueInput{Select: &quireapi.OptionInput{Name: &status}})),
+			"Points": ptr(of((*value).FromNumberPropertyValueInput, quireapi.NumberPropertyValueInput{Number: &points})),
+			"Due":    ptr(of((*value).FromDatePropertyValueInput, quireapi.DatePropertyValueInput{Date: &quireapi.DateValueInput{Start: due}})),
+		}
+	}
+	// One record as a page under the database, the others in one atomic batch.
+	rec, err := t.c.CreatePageWithResponse(t.ctx, quireapi.CreatePageJSONRequestBody{
+		Parent:     &quireapi.ParentInput{Type: ptr(quireapi.ParentInputTypeDatabaseId), DatabaseId: &db.Id},
+		Properties: record("Ship it", "Doing", 3, "2026-12-01")})
+	first, err := ok("create record", rec, rec.JSON200, err)
+	if err != nil {
+		return err
+	}
+	if sel, err := first.Properties["Status"].AsSelectPropertyValue(); err != nil || sel.Select == nil || sel.Select.Name != "Doing" {
+		return fmt.Errorf("the record's select value: %+v, %v", sel, err)
 	}
 	made, err := t.c.MutateDatabaseWithResponse(t.ctx, db.Id, quireapi.MutationsRequest{Mutations: &[]quireapi.MutationInput{
-		record("Ship it", "Doing", 3, "2026-12-01"), record("Write docs", "Doing", 5, "2026-12-02"), record("Celebrate", "Done", 8, "2026-12-03"),
+		{Op: quireapi.MutationInputOpCreate, Properties: record("Write docs", "Doing", 5, "2026-12-02")},
+		{Op: quireapi.MutationInputOpCreate, Properties: record("Celebrate", "Done", 8, "2026-12-03")},
 	}})
-	if list, err := ok("create records", made, made.JSON200, err); err != nil || len(list.Results) != 3 {
+	if list, err := ok("create records", made, made.JSON200, err); err != nil || len(list.Results) != 2 {
 		return fmt.Errorf("create records: %v", err)
 	}
-	filter := map[string]interface{}{"and": []interface{}{
-		map[string]interface{}{"property": "Status", "select": map[string]string{"equals": "Doing"}},
-		map[string]interface{}{"or": []interface{}{
-			map[string]interface{}{"property": "Points", "number": map[string]int{"greater_than": 4}},
-			map[string]interface{}{"property": "Due", "date": map[string]string{"before": "2026-12-02"}},
-		}},
-	}}
+	type leaf = quireapi.LeafQueryFilter
+	filter := of((*quireapi.QueryFilter).FromCompoundFilter, of((*quireapi.CompoundFilter).FromCompoundFilter0, quireapi.CompoundFilter0{And: []quireapi.NestedQueryFilter{
+		of((*quireapi.NestedQueryFilter).FromLeafQueryFilter, of((*leaf).FromSelectFilter, quireapi.SelectFilter{Property: "Status", Select: quireapi.SelectCondition{Equals: ptr("Doing")}})),
+		of((*quireapi.NestedQueryFilter).FromNestedCompoundFilter, of((*quireapi.NestedCompoundFilter).FromNestedCompoundFilter1, quireapi.NestedCompoundFilter1{Or: []leaf{
+			of((*leaf).FromNumberFilter, quireapi.NumberFilter{Property: "Points", Number: quireapi.NumberCondition{GreaterThan: ptr(4.0)}}),
+			of((*leaf).FromDateFilter, quireapi.DateFilter{Property: "Due", Date: quireapi.DateCondition{Before: ptr("2026-12-02")}}),
+		}})),
+	}}))
 	q, err := t.c.QueryDatabaseWithResponse(t.ctx, db.Id, quireapi.QueryDatabaseRequest{Filter: &filter,
 		Sorts: &[]quireapi.SortInput{{Property: ptr("Points"), Direction: quireapi.SortInputDirectionDescending}}})
 	found, err := ok("query", q, q.JSON200, err)
@@ -237,9 +276,11 @@ func (t *tour) database(pageID openapi_types.UUID) error {
 	}
 	var names []string
 	for _, p := range found.Results {
-		if v, has := p.Properties["Name"]; has && v.Title != nil && len(*v.Title) > 0 {
-			names = append(names, (*v.Title)[0].PlainText)
+		name, err := p.Properties["Name"].AsTitlePropertyValue()
+		if err != nil || len(name.Title) == 0 {
+			return fmt.Errorf("a record's title: %v", err)
 		}
+		names = append(names, name.Title[0].PlainText)
 	}
 	if got := strings.Join(names, ","); got != "Write docs,Ship it" {
 		return fmt.Errorf("query order %s", got)
@@ -268,12 +309,14 @@ func (t *tour) mindMap(pageID openapi_types.UUID) error {
 		return fmt.Errorf("mind map root %+v", made.Root)
 	}
 	root, docs, tests := made.Root.Id, made.Root.Children[0].Id, made.Root.Children[1].Id
-	edit, err := t.c.UpdateMindMapWithResponse(t.ctx, made.Id, nil, quireapi.UpdateMindMapRequest{Edits: &[]quireapi.MindMapEdit{
-		{Op: quireapi.MindMapEditOpAdd, ParentId: &root, Node: &quireapi.MindMapNodeInput{Text: ptr("Blog post")}},
-		{Op: quireapi.MindMapEditOpUpdate, NodeId: &docs, Text: ptr("API docs")},
-		{Op: quireapi.MindMapEditOpMove, NodeId: &tests, ParentId: &docs},
+	// Each edit is typed by its op; the generated From methods set op.
+	type edit = quireapi.MindMapEdit
+	changed, err := t.c.UpdateMindMapWithResponse(t.ctx, made.Id, nil, quireapi.UpdateMindMapRequest{Edits: &[]edit{
+		of((*edit).FromAddMindMapEdit, quireapi.AddMindMapEdit{ParentId: root, Node: quireapi.MindMapNodeInput{Text: ptr("Blog post")}}),
+		of((*edit).FromUpdateMindMapEdit, quireapi.UpdateMindMapEdit{NodeId: docs, Text: ptr("API docs")}),
+		of((*edit).FromMoveMindMapEdit, quireapi.MoveMindMapEdit{NodeId: tests, ParentId: docs}),
 	}})
-	edited, err := ok("edit mind map", edit, edit.JSON200, err)
+	edited, err := ok("edit mind map", changed, changed.JSON200, err)
 	if err != nil {
 		return err
 	}
@@ -284,15 +327,15 @@ func (t *tour) mindMap(pageID openapi_types.UUID) error {
 	if got := strings.Join(texts, ","); got != "API docs,Blog post" || edited.NodeCount != 4 {
 		return fmt.Errorf("mind map %s, %d nodes", got, edited.NodeCount)
 	}
-	del, err := t.c.UpdateMindMapWithResponse(t.ctx, made.Id, nil, quireapi.UpdateMindMapRequest{Edits: &[]quireapi.MindMapEdit{
-		{Op: quireapi.MindMapEditOpDelete, NodeId: &tests}}})
+	del, err := t.c.UpdateMindMapWithResponse(t.ctx, made.Id, nil, quireapi.UpdateMindMapRequest{Edits: &[]edit{
+		of((*edit).FromDeleteMindMapEdit, quireapi.DeleteMindMapEdit{NodeId: tests})}})
 	if m, err := ok("delete node", del, del.JSON200, err); err != nil || m.NodeCount != 3 {
 		return fmt.Errorf("delete node: %v", err)
 	}
 	return nil
 }
 
-// filesAndSearch uploads a PNG as the page's cover, then searches by keyword and by meaning.
+// filesAndSearch uploads a PNG as the page's cover and in a file block, then searches by keyword and by meaning.
 func (t *tour) filesAndSearch(pageID openapi_types.UUID) error {
 	png, _ := base64.StdEncoding.DecodeString("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=")
 	res, err := t.c.CreateFileUploadWithResponse(t.ctx, quireapi.CreateUploadRequest{
@@ -321,6 +364,17 @@ func (t *tour) filesAndSearch(pageID openapi_types.UUID) error {
 		Cover: &quireapi.FileObject{Type: quireapi.FileObjectTypeFileUpload, FileUpload: &quireapi.FileUploadRef{Id: up.Id}}})
 	if p, err := ok("cover from upload", cov, cov.JSON200, err); err != nil || p.Cover == nil || p.Cover.File == nil || p.Cover.File.Url == "" {
 		return fmt.Errorf("cover from upload: %v", err)
+	}
+	shown, err := t.c.AppendBlockChildrenWithResponse(t.ctx, pageID, quireapi.AppendBlockChildrenRequest{Children: &[]quireapi.BlockInput{
+		of((*quireapi.BlockInput).FromFileBlockInput, quireapi.FileBlockInput{File: quireapi.FileContentInput{
+			Type: ptr(quireapi.FileContentInputTypeFileUpload), FileUpload: &quireapi.FileUploadRef{Id: up.Id}}}),
+	}})
+	blocks, err := ok("file block", shown, shown.JSON200, err)
+	if err != nil || len(blocks.Results) != 1 {
+		return fmt.Errorf("file block: %v", err)
+	}
+	if fb, err := blocks.Results[0].AsFileBlock(); err != nil || fb.File.File == nil || fb.File.File.Url == "" {
+		return fmt.Errorf("the file block's URL: %+v, %v", fb.File, err)
 	}
 
 	hits, err := t.c.SearchWithResponse(t.ctx, quireapi.SearchRequest{Query: ptr("ship")})
