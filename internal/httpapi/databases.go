@@ -173,44 +173,31 @@ func (propertyItemJSON) Schema(huma.Registry) *huma.Schema {
 func (s *Server) registerDatabases() {
 	read := route{scopes: []quire.Scope{quire.DatabasesRead}}
 	write := route{scopes: []quire.Scope{quire.DatabasesWrite}}
-	register(s, huma.Operation{
-		OperationID: "create-database", Method: http.MethodPost, Path: "/v2/databases",
-		Summary: "Create a database", Tags: []string{"Databases"},
-		Description: "Creates a database with its schema under a page (where it appears as a child_database block) or the workspace.",
-	}, write, s.createDatabase)
-	register(s, huma.Operation{
-		OperationID: "retrieve-database", Method: http.MethodGet, Path: "/v2/databases/{database_id}",
-		Summary: "Retrieve a database", Tags: []string{"Databases"},
-		Description: "A database and its schema. A database in trash is still readable, with in_trash true.",
-	}, read, s.getDatabase)
-	register(s, huma.Operation{
-		OperationID: "update-database", Method: http.MethodPatch, Path: "/v2/databases/{database_id}",
-		Summary: "Update a database", Tags: []string{"Databases"},
-		Description: "Changes the title, description, inline flag, icon, cover or schema (add, rename, reconfigure, " +
-			"remove properties), or trashes (in_trash true) or restores (false) the database.",
-	}, write, s.patchDatabase)
-	registerHidden(s, huma.Operation{
-		OperationID: "delete-database", Method: http.MethodDelete, Path: "/v2/databases/{database_id}",
-		Summary: "Trash a database", Tags: []string{"Databases"},
-	}, write, s.trashDatabase)
-	register(s, huma.Operation{
-		OperationID: "query-database", Method: http.MethodPost, Path: "/v2/databases/{database_id}/query",
-		Summary: "Query a database", Tags: []string{"Databases"},
-		Description: "The database's records (not in trash) matching a filter, in the order of sorts (newest created first " +
-			"without), a page at a time.",
-	}, read, s.queryDatabase)
-	register(s, huma.Operation{
-		OperationID: "mutate-database", Method: http.MethodPost, Path: "/v2/databases/{database_id}/mutations",
-		Summary: "Mutate records", Tags: []string{"Databases"},
-		Description: "Applies up to 100 create, update, trash and restore operations to the database's records, atomically: " +
-			"one failing operation answers 400 with its indexed path and nothing is applied. Answers the records in order.",
-	}, route{scopes: []quire.Scope{quire.DatabasesWrite, quire.PagesWrite}}, s.mutateDatabase)
-	register(s, huma.Operation{
-		OperationID: "retrieve-page-property", Method: http.MethodGet, Path: "/v2/pages/{page_id}/properties/{property_id}",
-		Summary: "Retrieve a page property item", Tags: []string{"Pages"},
-		Description: "One property of a page or record by id (or name): a property_item, or for title, rich_text, " +
-			"people and relation a list of them.",
-	}, route{scopes: []quire.Scope{quire.PagesRead}}, s.getPageProperty)
+	register(s, op("create-database", http.MethodPost, "/v2/databases", "Databases",
+		"Create a database",
+		"Creates a database with its schema under a page (where it appears as a child_database block) or the workspace."), write, s.createDatabase)
+	register(s, op("retrieve-database", http.MethodGet, "/v2/databases/{database_id}", "Databases",
+		"Retrieve a database",
+		"A database and its schema. A database in trash is still readable, with in_trash true."), read, s.getDatabase)
+	register(s, op("update-database", http.MethodPatch, "/v2/databases/{database_id}", "Databases",
+		"Update a database",
+		"Changes the title, description, inline flag, icon, cover or schema (add, rename, reconfigure, "+
+			"remove properties), or trashes (in_trash true) or restores (false) the database."), write, s.patchDatabase)
+	registerHidden(s, op("delete-database", http.MethodDelete, "/v2/databases/{database_id}", "Databases",
+		"Trash a database",
+		""), write, s.trashDatabase)
+	register(s, op("query-database", http.MethodPost, "/v2/databases/{database_id}/query", "Databases",
+		"Query a database",
+		"The database's records (not in trash) matching a filter, in the order of sorts (newest created first "+
+			"without), a page at a time."), read, s.queryDatabase)
+	register(s, op("mutate-database", http.MethodPost, "/v2/databases/{database_id}/mutations", "Databases",
+		"Mutate records",
+		"Applies up to 100 create, update, trash and restore operations to the database's records, atomically: "+
+			"one failing operation answers 400 with its indexed path and nothing is applied. Answers the records in order."), route{scopes: []quire.Scope{quire.DatabasesWrite, quire.PagesWrite}}, s.mutateDatabase)
+	register(s, op("retrieve-page-property", http.MethodGet, "/v2/pages/{page_id}/properties/{property_id}", "Pages",
+		"Retrieve a page property item",
+		"One property of a page or record by id (or name): a property_item, or for title, rich_text, "+
+			"people and relation a list of them."), route{scopes: []quire.Scope{quire.PagesRead}}, s.getPageProperty)
 }
 
 // createDatabase answers POST /v2/databases.

@@ -81,15 +81,13 @@ type listEventsInput struct {
 
 func (s *Server) registerEvents() {
 	s.streams.done = make(chan struct{})
-	register(s, huma.Operation{
-		OperationID: "list-events", Method: http.MethodGet, Path: "/v2/events",
-		Summary: "List events", Tags: []string{"Events"},
-		Description: "The workspace's changes in commit order, oldest first, as the writes that made them committed: " +
-			"every acknowledged write is there exactly once, a rolled-back one never. The token sees the events about what it " +
-			"reaches now, of the kinds its scopes read (pages.read: pages, records, blocks, mind maps, uploads; databases.read: " +
-			"databases and views). Events are kept 30 days (the server's --event-retention); a start_cursor older than that " +
-			"answers 400.\n\nScopes: `pages.read` or `databases.read`.",
-	}, route{}, s.listEvents)
+	register(s, op("list-events", http.MethodGet, "/v2/events", "Events",
+		"List events",
+		"The workspace's changes in commit order, oldest first, as the writes that made them committed: "+
+			"every acknowledged write is there exactly once, a rolled-back one never. The token sees the events about what it "+
+			"reaches now, of the kinds its scopes read (pages.read: pages, records, blocks, mind maps, uploads; databases.read: "+
+			"databases and views). Events are kept 30 days (the server's --event-retention); a start_cursor older than that "+
+			"answers 400.\n\nScopes: `pages.read` or `databases.read`."), route{}, s.listEvents)
 	evSchema := s.api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[eventObject](), true, "")
 	register(s, huma.Operation{
 		OperationID: "stream-events", Method: http.MethodGet, Path: "/v2/events/stream",

@@ -251,40 +251,29 @@ type movePageInput struct {
 func (s *Server) registerPages() {
 	write := route{scopes: []quire.Scope{quire.PagesWrite}}
 	read := route{scopes: []quire.Scope{quire.PagesRead}}
-	register(s, huma.Operation{
-		OperationID: "create-page", Method: http.MethodPost, Path: "/v2/pages",
-		Summary: "Create a page", Tags: []string{"Pages"},
-		Description: "Creates a page, folder or mind-map page under a page or the workspace, with its content " +
-			"as blocks (children) or Markdown.",
-	}, write, s.createPage)
-	register(s, huma.Operation{
-		OperationID: "retrieve-page", Method: http.MethodGet, Path: "/v2/pages/{page_id}",
-		Summary: "Retrieve a page", Tags: []string{"Pages"},
-		Description: "A page in trash is still readable, with in_trash true.",
-	}, read, s.getPage)
-	register(s, huma.Operation{
-		OperationID: "update-page", Method: http.MethodPatch, Path: "/v2/pages/{page_id}",
-		Summary: "Update a page", Tags: []string{"Pages"},
-		Description: "Changes the title, icon or cover, or trashes (in_trash true) or restores (false) the page.",
-	}, write, s.patchPage)
-	register(s, huma.Operation{
-		OperationID: "move-page", Method: http.MethodPatch, Path: "/v2/pages/{page_id}/move",
-		Summary: "Move a page or database", Tags: []string{"Pages"},
-		Description: "Moves a page, folder, mind map, record or database under the workspace, a page or folder, or (a page) a " +
-			"database, where it becomes a record; a record moved out of its database becomes a page. The answer is the " +
-			"node's object with object_type and the siblings it now sits between (after, before). A move under the node's " +
-			"own descendant answers 400 with reason cycle.",
-	}, write, s.movePage)
-	register(s, huma.Operation{
-		OperationID: "list-pages", Method: http.MethodGet, Path: "/v2/pages",
-		Summary: "List pages", Tags: []string{"Pages"},
-		Description: "Sidebar nodes in sidebar order: what is directly under parent_id (a database's records), or the top of " +
-			"what the token reaches (the workspace's top level, or the nodes granted to the token). Trash is left out.",
-	}, read, s.listPages)
-	registerHidden(s, huma.Operation{
-		OperationID: "delete-page", Method: http.MethodDelete, Path: "/v2/pages/{page_id}",
-		Summary: "Trash a page", Tags: []string{"Pages"},
-	}, write, s.trashPage)
+	register(s, op("create-page", http.MethodPost, "/v2/pages", "Pages",
+		"Create a page",
+		"Creates a page, folder or mind-map page under a page or the workspace, with its content "+
+			"as blocks (children) or Markdown."), write, s.createPage)
+	register(s, op("retrieve-page", http.MethodGet, "/v2/pages/{page_id}", "Pages",
+		"Retrieve a page",
+		"A page in trash is still readable, with in_trash true."), read, s.getPage)
+	register(s, op("update-page", http.MethodPatch, "/v2/pages/{page_id}", "Pages",
+		"Update a page",
+		"Changes the title, icon or cover, or trashes (in_trash true) or restores (false) the page."), write, s.patchPage)
+	register(s, op("move-page", http.MethodPatch, "/v2/pages/{page_id}/move", "Pages",
+		"Move a page or database",
+		"Moves a page, folder, mind map, record or database under the workspace, a page or folder, or (a page) a "+
+			"database, where it becomes a record; a record moved out of its database becomes a page. The answer is the "+
+			"node's object with object_type and the siblings it now sits between (after, before). A move under the node's "+
+			"own descendant answers 400 with reason cycle."), write, s.movePage)
+	register(s, op("list-pages", http.MethodGet, "/v2/pages", "Pages",
+		"List pages",
+		"Sidebar nodes in sidebar order: what is directly under parent_id (a database's records), or the top of "+
+			"what the token reaches (the workspace's top level, or the nodes granted to the token). Trash is left out."), read, s.listPages)
+	registerHidden(s, op("delete-page", http.MethodDelete, "/v2/pages/{page_id}", "Pages",
+		"Trash a page",
+		""), write, s.trashPage)
 }
 
 // createPage answers POST /v2/pages.
