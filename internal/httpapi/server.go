@@ -115,6 +115,7 @@ func newServer(cfg Config, extra ...func(*Server)) *Server {
 	s.registerFiles()
 	s.registerMindMaps()
 	s.registerDatabases()
+	s.registerRecords()
 	s.registerEvents()
 	for _, f := range extra {
 		f(s)
