@@ -366,7 +366,7 @@ func (t *tour) filesAndSearch(pageID openapi_types.UUID) error {
 	}
 	cov, err := t.c.UpdatePageWithResponse(t.ctx, pageID, nil, quireapi.UpdatePageRequest{
 		Cover: &quireapi.FileObject{Type: quireapi.FileObjectTypeFileUpload, FileUpload: &quireapi.FileUploadRef{Id: up.Id}}})
-	if p, err := ok("cover from upload", cov, cov.JSON200, err); err != nil || p.Cover == nil || p.Cover.File == nil || p.Cover.File.Url == "" {
+	if p, err := ok("cover from upload", cov, cov.JSON200, err); err != nil || p.Cover == nil || p.Cover.File == nil || p.Cover.File.Url == nil || *p.Cover.File.Url == "" {
 		return fmt.Errorf("cover from upload: %v", err)
 	}
 
