@@ -34,6 +34,7 @@ type Client struct {
 	MindMaps  *MindMapsService
 	Search    *SearchService
 	Files     *FilesService
+	Events    *EventsService
 }
 
 // Option configures a Client.
@@ -78,6 +79,7 @@ func New(baseURL, token string, opts ...Option) *Client {
 	c.MindMaps = &MindMapsService{c}
 	c.Search = &SearchService{c}
 	c.Files = &FilesService{c}
+	c.Events = &EventsService{c}
 	return c
 }
 

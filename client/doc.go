@@ -1,6 +1,6 @@
 // Package client is a Go client of Quire's /v2 API: typed requests and answers for pages,
 // blocks, Markdown, databases (records, queries, mutations, views), mind maps, users, the
-// workspace, keyword and semantic search, and files.
+// workspace, keyword and semantic search, files, and the change feed (events).
 //
 // It imports nothing but the standard library, so an integration needs only
 //
@@ -40,6 +40,15 @@
 //			log.Printf("%s: %s (request %s)", d.Path, d.Reason, apiErr.RequestID)
 //		}
 //	}
+//
+// # Changes
+//
+// Events reads what every write changed, in commit order: Page a page at a time (its
+// NextCursor is never nil, so a saved cursor resumes right after the last event read),
+// List to the feed's current end, and Stream live, reconnecting from the last cursor:
+//
+//	err := c.Events.Stream(ctx, client.EventsOptions{Types: []string{"page.created"}},
+//		func(e *client.Event, cursor string) error { log.Println(e.Type, e.Entity.ID); return nil })
 //
 // # Retries and Idempotency-Key
 //

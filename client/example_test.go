@@ -275,6 +275,30 @@ func ExampleWorkspaceService_Section() {
 	}
 }
 
+func ExampleEventsService_Page() {
+	c := client.New("http://127.0.0.1:8080", os.Getenv("QUIRE_TOKEN"))
+	cursor := "" // kept between runs: the feed resumes right after what was read
+	page, err := c.Events.Page(ctx, client.EventsOptions{StartCursor: cursor, Types: []string{"page.created"}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, e := range page.Results {
+		fmt.Println(e.Type, e.Entity.ID)
+	}
+	cursor = *page.NextCursor // never nil: read again later for what comes next
+	_ = cursor
+}
+
+func ExampleEventsService_Stream() {
+	c := client.New("http://127.0.0.1:8080", os.Getenv("QUIRE_TOKEN"))
+	// Live, reconnecting by itself from the last event's cursor; return an error to stop.
+	err := c.Events.Stream(ctx, client.EventsOptions{}, func(e *client.Event, cursor string) error {
+		fmt.Println(e.Type, e.Entity.Type, e.Entity.ID, string(e.Data))
+		return nil
+	})
+	log.Fatal(err)
+}
+
 func ExampleError() {
 	c := client.New("http://127.0.0.1:8080", os.Getenv("QUIRE_TOKEN"))
 	_, err := c.Blocks.Append(ctx, "PAGE_ID", client.AppendRequest{Children: []client.Block{

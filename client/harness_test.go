@@ -29,6 +29,7 @@ type server struct {
 	ws    *quire.Workspace
 	owner *quire.User
 	token string // workspace-scoped, every scope
+	ts    *httptest.Server
 }
 
 // newServer starts a server on st with one workspace, its owner and a full token;
@@ -48,7 +49,7 @@ func newServer(t *testing.T, st *store.Store, rateLimit float64) *server {
 	t.Cleanup(ts.Close)
 
 	ctx := context.Background()
-	s := &server{url: ts.URL, svc: svc}
+	s := &server{url: ts.URL, svc: svc, ts: ts}
 	if s.ws, err = svc.CreateWorkspace(ctx, "Acme"); err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ func TestMain(m *testing.M) { os.Exit(testdb.Main(m)) }
 // The two commands of README's "Generating a client", run in a copy of ts/ and go/ with the
 // served document's URL appended.
 var (
-	tsGenerate = []string{"npx", "openapi-typescript", "-o", "schema.d.ts", "--default-non-nullable", "false"}
+	tsGenerate = []string{"npx", "openapi-typescript", "-o", "schema.d.ts"}
 	goGenerate = []string{"go", "tool", "oapi-codegen", "-config", "oapi-codegen.yaml"}
 )
 

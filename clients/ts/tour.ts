@@ -40,26 +40,45 @@ async function main(): Promise<void> {
   const users = must(await quire.GET("/v2/users", { params: { query: { page_size: 1 } } }), "users");
   check(users.results.length === 1, "one user per page");
 
-  // A page with content of several block types. (Written as Markdown: today's document types
-  // `children` items as {type, [T]: {}}; with blocks typed by type, children go here.)
+  // A page with content of several block types, each typed by its type.
   const page = must(
     await quire.POST("/v2/pages", {
       body: {
         parent: { type: "workspace", workspace: true },
         properties: { title: text("Meeting notes") },
         icon: { type: "emoji", emoji: "📝" },
-        markdown: "# Agenda\n\n- [x] Ship it\n\n```go\nfmt.Println(42)\n```\n",
+        children: [
+          { type: "heading_1", heading_1: { rich_text: text("Agenda") } },
+          { type: "to_do", to_do: { rich_text: text("Ship it"), checked: true } },
+          { type: "code", code: { language: "go", rich_text: text("fmt.Println(42)") } },
+        ],
       },
     }),
     "create page",
   );
   check(page.page_type === "page" && page.icon?.emoji === "📝", "page icon");
 
-  // Append with position: a divider first, a table of contents after it.
+  // Append: a paragraph at the end, a divider first, a table of contents after it.
+  const added = must(
+    await quire.PATCH("/v2/blocks/{block_id}/children", {
+      params: { path: { block_id: page.id } },
+      body: {
+        children: [
+          {
+            type: "paragraph",
+            paragraph: { rich_text: [...text("Added later, "), { type: "text", text: { content: "in bold" }, annotations: { bold: true } }] },
+          },
+        ],
+      },
+    }),
+    "append",
+  );
+  const para = added.results[0];
+  check(para?.type === "paragraph" && para.paragraph.rich_text.map((t) => t.plain_text).join("") === "Added later, in bold", "paragraph");
   const first = must(
     await quire.PATCH("/v2/blocks/{block_id}/children", {
       params: { path: { block_id: page.id } },
-      body: { children: [{ divider: {} }], position: { type: "start" } },
+      body: { children: [{ type: "divider", divider: {} }], position: { type: "start" } },
     }),
     "append at start",
   );
@@ -68,7 +87,7 @@ async function main(): Promise<void> {
   must(
     await quire.PATCH("/v2/blocks/{block_id}/children", {
       params: { path: { block_id: page.id } },
-      body: { children: [{ table_of_contents: {} }], after: divider?.id ?? null },
+      body: { children: [{ type: "table_of_contents", table_of_contents: {} }], after: divider?.id ?? null },
     }),
     "append after",
   );
@@ -77,7 +96,7 @@ async function main(): Promise<void> {
     "children",
   );
   const types = blocks.results.map((b) => b.type).join(",");
-  check(types === "divider,table_of_contents,heading_1,to_do,code", `block types ${types}`);
+  check(types === "divider,table_of_contents,heading_1,to_do,code,paragraph", `block types ${types}`);
   const md = must(
     await quire.GET("/v2/pages/{page_id}/content/markdown", { params: { path: { page_id: page.id } } }),
     "markdown",
@@ -124,16 +143,19 @@ async function main(): Promise<void> {
   console.log("tour ok");
 }
 
-// A database, records with status, number and date values, a compound query, a view.
+// A database, records with select, number and date values, a compound query, a view.
 async function tourDatabase(parent: string): Promise<void> {
-  // Status gets Notion's default options (Not started, In progress, Done). (A select with
-  // options needs the document to type a property's configuration.)
   const db = must(
     await quire.POST("/v2/databases", {
       body: {
         parent: { type: "page_id", page_id: parent },
         title: text("Tasks"),
-        properties: { Name: { title: {} }, Status: { status: {} }, Points: { number: {} }, Due: { date: {} } },
+        properties: {
+          Name: { title: {} },
+          Status: { select: { options: [{ name: "To do" }, { name: "In progress" }, { name: "Done" }] } },
+          Points: { number: {} },
+          Due: { date: {} },
+        },
       },
     }),
     "create database",
@@ -142,17 +164,25 @@ async function tourDatabase(parent: string): Promise<void> {
     op: "create",
     properties: {
       Name: { title: text(name) },
-      Status: { status: { name: status } },
+      Status: { select: { name: status } },
       Points: { number: points },
       Due: { date: { start: due } },
     },
   });
+  // One record as a page under the database, the others in one atomic batch.
+  const first = must(
+    await quire.POST("/v2/pages", {
+      body: { parent: { type: "database_id", database_id: db.id }, properties: record("Ship it", "In progress", 3, "2026-12-01").properties },
+    }),
+    "create record",
+  );
+  const status = first.properties["Status"];
+  check(status?.type === "select" && status.select?.name === "In progress", "record's select value");
   const made = must(
     await quire.POST("/v2/databases/{database_id}/mutations", {
       params: { path: { database_id: db.id } },
       body: {
         mutations: [
-          record("Ship it", "In progress", 3, "2026-12-01"),
           record("Write docs", "In progress", 5, "2026-12-02"),
           record("Celebrate", "Done", 8, "2026-12-03"),
         ],
@@ -160,14 +190,14 @@ async function tourDatabase(parent: string): Promise<void> {
     }),
     "create records",
   );
-  check(made.results.length === 3, "three records");
+  check(made.results.length === 2, "two records");
   const found = must(
     await quire.POST("/v2/databases/{database_id}/query", {
       params: { path: { database_id: db.id } },
       body: {
         filter: {
           and: [
-            { property: "Status", status: { equals: "In progress" } },
+            { property: "Status", select: { equals: "In progress" } },
             { or: [{ property: "Points", number: { greater_than: 4 } }, { property: "Due", date: { before: "2026-12-02" } }] },
           ],
         },
@@ -231,7 +261,7 @@ async function tourMindMap(parent: string): Promise<void> {
   check(deleted.node_count === 3, "node deleted");
 }
 
-// An upload used as the page's cover, then keyword and semantic search.
+// An upload used as the page's cover and in a file block, then keyword and semantic search.
 async function tourFilesAndSearch(pageID: string): Promise<void> {
   const up = must(
     await quire.POST("/v2/files/upload-url", {
@@ -250,6 +280,15 @@ async function tourFilesAndSearch(pageID: string): Promise<void> {
     "cover from upload",
   );
   check(covered.cover?.type === "file" && (covered.cover.file?.url ?? "") !== "", "cover served as a file");
+  const shown = must(
+    await quire.PATCH("/v2/blocks/{block_id}/children", {
+      params: { path: { block_id: pageID } },
+      body: { children: [{ type: "file", file: { type: "file_upload", file_upload: { id: up.id } } }] },
+    }),
+    "file block",
+  );
+  const fileBlock = shown.results[0];
+  check(fileBlock?.type === "file" && (fileBlock.file.file?.url ?? "") !== "", "file block served with a URL");
 
   const hits = must(await quire.POST("/v2/search", { body: { query: "ship" } }), "search");
   check(hits.results.length > 0, "search finds the page");

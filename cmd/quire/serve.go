@@ -44,6 +44,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	drain := fs.Duration("shutdown-timeout", 30*time.Second, "how long a shutdown waits for requests in flight")
 	demoFlag := fs.Bool("demo", false, "on an empty store, seed a demo workspace (pages, blocks, a database with views, a mind map, an image) and print a ready token")
 	embURL := fs.String("embeddings-url", env("QUIRE_EMBEDDINGS_URL", ""), "OpenAI-compatible embeddings service for semantic search, e.g. http://localhost:11434/v1; default: the built-in offline model (env QUIRE_EMBEDDINGS_URL; key from env QUIRE_EMBEDDINGS_KEY)")
+	eventRetention := fs.Duration("event-retention", service.DefaultEventRetention, "how long GET /v2/events keeps an event; older ones are swept hourly")
 	embModel := fs.String("embeddings-model", env("QUIRE_EMBEDDINGS_MODEL", ""), "model name sent to --embeddings-url (env QUIRE_EMBEDDINGS_MODEL)")
 	indexWorkers := fs.Int("index-workers", 0, "semantic indexer workers embedding side by side; 0 = half the cores, at least one (requests come first either way)")
 	pprofAddr := fs.String("pprof", "", "serve Go's profiles at http://ADDR/debug/pprof/ on a loopback address of their own, e.g. 127.0.0.1:6060; off when empty")
@@ -60,6 +61,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	accessLevel, accessOn := map[string]slog.Level{"on": slog.LevelInfo, "debug": slog.LevelDebug, "off": 0}[*accessLog]
 	if !accessOn {
 		return fmt.Errorf("--access-log %q: want on, off or debug", *accessLog)
+	}
+	if *eventRetention <= 0 {
+		return errors.New("--event-retention must be positive")
 	}
 	if *rateLimit < 0 {
 		return errors.New("--rate-limit must be 0 (off) or positive")
@@ -125,6 +129,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
+	srv.RegisterOnShutdown(api.StopStreams) // a stream never goes idle: Shutdown would wait for it
 	if *pprofAddr != "" {
 		stop, err := servePprof(*pprofAddr, stdout, logger)
 		if err != nil {
@@ -139,6 +144,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	go purgeIdempotency(ctx, svc, logger)
 	go service.NewIndexer(svc, logger).Workers(*indexWorkers).Yield(gate, busy.MaxWait).Run(ctx)
 	go sweepUploads(ctx, svc, logger)
+	go sweepEvents(ctx, svc, *eventRetention, logger)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

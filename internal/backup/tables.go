@@ -4,6 +4,8 @@
 // every entry. Derived state (the keyword search index) is not carried: the store's own
 // triggers rebuild it as the rows are restored, exactly as they built it when the rows were
 // first written. Embeddings are carried with their queue, since computing them again is slow.
+// The event feed is carried with its positions, so that the cursors integrations hold still
+// resume where they were.
 package backup
 
 import (
@@ -65,6 +67,8 @@ var tables = []table{
 	{"mind_map_nodes", cols("mind_map_id id parent_id position text color collapsed:bool")},
 	{"files", cols("id workspace_id token_id parent_id name content_type size:int status storage_key created_ms:int expires_ms:int completed_ms:int")},
 	{"file_uses", cols("file_id page_id")},
+	{"event_heads", cols("workspace_id seq:int swept_seq:int")},
+	{"events", cols("workspace_id seq:int id type entity_type entity_id parent_type parent_id reach_id user_id bot_id data created_ms:int")},
 	{"embeddings", cols("node_id chunk:int workspace_id model dim:int vector:bytes text_hash text block_id")},
 	{"embed_nodes", cols("node_id workspace_id seq:int")},
 	{"embed_versions", cols("workspace_id seq:int")},

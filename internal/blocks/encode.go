@@ -30,117 +30,130 @@ func AppendBlock(dst []byte, b *Block) []byte {
 func AppendContent(dst []byte, b *Block) []byte {
 	info := types[b.Type]
 	c := &b.Content
-	w := objWriter{dst: append(dst, '{')}
+	w := ObjWriter{Dst: append(dst, '{')}
 	if info.richText {
-		w.key("rich_text")
-		w.dst = AppendRichText(w.dst, c.RichText)
+		w.Key("rich_text")
+		w.Dst = AppendRichText(w.Dst, c.RichText)
 	}
 	if info.caption {
-		w.key("caption")
-		w.dst = AppendRichText(w.dst, c.Caption)
+		w.Key("caption")
+		w.Dst = AppendRichText(w.Dst, c.Caption)
 	}
 	if info.media {
 		f := c.File
 		if f == nil {
 			f = &FileSource{Type: "external"}
 		}
-		w.key("type")
-		w.dst = AppendString(w.dst, f.Type)
-		w.key(f.Type)
-		w.dst = appendFileBody(w.dst, f)
+		w.Key("type")
+		w.Dst = AppendString(w.Dst, f.Type)
+		w.Key(f.Type)
+		w.Dst = appendFileBody(w.Dst, f)
 	}
 	switch b.Type {
 	case "heading_1", "heading_2", "heading_3":
-		w.boolean("is_toggleable", c.IsToggleable)
+		w.Bool("is_toggleable", c.IsToggleable)
 	case "to_do":
-		w.boolean("checked", c.Checked)
+		w.Bool("checked", c.Checked)
 	case "callout":
-		w.key("icon")
-		w.dst = appendIcon(w.dst, c.Icon)
+		w.Key("icon")
+		w.Dst = appendIcon(w.Dst, c.Icon)
 	case "code":
 		lang := c.Language
 		if lang == "" {
 			lang = "plain text"
 		}
-		w.str("language", lang)
+		w.Str("language", lang)
 	case "equation":
-		w.str("expression", c.Expression)
+		w.Str("expression", c.Expression)
 	case "file":
-		w.str("name", c.Name)
+		w.Str("name", c.Name)
 	case "bookmark", "embed":
-		w.str("url", c.URL)
+		w.Str("url", c.URL)
 	case "table":
-		w.key("table_width")
-		w.dst = strconv.AppendInt(w.dst, int64(c.TableWidth), 10)
-		w.boolean("has_column_header", c.HasColumnHeader)
-		w.boolean("has_row_header", c.HasRowHeader)
+		w.Key("table_width")
+		w.Dst = strconv.AppendInt(w.Dst, int64(c.TableWidth), 10)
+		w.Bool("has_column_header", c.HasColumnHeader)
+		w.Bool("has_row_header", c.HasRowHeader)
 	case "table_row":
-		w.key("cells")
-		w.dst = append(w.dst, '[')
+		w.Key("cells")
+		w.Dst = append(w.Dst, '[')
 		for i, cell := range c.Cells {
 			if i > 0 {
-				w.dst = append(w.dst, ',')
+				w.Dst = append(w.Dst, ',')
 			}
-			w.dst = AppendRichText(w.dst, cell)
+			w.Dst = AppendRichText(w.Dst, cell)
 		}
-		w.dst = append(w.dst, ']')
+		w.Dst = append(w.Dst, ']')
 	case "link_to_page":
 		if c.DatabaseID != "" {
-			w.str("type", "database_id")
-			w.str("database_id", c.DatabaseID)
+			w.Str("type", "database_id")
+			w.Str("database_id", c.DatabaseID)
 		} else {
-			w.str("type", "page_id")
-			w.str("page_id", c.PageID)
+			w.Str("type", "page_id")
+			w.Str("page_id", c.PageID)
 		}
 	case "child_page", "child_database":
-		w.str("title", c.Title)
+		w.Str("title", c.Title)
 	}
 	if info.color {
-		w.str("text_color", orDefault(c.TextColor))
-		w.str("background_color", orDefault(c.BackgroundColor))
+		w.Str("text_color", orDefault(c.TextColor))
+		w.Str("background_color", orDefault(c.BackgroundColor))
 	}
 	// Only when set, as the original service answers, so content written before these existed
 	// keeps its bytes (and its ETag).
 	if info.textAlign && c.TextAlign != "" {
-		w.str("text_align", c.TextAlign)
+		w.Str("text_align", c.TextAlign)
 	}
 	if info.captionAlign && c.CaptionAlign != "" {
-		w.str("caption_align", c.CaptionAlign)
+		w.Str("caption_align", c.CaptionAlign)
 	}
-	return append(w.dst, '}')
+	return append(w.Dst, '}')
 }
 
-type objWriter struct {
-	dst  []byte
+// ObjWriter writes one JSON object's members in the order they are written: the canonical
+// JSON of blocks and properties alike (key order fixed, no reflection). Dst holds the object
+// so far, its opening brace written by the caller, who also closes it.
+type ObjWriter struct {
+	Dst  []byte
 	more bool
 }
 
-func (w *objWriter) key(k string) {
+// Key writes k and the colon, after a comma unless k is the first member.
+func (w *ObjWriter) Key(k string) {
 	if w.more {
-		w.dst = append(w.dst, ',')
+		w.Dst = append(w.Dst, ',')
 	}
 	w.more = true
-	w.dst = AppendString(w.dst, k)
-	w.dst = append(w.dst, ':')
+	w.Dst = AppendString(w.Dst, k)
+	w.Dst = append(w.Dst, ':')
 }
 
-func (w *objWriter) str(k, v string) {
-	w.key(k)
-	w.dst = AppendString(w.dst, v)
+// Str writes member k with the string v.
+func (w *ObjWriter) Str(k, v string) {
+	w.Key(k)
+	w.Dst = AppendString(w.Dst, v)
 }
 
-func (w *objWriter) nullable(k, v string) {
-	w.key(k)
+// Nullable writes member k with v, or null when v is "".
+func (w *ObjWriter) Nullable(k, v string) {
+	w.Key(k)
 	if v == "" {
-		w.dst = append(w.dst, "null"...)
+		w.Dst = append(w.Dst, "null"...)
 	} else {
-		w.dst = AppendString(w.dst, v)
+		w.Dst = AppendString(w.Dst, v)
 	}
 }
 
-func (w *objWriter) boolean(k string, v bool) {
-	w.key(k)
-	w.dst = strconv.AppendBool(w.dst, v)
+// Bool writes member k with v.
+func (w *ObjWriter) Bool(k string, v bool) {
+	w.Key(k)
+	w.Dst = strconv.AppendBool(w.Dst, v)
+}
+
+// Raw writes member k with v, JSON already.
+func (w *ObjWriter) Raw(k, v string) {
+	w.Key(k)
+	w.Dst = append(w.Dst, v...)
 }
 
 func appendIcon(dst []byte, ic *Icon) []byte {
@@ -167,22 +180,22 @@ func appendFile(dst []byte, f *FileSource) []byte {
 }
 
 func appendFileBody(dst []byte, f *FileSource) []byte {
-	w := objWriter{dst: append(dst, '{')}
+	w := ObjWriter{Dst: append(dst, '{')}
 	switch f.Type {
 	case "file_upload":
-		w.str("id", f.ID)
+		w.Str("id", f.ID)
 	case "file":
 		if f.ID != "" {
-			w.str("oss_name", f.ID)
+			w.Str("oss_name", f.ID)
 		}
 		if f.URL != "" || f.ID == "" {
-			w.str("url", f.URL)
+			w.Str("url", f.URL)
 		}
-		w.nullable("expiry_time", f.ExpiryTime)
+		w.Nullable("expiry_time", f.ExpiryTime)
 	default:
-		w.str("url", f.URL)
+		w.Str("url", f.URL)
 	}
-	return append(w.dst, '}')
+	return append(w.Dst, '}')
 }
 
 // AppendRichText appends the read shape of rt: every annotation present, plain_text and href.
@@ -199,89 +212,89 @@ func AppendRichText(dst []byte, rt RichText) []byte {
 
 // AppendItem appends the read shape of one rich-text item.
 func AppendItem(dst []byte, it *Item) []byte {
-	w := objWriter{dst: append(dst, '{')}
-	w.str("type", it.Type)
+	w := ObjWriter{Dst: append(dst, '{')}
+	w.Str("type", it.Type)
 	switch it.Type {
 	case "text":
 		t := it.Text
 		if t == nil {
 			t = &Text{}
 		}
-		w.key("text")
-		w.dst = append(w.dst, `{"content":`...)
-		w.dst = AppendString(w.dst, t.Content)
-		w.dst = append(w.dst, `,"link":`...)
+		w.Key("text")
+		w.Dst = append(w.Dst, `{"content":`...)
+		w.Dst = AppendString(w.Dst, t.Content)
+		w.Dst = append(w.Dst, `,"link":`...)
 		if t.Link == nil {
-			w.dst = append(w.dst, "null"...)
+			w.Dst = append(w.Dst, "null"...)
 		} else {
-			w.dst = append(w.dst, `{"url":`...)
-			w.dst = AppendString(w.dst, t.Link.URL)
-			w.dst = append(w.dst, '}')
+			w.Dst = append(w.Dst, `{"url":`...)
+			w.Dst = AppendString(w.Dst, t.Link.URL)
+			w.Dst = append(w.Dst, '}')
 		}
-		w.dst = append(w.dst, '}')
+		w.Dst = append(w.Dst, '}')
 	case "equation":
 		expr := ""
 		if it.Equation != nil {
 			expr = it.Equation.Expression
 		}
-		w.key("equation")
-		w.dst = append(w.dst, `{"expression":`...)
-		w.dst = AppendString(w.dst, expr)
-		w.dst = append(w.dst, '}')
+		w.Key("equation")
+		w.Dst = append(w.Dst, `{"expression":`...)
+		w.Dst = AppendString(w.Dst, expr)
+		w.Dst = append(w.Dst, '}')
 	case "mention":
-		w.key("mention")
-		w.dst = appendMention(w.dst, it.Mention)
+		w.Key("mention")
+		w.Dst = appendMention(w.Dst, it.Mention)
 	}
 	a := &it.Annotations
-	w.key("annotations")
-	w.dst = append(w.dst, `{"bold":`...)
-	w.dst = strconv.AppendBool(w.dst, a.Bold)
-	w.dst = append(w.dst, `,"italic":`...)
-	w.dst = strconv.AppendBool(w.dst, a.Italic)
-	w.dst = append(w.dst, `,"strikethrough":`...)
-	w.dst = strconv.AppendBool(w.dst, a.Strikethrough)
-	w.dst = append(w.dst, `,"underline":`...)
-	w.dst = strconv.AppendBool(w.dst, a.Underline)
-	w.dst = append(w.dst, `,"code":`...)
-	w.dst = strconv.AppendBool(w.dst, a.Code)
-	w.dst = append(w.dst, `,"text_color":`...)
-	w.dst = AppendString(w.dst, orDefault(a.TextColor))
-	w.dst = append(w.dst, `,"background_color":`...)
-	w.dst = AppendString(w.dst, orDefault(a.BackgroundColor))
-	w.dst = append(w.dst, '}')
-	w.str("plain_text", it.PlainText)
-	w.nullable("href", it.Href)
-	return append(w.dst, '}')
+	w.Key("annotations")
+	w.Dst = append(w.Dst, `{"bold":`...)
+	w.Dst = strconv.AppendBool(w.Dst, a.Bold)
+	w.Dst = append(w.Dst, `,"italic":`...)
+	w.Dst = strconv.AppendBool(w.Dst, a.Italic)
+	w.Dst = append(w.Dst, `,"strikethrough":`...)
+	w.Dst = strconv.AppendBool(w.Dst, a.Strikethrough)
+	w.Dst = append(w.Dst, `,"underline":`...)
+	w.Dst = strconv.AppendBool(w.Dst, a.Underline)
+	w.Dst = append(w.Dst, `,"code":`...)
+	w.Dst = strconv.AppendBool(w.Dst, a.Code)
+	w.Dst = append(w.Dst, `,"text_color":`...)
+	w.Dst = AppendString(w.Dst, orDefault(a.TextColor))
+	w.Dst = append(w.Dst, `,"background_color":`...)
+	w.Dst = AppendString(w.Dst, orDefault(a.BackgroundColor))
+	w.Dst = append(w.Dst, '}')
+	w.Str("plain_text", it.PlainText)
+	w.Nullable("href", it.Href)
+	return append(w.Dst, '}')
 }
 
 func appendMention(dst []byte, m *Mention) []byte {
 	if m == nil {
 		m = &Mention{}
 	}
-	w := objWriter{dst: append(dst, '{')}
-	w.str("type", m.Type)
-	w.key(m.Type)
+	w := ObjWriter{Dst: append(dst, '{')}
+	w.Str("type", m.Type)
+	w.Key(m.Type)
 	switch m.Type {
 	case "date":
 		d := m.Date
 		if d == nil {
 			d = &Date{}
 		}
-		dw := objWriter{dst: append(w.dst, '{')}
-		dw.str("start", d.Start)
-		dw.nullable("end", d.End)
-		dw.nullable("time_zone", d.TimeZone)
-		w.dst = append(dw.dst, '}')
+		dw := ObjWriter{Dst: append(w.Dst, '{')}
+		dw.Str("start", d.Start)
+		dw.Nullable("end", d.End)
+		dw.Nullable("time_zone", d.TimeZone)
+		w.Dst = append(dw.Dst, '}')
 	case "user":
-		w.dst = append(w.dst, `{"object":"user","id":`...)
-		w.dst = AppendString(w.dst, m.ID)
-		w.dst = append(w.dst, '}')
+		w.Dst = append(w.Dst, `{"object":"user","id":`...)
+		w.Dst = AppendString(w.Dst, m.ID)
+		w.Dst = append(w.Dst, '}')
 	default:
-		w.dst = append(w.dst, `{"id":`...)
-		w.dst = AppendString(w.dst, m.ID)
-		w.dst = append(w.dst, '}')
+		w.Dst = append(w.Dst, `{"id":`...)
+		w.Dst = AppendString(w.Dst, m.ID)
+		w.Dst = append(w.Dst, '}')
 	}
-	return append(w.dst, '}')
+	return append(w.Dst, '}')
 }
 
 const hexDigits = "0123456789abcdef"

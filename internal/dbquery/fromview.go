@@ -171,7 +171,7 @@ func viewOperand(kind operand, s string) (any, bool) {
 	case argBool:
 		return s == "true", s == "true" || s == "false"
 	case argID:
-		if id, ok := canonicalID(s); ok {
+		if id, ok := quire.CanonicalID(s); ok {
 			return id, true
 		}
 		return strings.ToLower(s), true // no record holds it: the condition matches as the view's does

@@ -188,7 +188,7 @@ func (d *decoder) operand(kind operand, p *Property, v any, path string) (any, b
 		}
 		return id, true
 	case argID:
-		id, ok := canonicalID(s)
+		id, ok := quire.CanonicalID(s)
 		if !ok {
 			return bad(quire.ReasonInvalidValue, "The value must be a UUID.")
 		}
@@ -200,16 +200,4 @@ func (d *decoder) operand(kind operand, p *Property, v any, path string) (any, b
 		}
 		return Date{Ms: ms, Day: day}, true
 	}
-}
-
-// canonicalID accepts a UUID with or without dashes, in either case, and returns it lower-case
-// with dashes, the form ids are stored in.
-func canonicalID(s string) (string, bool) {
-	if len(s) == 32 {
-		s = s[0:8] + "-" + s[8:12] + "-" + s[12:16] + "-" + s[16:20] + "-" + s[20:]
-	}
-	if !quire.ValidID(s) {
-		return "", false
-	}
-	return strings.ToLower(s), true
 }

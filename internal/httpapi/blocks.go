@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"reflect"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -42,12 +41,8 @@ func (b blockObject) MarshalJSON() ([]byte, error) {
 	return append(out, '}'), nil
 }
 
-// Schema describes a block in the document.
-func (blockObject) Schema(r huma.Registry) *huma.Schema {
-	s := r.Schema(reflect.TypeFor[blockDoc](), false, "")
-	s.AdditionalProperties = &huma.Schema{Type: "object", Description: "The content of the block's type, under a field named by type."}
-	return s
-}
+// Schema describes a block in the document, one variant per block type (schema_blocks.go).
+func (blockObject) Schema(r huma.Registry) *huma.Schema { return blockReadSchema(r) }
 
 // blockDoc is the part of a block every type shares.
 type blockDoc struct {
@@ -120,11 +115,8 @@ type appendInput struct {
 // updateBlockRequest documents a block update: its fields depend on the block's type.
 type updateBlockRequest struct{}
 
-// Schema describes the body in the document.
-func (updateBlockRequest) Schema(r huma.Registry) *huma.Schema {
-	return &huma.Schema{Type: "object", Description: "{T:{…fields to change…}} where T is the block's own type, and/or {\"in_trash\":bool}.",
-		Properties: map[string]*huma.Schema{"in_trash": {Type: "boolean"}}, AdditionalProperties: &huma.Schema{Type: "object"}}
-}
+// Schema describes the body in the document (schema_blocks.go).
+func (updateBlockRequest) Schema(r huma.Registry) *huma.Schema { return blockUpdateSchema(r) }
 
 type patchBlockInput struct {
 	BlockID string `path:"block_id" format:"uuid"`
@@ -135,29 +127,21 @@ type patchBlockInput struct {
 func (s *Server) registerBlocks() {
 	read := route{scopes: []quire.Scope{quire.BlocksRead}}
 	write := route{scopes: []quire.Scope{quire.BlocksWrite}}
-	register(s, huma.Operation{
-		OperationID: "retrieve-block", Method: http.MethodGet, Path: "/v2/blocks/{block_id}",
-		Summary: "Retrieve a block", Tags: []string{"Blocks"},
-	}, read, s.getBlock)
-	register(s, huma.Operation{
-		OperationID: "list-block-children", Method: http.MethodGet, Path: "/v2/blocks/{block_id}/children",
-		Summary: "List a block's children", Tags: []string{"Blocks"},
-		Description: "The children of a block, or the content of a page, in order; blocks in trash are left out.",
-	}, read, s.listChildren)
-	register(s, huma.Operation{
-		OperationID: "append-block-children", Method: http.MethodPatch, Path: "/v2/blocks/{block_id}/children",
-		Summary: "Append block children", Tags: []string{"Blocks"},
-		Description: "Appends blocks (with nested children) to a block or page, atomically, and returns the created top-level blocks.",
-	}, write, s.appendChildren)
-	register(s, huma.Operation{
-		OperationID: "update-block", Method: http.MethodPatch, Path: "/v2/blocks/{block_id}",
-		Summary: "Update a block", Tags: []string{"Blocks"},
-		Description: "Changes the content of the block's type (the type itself is fixed), or trashes or restores it.",
-	}, write, s.patchBlock)
-	registerHidden(s, huma.Operation{
-		OperationID: "delete-block", Method: http.MethodDelete, Path: "/v2/blocks/{block_id}",
-		Summary: "Trash a block", Tags: []string{"Blocks"},
-	}, write, s.trashBlock)
+	register(s, op("retrieve-block", http.MethodGet, "/v2/blocks/{block_id}", "Blocks",
+		"Retrieve a block",
+		""), read, s.getBlock)
+	register(s, op("list-block-children", http.MethodGet, "/v2/blocks/{block_id}/children", "Blocks",
+		"List a block's children",
+		"The children of a block, or the content of a page, in order; blocks in trash are left out."), read, s.listChildren)
+	register(s, op("append-block-children", http.MethodPatch, "/v2/blocks/{block_id}/children", "Blocks",
+		"Append block children",
+		"Appends blocks (with nested children) to a block or page, atomically, and returns the created top-level blocks."), write, s.appendChildren)
+	register(s, op("update-block", http.MethodPatch, "/v2/blocks/{block_id}", "Blocks",
+		"Update a block",
+		"Changes the content of the block's type (the type itself is fixed), or trashes or restores it."), write, s.patchBlock)
+	registerHidden(s, op("delete-block", http.MethodDelete, "/v2/blocks/{block_id}", "Blocks",
+		"Trash a block",
+		""), write, s.trashBlock)
 }
 
 // getBlock answers GET /v2/blocks/{block_id}.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"reflect"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -41,22 +40,7 @@ func (r schemaJSON) MarshalJSON() ([]byte, error) { return rawOr(r, "{}"), nil }
 func (schemaJSON) Schema(reg huma.Registry) *huma.Schema {
 	return &huma.Schema{Type: "object", Description: "The schema: property name → {id, name, type, <type>: configuration}. " +
 		"Exactly one property has type title and id title.",
-		AdditionalProperties: reg.Schema(reflect.TypeFor[schemaEntry](), true, "")}
-}
-
-// schemaEntry documents one property of a schema.
-type schemaEntry struct {
-	ID   string `json:"id"`
-	Name string `json:"name"`
-	Type string `json:"type" enum:"title,rich_text,number,select,multi_select,status,date,people,files,checkbox,url,email,phone_number,relation,created_time,created_by,last_edited_time,last_edited_by,unique_id"`
-}
-
-// Schema describes the entry, with its configuration under the field named by type.
-func (schemaEntry) Schema(huma.Registry) *huma.Schema {
-	return &huma.Schema{Type: "object", Required: []string{"id", "name", "type"},
-		Properties: map[string]*huma.Schema{"id": {Type: "string"}, "name": {Type: "string"}, "type": {Type: "string"}},
-		AdditionalProperties: &huma.Schema{Type: "object",
-			Description: "The configuration of the type: options (select, multi_select, status), groups (status), format (number), database_id (relation), prefix (unique_id)."}}
+		AdditionalProperties: propertySchemaRead(reg)}
 }
 
 func (s *Server) newDatabaseObject(n *quire.Node) (databaseObject, error) {
@@ -102,12 +86,8 @@ type createDatabaseRequest struct {
 // PATCH, null removes the property.
 type schemaEdit struct{}
 
-// Schema describes a property as written.
-func (schemaEdit) Schema(huma.Registry) *huma.Schema {
-	return &huma.Schema{Type: "object", Description: "{<type>: configuration}, {\"type\":T, T: configuration}, or {\"name\": new name}; null removes (PATCH).",
-		Properties:           map[string]*huma.Schema{"type": {Type: "string"}, "name": {Type: "string"}},
-		AdditionalProperties: &huma.Schema{Type: "object"}}
-}
+// Schema describes a property as written, one variant per property type (schema_database.go).
+func (schemaEdit) Schema(r huma.Registry) *huma.Schema { return propertySchemaInput(r) }
 
 type updateDatabaseRequest struct {
 	Title       []richTextItemInput   `json:"title,omitempty" maxItems:"100"`
@@ -117,32 +97,6 @@ type updateDatabaseRequest struct {
 	Cover       *fileObjectOrNull     `json:"cover,omitempty" doc:"null clears it."`
 	InTrash     *bool                 `json:"in_trash,omitempty" doc:"true trashes the database, false restores it."`
 	Properties  map[string]schemaEdit `json:"properties,omitempty" doc:"Property name or id → new configuration, {\"name\": …} to rename, or null to remove."`
-}
-
-type queryDatabaseRequest struct {
-	Filter           map[string]any `json:"filter,omitempty" doc:"Notion's filter: a property filter, a timestamp filter, or and/or of them, nested two levels deep."`
-	Sorts            []sortInput    `json:"sorts,omitempty" maxItems:"100"`
-	StartCursor      string         `json:"start_cursor,omitempty"`
-	PageSize         int            `json:"page_size,omitempty" minimum:"1" maximum:"100" default:"20"`
-	FilterProperties []string       `json:"filter_properties,omitempty" doc:"Return only these properties (ids or names)."`
-	ViewID           string         `json:"view_id,omitempty" format:"uuid" nullable:"true" doc:"Query through a view of this database: its filter and the request's filter both apply, and the request's sorts come first, then the view's. Not a view of this database (unknown, in trash, another database's): 400 at view_id."`
-}
-
-type sortInput struct {
-	Property  string `json:"property,omitempty"`
-	Timestamp string `json:"timestamp,omitempty" enum:"created_time,last_edited_time"`
-	Direction string `json:"direction" enum:"ascending,descending"`
-}
-
-type mutationsRequest struct {
-	Mutations []mutationInput `json:"mutations" minItems:"1" maxItems:"100"`
-}
-
-type mutationInput struct {
-	Op         string         `json:"op" enum:"create,update,trash,restore"`
-	PageID     string         `json:"page_id,omitempty" format:"uuid" doc:"update, trash, restore: the record."`
-	Properties map[string]any `json:"properties,omitempty" doc:"create, update: property values by name or id."`
-	Children   []blockInput   `json:"children,omitempty" maxItems:"100" doc:"create: content blocks."`
 }
 
 type createDatabaseInput struct {
@@ -159,78 +113,22 @@ type patchDatabaseInput struct {
 	Body       reqBody[updateDatabaseRequest]
 }
 
-type queryDatabaseInput struct {
-	DatabaseID string                         `path:"database_id" format:"uuid"`
-	Body       *reqBody[queryDatabaseRequest] `required:"false"`
-}
-
-type mutationsInput struct {
-	DatabaseID string `path:"database_id" format:"uuid"`
-	Body       reqBody[mutationsRequest]
-}
-
-type propertyItemInput struct {
-	PageID     string `path:"page_id" format:"uuid"`
-	PropertyID string `path:"property_id"`
-}
-
-type propertyItemOutput struct{ Body propertyItemJSON }
-
-// propertyItemJSON is a property_item, or a list of them, spliced from the service's JSON.
-type propertyItemJSON json.RawMessage
-
-func (r propertyItemJSON) MarshalJSON() ([]byte, error) { return rawOr(r, "{}"), nil }
-
-// Schema describes the answer in the document.
-func (propertyItemJSON) Schema(huma.Registry) *huma.Schema {
-	return &huma.Schema{Type: "object", Description: "A property_item {object, id, type, <type>: value}; for title, rich_text, " +
-		"people and relation a list of property_items with property_item describing the property.",
-		Required:             []string{"object"},
-		Properties:           map[string]*huma.Schema{"object": {Type: "string", Enum: []any{"property_item", "list"}}},
-		AdditionalProperties: true}
-}
-
 func (s *Server) registerDatabases() {
 	read := route{scopes: []quire.Scope{quire.DatabasesRead}}
 	write := route{scopes: []quire.Scope{quire.DatabasesWrite}}
-	register(s, huma.Operation{
-		OperationID: "create-database", Method: http.MethodPost, Path: "/v2/databases",
-		Summary: "Create a database", Tags: []string{"Databases"},
-		Description: "Creates a database with its schema under a page (where it appears as a child_database block) or the workspace.",
-	}, write, s.createDatabase)
-	register(s, huma.Operation{
-		OperationID: "retrieve-database", Method: http.MethodGet, Path: "/v2/databases/{database_id}",
-		Summary: "Retrieve a database", Tags: []string{"Databases"},
-		Description: "A database and its schema. A database in trash is still readable, with in_trash true.",
-	}, read, s.getDatabase)
-	register(s, huma.Operation{
-		OperationID: "update-database", Method: http.MethodPatch, Path: "/v2/databases/{database_id}",
-		Summary: "Update a database", Tags: []string{"Databases"},
-		Description: "Changes the title, description, inline flag, icon, cover or schema (add, rename, reconfigure, " +
-			"remove properties), or trashes (in_trash true) or restores (false) the database.",
-	}, write, s.patchDatabase)
-	registerHidden(s, huma.Operation{
-		OperationID: "delete-database", Method: http.MethodDelete, Path: "/v2/databases/{database_id}",
-		Summary: "Trash a database", Tags: []string{"Databases"},
-	}, write, s.trashDatabase)
-	register(s, huma.Operation{
-		OperationID: "query-database", Method: http.MethodPost, Path: "/v2/databases/{database_id}/query",
-		Summary: "Query a database", Tags: []string{"Databases"},
-		Description: "The database's records (not in trash) matching a filter, in the order of sorts (newest created first " +
-			"without), a page at a time.",
-	}, read, s.queryDatabase)
-	register(s, huma.Operation{
-		OperationID: "mutate-database", Method: http.MethodPost, Path: "/v2/databases/{database_id}/mutations",
-		Summary: "Mutate records", Tags: []string{"Databases"},
-		Description: "Applies up to 100 create, update, trash and restore operations to the database's records, atomically: " +
-			"one failing operation answers 400 with its indexed path and nothing is applied. Answers the records in order.",
-	}, route{scopes: []quire.Scope{quire.DatabasesWrite, quire.PagesWrite}}, s.mutateDatabase)
-	register(s, huma.Operation{
-		OperationID: "retrieve-page-property", Method: http.MethodGet, Path: "/v2/pages/{page_id}/properties/{property_id}",
-		Summary: "Retrieve a page property item", Tags: []string{"Pages"},
-		Description: "One property of a page or record by id (or name): a property_item, or for title, rich_text, " +
-			"people and relation a list of them.",
-	}, route{scopes: []quire.Scope{quire.PagesRead}}, s.getPageProperty)
+	register(s, op("create-database", http.MethodPost, "/v2/databases", "Databases",
+		"Create a database",
+		"Creates a database with its schema under a page (where it appears as a child_database block) or the workspace."), write, s.createDatabase)
+	register(s, op("retrieve-database", http.MethodGet, "/v2/databases/{database_id}", "Databases",
+		"Retrieve a database",
+		"A database and its schema. A database in trash is still readable, with in_trash true."), read, s.getDatabase)
+	register(s, op("update-database", http.MethodPatch, "/v2/databases/{database_id}", "Databases",
+		"Update a database",
+		"Changes the title, description, inline flag, icon, cover or schema (add, rename, reconfigure, "+
+			"remove properties), or trashes (in_trash true) or restores (false) the database."), write, s.patchDatabase)
+	registerHidden(s, op("delete-database", http.MethodDelete, "/v2/databases/{database_id}", "Databases",
+		"Trash a database",
+		""), write, s.trashDatabase)
 }
 
 // createDatabase answers POST /v2/databases.
@@ -276,53 +174,4 @@ func (s *Server) trashDatabase(ctx context.Context, in *databaseIDInput) (*datab
 		return nil, err
 	}
 	return s.databaseOutput(n)
-}
-
-// queryDatabase answers POST /v2/databases/{database_id}/query.
-func (s *Server) queryDatabase(ctx context.Context, in *queryDatabaseInput) (*pageListOutput, error) {
-	var raw []byte
-	if in.Body != nil {
-		raw = in.Body.bytes()
-	}
-	q, err := service.DecodeRecordQuery(raw)
-	if err != nil {
-		return nil, err
-	}
-	pg, err := s.svc.QueryDatabase(ctx, principal(ctx), in.DatabaseID, q)
-	if err != nil {
-		return nil, err
-	}
-	return s.pageList(pg.Items, pg.NextCursor), nil
-}
-
-// mutateDatabase answers POST /v2/databases/{database_id}/mutations.
-func (s *Server) mutateDatabase(ctx context.Context, in *mutationsInput) (*pageListOutput, error) {
-	ops, err := service.DecodeMutations(in.Body.bytes())
-	if err != nil {
-		return nil, err
-	}
-	recs, err := s.svc.MutateRecords(ctx, principal(ctx), in.DatabaseID, ops)
-	if err != nil {
-		return nil, err
-	}
-	return s.pageList(recs, ""), nil
-}
-
-// getPageProperty answers GET /v2/pages/{page_id}/properties/{property_id}.
-func (s *Server) getPageProperty(ctx context.Context, in *propertyItemInput) (*propertyItemOutput, error) {
-	b, err := s.svc.PageProperty(ctx, principal(ctx), in.PageID, in.PropertyID)
-	if err != nil {
-		return nil, err
-	}
-	return &propertyItemOutput{Body: propertyItemJSON(b)}, nil
-}
-
-// Schema describes one property value: a record has values of every type, each under a
-// field named by its type.
-func (propertyValue) Schema(r huma.Registry) *huma.Schema {
-	return &huma.Schema{Type: "object", Required: []string{"id", "type"},
-		Properties: map[string]*huma.Schema{"id": {Type: "string"}, "type": {Type: "string"},
-			"title": r.Schema(reflect.TypeFor[richTextJSON](), true, "")},
-		AdditionalProperties: true,
-		Description:          "{id, type, <type>: value}; a relation value also has has_more."}
 }

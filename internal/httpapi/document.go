@@ -52,7 +52,7 @@ func (s *Server) registerDocument() {
 		Description: "This document. It describes every non-destructive endpoint; soft deletes are left out. No token needed.",
 		Responses: map[string]*huma.Response{
 			"200": {Description: "The OpenAPI 3.1 document.", Headers: etagHeader(),
-				Content: map[string]*huma.MediaType{"application/json": {Schema: &huma.Schema{Type: "object"}}}},
+				Content: map[string]*huma.MediaType{"application/json": {Schema: &huma.Schema{Type: "object", AdditionalProperties: true}}}},
 			"304": notModified,
 		},
 	}, route{public: true}, func(_ context.Context, in *docInput) (*rawOutput, error) {
@@ -105,6 +105,7 @@ func (s *Server) freezeDocument() *document {
 			}
 		}
 	}
+	describeDefaults(oapi.Components.Schemas)
 	body := pruneSchemas(oapi)
 	sum := sha256.Sum256(body)
 	d := &document{json: body, etag: hex.EncodeToString(sum[:])}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/danielgtaylor/huma/v2"
-
 	"github.com/quire-dev/quire/internal/quire"
 )
 
@@ -17,12 +15,10 @@ type sectionInput struct {
 func (s *Server) registerWorkspaceListings() {
 	rt := route{scopes: []quire.Scope{quire.PagesRead}, workspaceScoped: true}
 	s.registerSidebarSections(rt) // team, shared, private and top_level: sidebar nodes (sidebar.go)
-	register(s, huma.Operation{
-		OperationID: "list-workspace-section", Method: http.MethodGet, Path: "/v2/workspace/pages/{section}",
-		Summary: "List a section of the workspace", Tags: []string{"Workspace"},
-		Description: "Quire's own sections, as page and database objects: recent: everything by last edit; folders; " +
-			"mind_maps; trash: what was put in trash, last first. (team, shared, private and top_level have routes of their own.)",
-	}, rt, func(ctx context.Context, in *sectionInput) (*nodeListOutput, error) {
+	register(s, op("list-workspace-section", http.MethodGet, "/v2/workspace/pages/{section}", "Workspace",
+		"List a section of the workspace",
+		"Quire's own sections, as page and database objects: recent: everything by last edit; folders; "+
+			"mind_maps; trash: what was put in trash, last first. (team, shared, private and top_level have routes of their own.)"), rt, func(ctx context.Context, in *sectionInput) (*nodeListOutput, error) {
 		return s.section(ctx, in.Section, in.PageParams)
 	})
 }

@@ -44,12 +44,10 @@ func (s *Server) registerMarkdown() {
 		Responses: map[string]*huma.Response{"200": {Description: "The Markdown of the page.",
 			Content: map[string]*huma.MediaType{"application/json": {Schema: mdSchema}}}},
 	}, route{scopes: []quire.Scope{quire.PagesRead, quire.BlocksRead}}, s.getMarkdown)
-	register(s, huma.Operation{
-		OperationID: "replace-page-markdown", Method: http.MethodPut, Path: "/v2/pages/{page_id}/content/markdown",
-		Summary: "Replace a page's content with Markdown", Tags: []string{"Pages"},
-		Description: "Parses the Markdown into blocks and replaces the page's content blocks with them, atomically " +
-			"(the old blocks go to trash; child pages and databases stay).",
-	}, route{scopes: []quire.Scope{quire.PagesWrite, quire.BlocksWrite}}, s.putMarkdown)
+	register(s, op("replace-page-markdown", http.MethodPut, "/v2/pages/{page_id}/content/markdown", "Pages",
+		"Replace a page's content with Markdown",
+		"Parses the Markdown into blocks and replaces the page's content blocks with them, atomically "+
+			"(the old blocks go to trash; child pages and databases stay)."), route{scopes: []quire.Scope{quire.PagesWrite, quire.BlocksWrite}}, s.putMarkdown)
 }
 
 // getMarkdown answers GET /v2/pages/{page_id}/content/markdown. The Markdown is streamed into

@@ -152,8 +152,16 @@ type updateMindMapRequest struct {
 	Edits    []mindMapEdit         `json:"edits,omitempty" maxItems:"100" doc:"Applied in order, all or none."`
 }
 
-// mindMapEdit documents one edit; which fields an op takes is in the description.
-type mindMapEdit struct {
+// mindMapEdit documents one edit: a variant per op (schema_mindmap.go), with the fields of
+// mindMapEditFields the op takes.
+type mindMapEdit struct{}
+
+// Schema describes an edit (schema_mindmap.go).
+func (mindMapEdit) Schema(r huma.Registry) *huma.Schema { return mindMapEditSchema(r) }
+
+// mindMapEditFields are the schemas of the fields of every edit; mindmap.DescribeEdits says
+// which op takes which.
+type mindMapEditFields struct {
 	Op        string                `json:"op" enum:"add,update,move,delete" doc:"add: parent_id, node, after or position. update: node_id, text, color, collapsed. move: node_id, parent_id, after or position. delete: node_id (the subtree goes too; never the root)."`
 	NodeID    string                `json:"node_id,omitempty" format:"uuid"`
 	ParentID  string                `json:"parent_id,omitempty" format:"uuid"`

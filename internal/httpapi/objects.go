@@ -44,7 +44,7 @@ func rawOr(r []byte, empty string) []byte {
 type richTextItem struct {
 	Type        string           `json:"type" enum:"text,mention,equation"`
 	Text        *textContent     `json:"text,omitempty"`
-	Mention     map[string]any   `json:"mention,omitempty" doc:"{type: user|page|date, …}"`
+	Mention     *mentionRead     `json:"mention,omitempty"`
 	Equation    *equationContent `json:"equation,omitempty"`
 	Annotations annotations      `json:"annotations"`
 	PlainText   string           `json:"plain_text"`
@@ -106,8 +106,8 @@ type fileUploadRef struct {
 }
 
 type servedFile struct {
-	URL        string `json:"url"`
-	ExpiryTime string `json:"expiry_time" format:"date-time"`
+	URL        string `json:"url" required:"false" doc:"Always in an answer; a write may leave it out when it names the upload by oss_name."`
+	ExpiryTime string `json:"expiry_time" format:"date-time" nullable:"true" required:"false" doc:"When url stops working; null for a stored file written back without one."`
 	// An upload read back names itself by oss_name, and a write may name it by oss_name alone
 	// (the original service's shape, which also sends size and content_type back; both ignored).
 	OssName     string `json:"oss_name,omitempty" doc:"The upload's id; on a write it names the upload (url may then be left out)."`

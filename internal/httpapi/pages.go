@@ -34,17 +34,11 @@ type propertiesJSON json.RawMessage
 
 func (r propertiesJSON) MarshalJSON() ([]byte, error) { return rawOr(r, "{}"), nil }
 
-// Schema describes property values in the document.
+// Schema describes property values in the document, one variant per property type
+// (schema_properties.go).
 func (propertiesJSON) Schema(reg huma.Registry) *huma.Schema {
 	return &huma.Schema{Type: "object", Description: "Property values by property name. A page outside a database has only `title`.",
-		AdditionalProperties: reg.Schema(reflect.TypeFor[propertyValue](), true, "")}
-}
-
-// propertyValue documents one property value: id, type, and a field named by the type.
-type propertyValue struct {
-	ID    string       `json:"id"`
-	Type  string       `json:"type"`
-	Title richTextJSON `json:"title,omitempty"`
+		AdditionalProperties: propertyValueReadSchema(reg)}
 }
 
 func (s *Server) newPageObject(n *quire.Node) pageObject {
@@ -79,18 +73,21 @@ func (s *Server) pageList(nodes []*quire.Node, next string) *pageListOutput {
 }
 
 type createPageRequest struct {
-	Parent     *parentInput     `json:"parent,omitempty" doc:"{\"type\":\"page_id\",\"page_id\":…} or {\"type\":\"workspace\",\"workspace\":true} (workspace-scoped tokens only); type may be left out. Left out: the workspace."`
-	PageType   string           `json:"page_type,omitempty" enum:"page,folder,mind_map" default:"page"`
-	Properties *titleProperties `json:"properties,omitempty"`
-	Icon       *fileObject      `json:"icon,omitempty"`
-	Cover      *fileObject      `json:"cover,omitempty"`
-	Children   []blockInput     `json:"children,omitempty" maxItems:"100" doc:"Content blocks, nested two levels deep; or send markdown instead."`
-	Markdown   string           `json:"markdown,omitempty" doc:"GitHub-flavoured Markdown, parsed into blocks instead of children."`
+	Parent     *parentInput         `json:"parent,omitempty" doc:"{\"type\":\"page_id\",\"page_id\":…} or {\"type\":\"workspace\",\"workspace\":true} (workspace-scoped tokens only); type may be left out. Left out: the workspace."`
+	PageType   string               `json:"page_type,omitempty" enum:"page,folder,mind_map" default:"page"`
+	Properties *propertyValuesInput `json:"properties,omitempty"`
+	Icon       *fileObject          `json:"icon,omitempty"`
+	Cover      *fileObject          `json:"cover,omitempty"`
+	Children   []blockInput         `json:"children,omitempty" maxItems:"100" doc:"Content blocks, nested two levels deep; or send markdown instead."`
+	Markdown   string               `json:"markdown,omitempty" doc:"GitHub-flavoured Markdown, parsed into blocks instead of children."`
 }
 
-type titleProperties struct {
-	Title *titlePropertyValue `json:"title,omitempty"`
-}
+// propertyValuesInput documents the properties of a page or record as written: by name, each
+// value in its type's shape.
+type propertyValuesInput struct{}
+
+// Schema describes property values as written (schema_properties.go).
+func (propertyValuesInput) Schema(r huma.Registry) *huma.Schema { return propertyValuesInputSchema(r) }
 
 // annotationsIn are annotations as written: every field optional.
 type annotationsIn struct {
@@ -104,24 +101,13 @@ type annotationsIn struct {
 	Color           string `json:"color,omitempty" doc:"Legacy: red sets text_color, red_background sets background_color."`
 }
 
-// titlePropertyValue documents the title as written: {"title":[…]} or the bare array.
-type titlePropertyValue struct{}
-
-// Schema describes both forms of a title.
-func (titlePropertyValue) Schema(r huma.Registry) *huma.Schema {
-	items := &huma.Schema{Type: "array", MaxItems: ptr(100), Items: r.Schema(reflect.TypeFor[richTextItemInput](), true, "")}
-	return &huma.Schema{OneOf: []*huma.Schema{items, {Type: "object", AdditionalProperties: false,
-		Properties: map[string]*huma.Schema{"title": items, "type": {Type: "string", Enum: []any{"title"}}, "id": {Type: "string", Enum: []any{"title"}}},
-		Required:   []string{"title"}}}}
-}
-
 func ptr[T any](v T) *T { return &v }
 
 // richTextItemInput documents a rich-text item as written.
 type richTextItemInput struct {
 	Type        string           `json:"type,omitempty" enum:"text,mention,equation"`
 	Text        *textInput       `json:"text,omitempty"`
-	Mention     map[string]any   `json:"mention,omitempty"`
+	Mention     *mentionInput    `json:"mention,omitempty"`
 	Equation    *equationContent `json:"equation,omitempty"`
 	Annotations *annotationsIn   `json:"annotations,omitempty"`
 	Color       string           `json:"color,omitempty" doc:"Legacy single colour channel: red sets text_color, red_background sets background_color."`
@@ -131,15 +117,8 @@ type richTextItemInput struct {
 // original service writes it, {"type":T, T:{…}, "children"?:[…]}.
 type blockInput struct{}
 
-// Schema describes a block as written.
-func (blockInput) Schema(huma.Registry) *huma.Schema {
-	return &huma.Schema{Type: "object", Description: "{\"type\":T, T:{…content…, \"children\":[…]}}; type may be left out; children may stand beside type instead (not in both places).",
-		Properties: map[string]*huma.Schema{
-			"type":     {Type: "string", Description: "The block type; a field of that name holds its content."},
-			"children": {Type: "array", Description: "Child blocks, beside type as the original service writes them.", Items: &huma.Schema{Type: "object"}},
-		},
-		AdditionalProperties: &huma.Schema{Type: "object"}}
-}
+// Schema describes a block as written, one variant per block type (schema_blocks.go).
+func (blockInput) Schema(r huma.Registry) *huma.Schema { return blockInputSchema(r) }
 
 // parentInput documents a parent as written; type may be left out.
 type parentInput struct {
@@ -166,10 +145,10 @@ type createPageInput struct {
 }
 
 type updatePageRequest struct {
-	Properties *titleProperties  `json:"properties,omitempty"`
-	Icon       *fileObjectOrNull `json:"icon,omitempty" doc:"null clears it."`
-	Cover      *fileObjectOrNull `json:"cover,omitempty" doc:"null clears it."`
-	InTrash    *bool             `json:"in_trash,omitempty" doc:"true trashes the page, false restores it."`
+	Properties *propertyValuesInput `json:"properties,omitempty"`
+	Icon       *fileObjectOrNull    `json:"icon,omitempty" doc:"null clears it."`
+	Cover      *fileObjectOrNull    `json:"cover,omitempty" doc:"null clears it."`
+	InTrash    *bool                `json:"in_trash,omitempty" doc:"true trashes the page, false restores it."`
 }
 
 type patchPageInput struct {
@@ -272,40 +251,29 @@ type movePageInput struct {
 func (s *Server) registerPages() {
 	write := route{scopes: []quire.Scope{quire.PagesWrite}}
 	read := route{scopes: []quire.Scope{quire.PagesRead}}
-	register(s, huma.Operation{
-		OperationID: "create-page", Method: http.MethodPost, Path: "/v2/pages",
-		Summary: "Create a page", Tags: []string{"Pages"},
-		Description: "Creates a page, folder or mind-map page under a page or the workspace, with its content " +
-			"as blocks (children) or Markdown.",
-	}, write, s.createPage)
-	register(s, huma.Operation{
-		OperationID: "retrieve-page", Method: http.MethodGet, Path: "/v2/pages/{page_id}",
-		Summary: "Retrieve a page", Tags: []string{"Pages"},
-		Description: "A page in trash is still readable, with in_trash true.",
-	}, read, s.getPage)
-	register(s, huma.Operation{
-		OperationID: "update-page", Method: http.MethodPatch, Path: "/v2/pages/{page_id}",
-		Summary: "Update a page", Tags: []string{"Pages"},
-		Description: "Changes the title, icon or cover, or trashes (in_trash true) or restores (false) the page.",
-	}, write, s.patchPage)
-	register(s, huma.Operation{
-		OperationID: "move-page", Method: http.MethodPatch, Path: "/v2/pages/{page_id}/move",
-		Summary: "Move a page or database", Tags: []string{"Pages"},
-		Description: "Moves a page, folder, mind map, record or database under the workspace, a page or folder, or (a page) a " +
-			"database, where it becomes a record; a record moved out of its database becomes a page. The answer is the " +
-			"node's object with object_type and the siblings it now sits between (after, before). A move under the node's " +
-			"own descendant answers 400 with reason cycle.",
-	}, write, s.movePage)
-	register(s, huma.Operation{
-		OperationID: "list-pages", Method: http.MethodGet, Path: "/v2/pages",
-		Summary: "List pages", Tags: []string{"Pages"},
-		Description: "Sidebar nodes in sidebar order: what is directly under parent_id (a database's records), or the top of " +
-			"what the token reaches (the workspace's top level, or the nodes granted to the token). Trash is left out.",
-	}, read, s.listPages)
-	registerHidden(s, huma.Operation{
-		OperationID: "delete-page", Method: http.MethodDelete, Path: "/v2/pages/{page_id}",
-		Summary: "Trash a page", Tags: []string{"Pages"},
-	}, write, s.trashPage)
+	register(s, op("create-page", http.MethodPost, "/v2/pages", "Pages",
+		"Create a page",
+		"Creates a page, folder or mind-map page under a page or the workspace, with its content "+
+			"as blocks (children) or Markdown."), write, s.createPage)
+	register(s, op("retrieve-page", http.MethodGet, "/v2/pages/{page_id}", "Pages",
+		"Retrieve a page",
+		"A page in trash is still readable, with in_trash true."), read, s.getPage)
+	register(s, op("update-page", http.MethodPatch, "/v2/pages/{page_id}", "Pages",
+		"Update a page",
+		"Changes the title, icon or cover, or trashes (in_trash true) or restores (false) the page."), write, s.patchPage)
+	register(s, op("move-page", http.MethodPatch, "/v2/pages/{page_id}/move", "Pages",
+		"Move a page or database",
+		"Moves a page, folder, mind map, record or database under the workspace, a page or folder, or (a page) a "+
+			"database, where it becomes a record; a record moved out of its database becomes a page. The answer is the "+
+			"node's object with object_type and the siblings it now sits between (after, before). A move under the node's "+
+			"own descendant answers 400 with reason cycle."), write, s.movePage)
+	register(s, op("list-pages", http.MethodGet, "/v2/pages", "Pages",
+		"List pages",
+		"Sidebar nodes in sidebar order: what is directly under parent_id (a database's records), or the top of "+
+			"what the token reaches (the workspace's top level, or the nodes granted to the token). Trash is left out."), read, s.listPages)
+	registerHidden(s, op("delete-page", http.MethodDelete, "/v2/pages/{page_id}", "Pages",
+		"Trash a page",
+		""), write, s.trashPage)
 }
 
 // createPage answers POST /v2/pages.

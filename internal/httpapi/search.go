@@ -34,13 +34,11 @@ type searchInput struct {
 }
 
 func (s *Server) registerSearch() {
-	register(s, huma.Operation{
-		OperationID: "search", Method: http.MethodPost, Path: "/v2/search",
-		Summary: "Search by keyword", Tags: []string{"Search"},
-		Description: "Pages, databases, folders and mind maps whose title or content holds every term, in any " +
-			"script (Chinese and Japanese included): title matches first, then those with the most matching " +
-			"blocks, then the latest edit. Content in trash or out of the token's reach never appears.",
-	}, route{scopes: []quire.Scope{quire.SearchRead}}, s.search)
+	register(s, op("search", http.MethodPost, "/v2/search", "Search",
+		"Search by keyword",
+		"Pages, databases, folders and mind maps whose title or content holds every term, in any "+
+			"script (Chinese and Japanese included): title matches first, then those with the most matching "+
+			"blocks, then the latest edit. Content in trash or out of the token's reach never appears."), route{scopes: []quire.Scope{quire.SearchRead}}, s.search)
 }
 
 // search answers POST /v2/search.

@@ -64,6 +64,7 @@ type Server struct {
 	metrics *metrics.Metrics // nil: off
 	doc     *document
 	handler http.Handler
+	streams streams // open event streams (events_stream.go)
 }
 
 // route is what one operation requires of its caller, declared once where it is registered.
@@ -117,6 +118,8 @@ func newServer(cfg Config, extra ...func(*Server)) *Server {
 	s.registerFiles()
 	s.registerMindMaps()
 	s.registerDatabases()
+	s.registerRecords()
+	s.registerEvents()
 	for _, f := range extra {
 		f(s)
 	}
@@ -189,6 +192,12 @@ func (s *Server) handle(pattern string, h http.Handler) {
 func (m *routeMux) ServeHTTP(w http.ResponseWriter, r *http.Request) { m.s.mux.ServeHTTP(w, r) }
 
 // register adds one operation: its access requirements, its documentation, its handler.
+// op is an operation as most routes declare it: its id, method and path, its tag (the
+// reference page's group), summary and description.
+func op(id, method, path, tag, summary, description string) huma.Operation {
+	return huma.Operation{OperationID: id, Method: method, Path: path, Tags: []string{tag}, Summary: summary, Description: description}
+}
+
 func register[I, O any](s *Server, op huma.Operation, rt route, h func(ctx context.Context, in *I) (*O, error)) {
 	if f, ok := reflect.TypeFor[I]().FieldByName("Body"); ok && (f.Type.Implements(rawSetterType) || reflect.PointerTo(f.Type).Implements(rawSetterType)) {
 		// A reqBody is read by jsonbody, which reports every problem at its path; huma's own

@@ -79,12 +79,10 @@ type workspacePagesInput struct {
 type sidebarSectionInput struct{ PageParams }
 
 func (s *Server) registerSidebarSections(rt route) {
-	register(s, huma.Operation{
-		OperationID: "list-workspace-pages", Method: http.MethodGet, Path: "/v2/workspace/pages",
-		Summary: "List the workspace's sections", Tags: []string{"Workspace"},
-		Description: "The original service's sections team, shared and private, each a list of sidebar nodes. " +
-			"A token that is not workspace-scoped answers 403.",
-	}, rt, func(ctx context.Context, in *workspacePagesInput) (*struct{ Body workspacePagesObject }, error) {
+	register(s, op("list-workspace-pages", http.MethodGet, "/v2/workspace/pages", "Workspace",
+		"List the workspace's sections",
+		"The original service's sections team, shared and private, each a list of sidebar nodes. "+
+			"A token that is not workspace-scoped answers 403."), rt, func(ctx context.Context, in *workspacePagesInput) (*struct{ Body workspacePagesObject }, error) {
 		out := workspacePagesObject{Object: "workspace_pages"}
 		for _, sec := range []struct {
 			name, cursor string

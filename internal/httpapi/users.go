@@ -4,8 +4,6 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/danielgtaylor/huma/v2"
-
 	"github.com/quire-dev/quire/internal/quire"
 )
 
@@ -76,21 +74,15 @@ type userIDInput struct {
 type listUsersInput struct{ PageParams }
 
 func (s *Server) registerUsers() {
-	register(s, huma.Operation{
-		OperationID: "retrieve-bot-user", Method: http.MethodGet, Path: "/v2/users/me",
-		Summary: "Retrieve the token's bot user", Tags: []string{"Users"},
-		Description: "The integration identity of the calling token, with one capability flag per scope.",
-	}, route{}, s.getMe)
-	register(s, huma.Operation{
-		OperationID: "retrieve-user", Method: http.MethodGet, Path: "/v2/users/{user_id}",
-		Summary: "Retrieve a user", Tags: []string{"Users"},
-		Description: "person.email is null unless the token also holds users.email.read.",
-	}, route{scopes: []quire.Scope{quire.UsersRead}}, s.getUser)
-	register(s, huma.Operation{
-		OperationID: "list-users", Method: http.MethodGet, Path: "/v2/users",
-		Summary: "List users", Tags: []string{"Users"},
-		Description: "The people of the workspace, oldest first.",
-	}, route{scopes: []quire.Scope{quire.UsersRead}, workspaceScoped: true}, s.listUsers)
+	register(s, op("retrieve-bot-user", http.MethodGet, "/v2/users/me", "Users",
+		"Retrieve the token's bot user",
+		"The integration identity of the calling token, with one capability flag per scope."), route{}, s.getMe)
+	register(s, op("retrieve-user", http.MethodGet, "/v2/users/{user_id}", "Users",
+		"Retrieve a user",
+		"person.email is null unless the token also holds users.email.read."), route{scopes: []quire.Scope{quire.UsersRead}}, s.getUser)
+	register(s, op("list-users", http.MethodGet, "/v2/users", "Users",
+		"List users",
+		"The people of the workspace, oldest first."), route{scopes: []quire.Scope{quire.UsersRead}, workspaceScoped: true}, s.listUsers)
 }
 
 // getMe answers GET /v2/users/me.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/quire-dev/quire/internal/quire"
 	"github.com/quire-dev/quire/internal/service"
+	"github.com/quire-dev/quire/internal/views"
 )
 
 // viewObject is a database view in its read shape, written by package views.
@@ -83,13 +84,13 @@ func viewFilterGroupSchema(r huma.Registry) *huma.Schema {
 		Description: "A condition; value is absent for empty and not_empty, a list for in and nin.",
 		Properties: map[string]*huma.Schema{
 			"property": {Type: "string", Description: "A property id."},
-			"operator": {Type: "string", Enum: []any{"eq", "neq", "in", "nin", "contains", "not_contains", "gt", "gte", "lt", "lte", "empty", "not_empty"}},
+			"operator": {Type: "string", Enum: anys(views.Operators())},
 			"value":    {OneOf: []*huma.Schema{str, {Type: "array", MaxItems: ptr(100), Items: str}}},
 		}}
 	r.Map()[name] = &huma.Schema{Type: "object", AdditionalProperties: false, Required: []string{"operator", "filters"},
 		Description: "A group of conditions and groups, nested three levels deep at most.",
 		Properties: map[string]*huma.Schema{
-			"operator": {Type: "string", Enum: []any{"and", "or"}},
+			"operator": {Type: "string", Enum: anys(views.GroupOperators())},
 			"filters":  {Type: "array", MaxItems: ptr(100), Items: &huma.Schema{OneOf: []*huma.Schema{condition, ref}}},
 		}}
 	return ref
@@ -182,30 +183,21 @@ type patchViewInput struct {
 func (s *Server) registerViews() {
 	read := route{scopes: []quire.Scope{quire.DatabasesRead}}
 	write := route{scopes: []quire.Scope{quire.DatabasesWrite}}
-	register(s, huma.Operation{
-		OperationID: "list-database-views", Method: http.MethodGet, Path: "/v2/databases/{database_id}/views",
-		Summary: "List a database's views", Tags: []string{"Views"},
-		Description: "The views of a database in order; views in trash are left out, and page_sort is not included.",
-	}, read, s.listViews)
-	register(s, huma.Operation{
-		OperationID: "retrieve-database-view", Method: http.MethodGet, Path: "/v2/databases/{database_id}/views/{view_id}",
-		Summary: "Retrieve a database view", Tags: []string{"Views"},
-		Description: "A view with its manual record order (page_sort). A view in trash is still readable, with in_trash true.",
-	}, read, s.getView)
-	register(s, huma.Operation{
-		OperationID: "create-database-view", Method: http.MethodPost, Path: "/v2/databases/{database_id}/views",
-		Summary: "Create a database view", Tags: []string{"Views"},
-		Description: "Adds a view after the database's other views.",
-	}, write, s.createView)
-	register(s, huma.Operation{
-		OperationID: "update-database-view", Method: http.MethodPatch, Path: "/v2/databases/{database_id}/views/{view_id}",
-		Summary: "Update a database view", Tags: []string{"Views"},
-		Description: "Changes a view's settings (its type is fixed), or trashes (in_trash true) or restores (false) it.",
-	}, write, s.patchView)
-	registerHidden(s, huma.Operation{
-		OperationID: "delete-database-view", Method: http.MethodDelete, Path: "/v2/databases/{database_id}/views/{view_id}",
-		Summary: "Trash a database view", Tags: []string{"Views"},
-	}, write, s.trashView)
+	register(s, op("list-database-views", http.MethodGet, "/v2/databases/{database_id}/views", "Views",
+		"List a database's views",
+		"The views of a database in order; views in trash are left out, and page_sort is not included."), read, s.listViews)
+	register(s, op("retrieve-database-view", http.MethodGet, "/v2/databases/{database_id}/views/{view_id}", "Views",
+		"Retrieve a database view",
+		"A view with its manual record order (page_sort). A view in trash is still readable, with in_trash true."), read, s.getView)
+	register(s, op("create-database-view", http.MethodPost, "/v2/databases/{database_id}/views", "Views",
+		"Create a database view",
+		"Adds a view after the database's other views."), write, s.createView)
+	register(s, op("update-database-view", http.MethodPatch, "/v2/databases/{database_id}/views/{view_id}", "Views",
+		"Update a database view",
+		"Changes a view's settings (its type is fixed), or trashes (in_trash true) or restores (false) it."), write, s.patchView)
+	registerHidden(s, op("delete-database-view", http.MethodDelete, "/v2/databases/{database_id}/views/{view_id}", "Views",
+		"Trash a database view",
+		""), write, s.trashView)
 }
 
 // listViews answers GET /v2/databases/{database_id}/views.

@@ -4,8 +4,6 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/danielgtaylor/huma/v2"
-
 	"github.com/quire-dev/quire/internal/quire"
 )
 
@@ -23,11 +21,9 @@ type workspaceObject struct {
 type workspaceOutput struct{ Body workspaceObject }
 
 func (s *Server) registerWorkspace() {
-	register(s, huma.Operation{
-		OperationID: "retrieve-workspace", Method: http.MethodGet, Path: "/v2/workspace",
-		Summary: "Retrieve the workspace", Tags: []string{"Workspace"},
-		Description: "The token's workspace with its totals.",
-	}, route{}, s.getWorkspace)
+	register(s, op("retrieve-workspace", http.MethodGet, "/v2/workspace", "Workspace",
+		"Retrieve the workspace",
+		"The token's workspace with its totals."), route{}, s.getWorkspace)
 }
 
 // getWorkspace answers GET /v2/workspace.

@@ -11,35 +11,8 @@ import (
 // fixed (equal content has equal bytes, which keeps ETags and idempotency hashes stable) and
 // it costs no reflection.
 
-type objWriter struct {
-	dst  []byte
-	more bool
-}
-
-func (w *objWriter) key(k string) {
-	if w.more {
-		w.dst = append(w.dst, ',')
-	}
-	w.more = true
-	w.dst = blocks.AppendString(w.dst, k)
-	w.dst = append(w.dst, ':')
-}
-
-func (w *objWriter) str(k, v string) {
-	w.key(k)
-	w.dst = blocks.AppendString(w.dst, v)
-}
-
-// nullable writes v, or null when v is "".
-func (w *objWriter) nullable(k, v string) {
-	w.key(k)
-	w.dst = appendNullable(w.dst, v)
-}
-
-func (w *objWriter) raw(k, v string) {
-	w.key(k)
-	w.dst = append(w.dst, v...)
-}
+// objWriter writes one JSON object's members, as blocks does.
+type objWriter = blocks.ObjWriter
 
 func appendNullable(dst []byte, v string) []byte {
 	if v == "" {

@@ -234,7 +234,7 @@ func checkPrefix(p *quire.Problems, path, s string) bool {
 func decodeRelation(p *quire.Problems, cp string, m map[string]any, prop, cur *quire.Property) {
 	jsonbody.Unknown(p, cp, m, "database_id", "type", "single_property", "dual_property")
 	if id, ok := jsonbody.RequiredStr(p, cp, m, "database_id"); ok {
-		if c, valid := canonicalID(id); valid {
+		if c, valid := quire.CanonicalID(id); valid {
 			prop.RelationDatabaseID = c
 		} else {
 			p.Add(jsonbody.Join(cp, "database_id"), quire.ReasonInvalidValue, "database_id must be a UUID.")
@@ -279,16 +279,4 @@ func decodeRelation(p *quire.Problems, cp string, m map[string]any, prop, cur *q
 			prop.DualPropertyID = quire.NewID()
 		}
 	}
-}
-
-// canonicalID accepts a UUID with or without dashes, in either case, and returns it
-// lower-case with dashes, the form ids are stored and filtered in (as internal/dbquery does).
-func canonicalID(s string) (string, bool) {
-	if len(s) == 32 {
-		s = s[0:8] + "-" + s[8:12] + "-" + s[12:16] + "-" + s[16:20] + "-" + s[20:]
-	}
-	if !quire.ValidID(s) {
-		return "", false
-	}
-	return strings.ToLower(s), true
 }

@@ -33,71 +33,71 @@ func UnmarshalSchema(raw []byte) (quire.Schema, error) {
 // AppendSchema appends the API's read shape of s, `{"Name":{"id","name","type",T:{config}}…}`,
 // in schema order.
 func AppendSchema(dst []byte, s quire.Schema) []byte {
-	w := objWriter{dst: append(dst, '{')}
+	w := objWriter{Dst: append(dst, '{')}
 	for _, p := range s {
-		w.key(p.Name)
-		w.dst = AppendProperty(w.dst, p)
+		w.Key(p.Name)
+		w.Dst = AppendProperty(w.Dst, p)
 	}
-	return append(w.dst, '}')
+	return append(w.Dst, '}')
 }
 
 // AppendProperty appends one schema entry, `{"id","name","type",T:{config}}`.
 func AppendProperty(dst []byte, p *quire.Property) []byte {
-	w := objWriter{dst: append(dst, '{')}
-	w.str("id", p.ID)
-	w.str("name", p.Name)
-	w.str("type", p.Type)
-	w.key(p.Type)
-	w.dst = appendConfig(w.dst, p)
-	return append(w.dst, '}')
+	w := objWriter{Dst: append(dst, '{')}
+	w.Str("id", p.ID)
+	w.Str("name", p.Name)
+	w.Str("type", p.Type)
+	w.Key(p.Type)
+	w.Dst = appendConfig(w.Dst, p)
+	return append(w.Dst, '}')
 }
 
 func appendConfig(dst []byte, p *quire.Property) []byte {
-	w := objWriter{dst: append(dst, '{')}
+	w := objWriter{Dst: append(dst, '{')}
 	switch p.Type {
 	case quire.PropNumber:
 		f := p.NumberFormat
 		if f == "" {
 			f = defaultNumberFormat
 		}
-		w.str("format", f)
+		w.Str("format", f)
 	case quire.PropSelect, quire.PropMultiSelect:
-		w.key("options")
-		w.dst = appendOptions(w.dst, p.Options)
+		w.Key("options")
+		w.Dst = appendOptions(w.Dst, p.Options)
 	case quire.PropStatus:
-		w.key("options")
-		w.dst = appendOptions(w.dst, p.Options)
-		w.key("groups")
-		w.dst = append(w.dst, '[')
+		w.Key("options")
+		w.Dst = appendOptions(w.Dst, p.Options)
+		w.Key("groups")
+		w.Dst = append(w.Dst, '[')
 		for i, g := range p.Groups {
 			if i > 0 {
-				w.dst = append(w.dst, ',')
+				w.Dst = append(w.Dst, ',')
 			}
-			gw := objWriter{dst: append(w.dst, '{')}
-			gw.str("id", g.ID)
-			gw.str("name", g.Name)
-			gw.str("color", orDefault(g.Color))
-			gw.key("option_ids")
-			gw.dst = appendStrings(gw.dst, g.OptionIDs)
-			w.dst = append(gw.dst, '}')
+			gw := objWriter{Dst: append(w.Dst, '{')}
+			gw.Str("id", g.ID)
+			gw.Str("name", g.Name)
+			gw.Str("color", orDefault(g.Color))
+			gw.Key("option_ids")
+			gw.Dst = appendStrings(gw.Dst, g.OptionIDs)
+			w.Dst = append(gw.Dst, '}')
 		}
-		w.dst = append(w.dst, ']')
+		w.Dst = append(w.Dst, ']')
 	case quire.PropRelation:
-		w.str("database_id", p.RelationDatabaseID)
+		w.Str("database_id", p.RelationDatabaseID)
 		if p.DualPropertyID == "" {
-			w.str("type", "single_property")
-			w.raw("single_property", "{}")
+			w.Str("type", "single_property")
+			w.Raw("single_property", "{}")
 		} else {
-			w.str("type", "dual_property")
-			w.key("dual_property")
-			dw := objWriter{dst: append(w.dst, '{')}
-			dw.str("synced_property_id", p.DualPropertyID)
-			w.dst = append(dw.dst, '}')
+			w.Str("type", "dual_property")
+			w.Key("dual_property")
+			dw := objWriter{Dst: append(w.Dst, '{')}
+			dw.Str("synced_property_id", p.DualPropertyID)
+			w.Dst = append(dw.Dst, '}')
 		}
 	case quire.PropUniqueID:
-		w.nullable("prefix", p.UniquePrefix)
+		w.Nullable("prefix", p.UniquePrefix)
 	}
-	return append(w.dst, '}')
+	return append(w.Dst, '}')
 }
 
 func appendOptions(dst []byte, opts []quire.Option) []byte {
@@ -113,11 +113,11 @@ func appendOptions(dst []byte, opts []quire.Option) []byte {
 
 // appendOption appends an option as it reads in schemas and in select values: {id,name,color}.
 func appendOption(dst []byte, o *quire.Option) []byte {
-	w := objWriter{dst: append(dst, '{')}
-	w.str("id", o.ID)
-	w.str("name", o.Name)
-	w.str("color", orDefault(o.Color))
-	return append(w.dst, '}')
+	w := objWriter{Dst: append(dst, '{')}
+	w.Str("id", o.ID)
+	w.Str("name", o.Name)
+	w.Str("color", orDefault(o.Color))
+	return append(w.Dst, '}')
 }
 
 func appendStrings(dst []byte, ss []string) []byte {

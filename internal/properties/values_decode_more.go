@@ -70,7 +70,7 @@ func decodeRefs(p *quire.Problems, vp, typ string, body any) []string {
 		if !ok {
 			continue
 		}
-		id, valid := canonicalID(s)
+		id, valid := quire.CanonicalID(s)
 		if !valid {
 			p.Add(jsonbody.Join(ip, "id"), quire.ReasonInvalidValue, "Not a valid id.")
 			continue
@@ -155,7 +155,7 @@ func decodeFiles(p *quire.Problems, vp string, body any) []File {
 		} else {
 			jsonbody.Unknown(p, bp, om, "id")
 			if s, ok := jsonbody.RequiredStr(p, bp, om, "id"); ok {
-				if id, valid := canonicalID(s); valid {
+				if id, valid := quire.CanonicalID(s); valid {
 					f.UploadID = id
 				} else {
 					p.Add(jsonbody.Join(bp, "id"), quire.ReasonInvalidValue, "Not a valid id.")

@@ -11,25 +11,25 @@ import (
 // name, as {"id","type",T: value}, in schema order; an empty value reads as null, [] or false
 // as Notion's do. Computed properties read from c.
 func AppendValues(dst []byte, s quire.Schema, v Values, c Computed) []byte {
-	w := objWriter{dst: append(dst, '{')}
+	w := objWriter{Dst: append(dst, '{')}
 	for _, p := range s {
-		w.key(p.Name)
-		w.dst = AppendValue(w.dst, p, v, c)
+		w.Key(p.Name)
+		w.Dst = AppendValue(w.Dst, p, v, c)
 	}
-	return append(w.dst, '}')
+	return append(w.Dst, '}')
 }
 
 // AppendValue appends one property's value, {"id","type",T: value} (relation adds has_more).
 func AppendValue(dst []byte, p *quire.Property, v Values, c Computed) []byte {
-	w := objWriter{dst: append(dst, '{')}
-	w.str("id", p.ID)
-	w.str("type", p.Type)
-	w.key(p.Type)
-	w.dst = appendBare(w.dst, p, v, c)
+	w := objWriter{Dst: append(dst, '{')}
+	w.Str("id", p.ID)
+	w.Str("type", p.Type)
+	w.Key(p.Type)
+	w.Dst = appendBare(w.Dst, p, v, c)
 	if p.Type == quire.PropRelation {
-		w.raw("has_more", "false")
+		w.Raw("has_more", "false")
 	}
-	return append(w.dst, '}')
+	return append(w.Dst, '}')
 }
 
 // appendBare appends the value under the type key.
@@ -44,14 +44,14 @@ func appendBare(dst []byte, p *quire.Property, v Values, c Computed) []byte {
 	case quire.PropLastEditedBy:
 		return appendUser(dst, c.EditedBy)
 	case quire.PropUniqueID:
-		w := objWriter{dst: append(dst, '{')}
-		w.nullable("prefix", p.UniquePrefix)
+		w := objWriter{Dst: append(dst, '{')}
+		w.Nullable("prefix", p.UniquePrefix)
 		if c.UniqueNumber > 0 {
-			w.raw("number", strconv.FormatInt(c.UniqueNumber, 10))
+			w.Raw("number", strconv.FormatInt(c.UniqueNumber, 10))
 		} else {
-			w.raw("number", "null")
+			w.Raw("number", "null")
 		}
-		return append(w.dst, '}')
+		return append(w.Dst, '}')
 	}
 	val, ok := valueFor(p, v)
 	switch p.Type {
@@ -84,11 +84,11 @@ func appendBare(dst []byte, p *quire.Property, v Values, c Computed) []byte {
 		if !ok || val.Date == nil {
 			return append(dst, "null"...)
 		}
-		w := objWriter{dst: append(dst, '{')}
-		w.str("start", val.Date.Start)
-		w.nullable("end", val.Date.End)
-		w.nullable("time_zone", val.Date.TimeZone)
-		return append(w.dst, '}')
+		w := objWriter{Dst: append(dst, '{')}
+		w.Str("start", val.Date.Start)
+		w.Nullable("end", val.Date.End)
+		w.Nullable("time_zone", val.Date.TimeZone)
+		return append(w.Dst, '}')
 	case quire.PropPeople:
 		dst = append(dst, '[')
 		for i, id := range val.IDs {
@@ -104,9 +104,9 @@ func appendBare(dst []byte, p *quire.Property, v Values, c Computed) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			w := objWriter{dst: append(dst, '{')}
-			w.str("id", id)
-			dst = append(w.dst, '}')
+			w := objWriter{Dst: append(dst, '{')}
+			w.Str("id", id)
+			dst = append(w.Dst, '}')
 		}
 		return append(dst, ']')
 	case quire.PropFiles:
@@ -123,40 +123,40 @@ func appendBare(dst []byte, p *quire.Property, v Values, c Computed) []byte {
 }
 
 func appendUser(dst []byte, id string) []byte {
-	w := objWriter{dst: append(dst, '{')}
-	w.str("object", "user")
-	w.str("id", id)
-	return append(w.dst, '}')
+	w := objWriter{Dst: append(dst, '{')}
+	w.Str("object", "user")
+	w.Str("id", id)
+	return append(w.Dst, '}')
 }
 
 func appendFile(dst []byte, f File, c Computed) []byte {
-	w := objWriter{dst: append(dst, '{')}
-	w.str("name", f.Name)
+	w := objWriter{Dst: append(dst, '{')}
+	w.Str("name", f.Name)
 	if f.Type == "external" {
-		w.str("type", "external")
-		w.key("external")
-		ew := objWriter{dst: append(w.dst, '{')}
-		ew.str("url", f.URL)
-		w.dst = append(ew.dst, '}')
-		return append(w.dst, '}')
+		w.Str("type", "external")
+		w.Key("external")
+		ew := objWriter{Dst: append(w.Dst, '{')}
+		ew.Str("url", f.URL)
+		w.Dst = append(ew.Dst, '}')
+		return append(w.Dst, '}')
 	}
 	if c.FileURL != nil {
 		if url, expiry, ok := c.FileURL(f.UploadID); ok {
-			w.str("type", "file")
-			w.key("file")
-			fw := objWriter{dst: append(w.dst, '{')}
-			fw.str("url", url)
-			fw.str("expiry_time", expiry)
-			w.dst = append(fw.dst, '}')
-			return append(w.dst, '}')
+			w.Str("type", "file")
+			w.Key("file")
+			fw := objWriter{Dst: append(w.Dst, '{')}
+			fw.Str("url", url)
+			fw.Str("expiry_time", expiry)
+			w.Dst = append(fw.Dst, '}')
+			return append(w.Dst, '}')
 		}
 	}
-	w.str("type", "file_upload")
-	w.key("file_upload")
-	uw := objWriter{dst: append(w.dst, '{')}
-	uw.str("id", f.UploadID)
-	w.dst = append(uw.dst, '}')
-	return append(w.dst, '}')
+	w.Str("type", "file_upload")
+	w.Key("file_upload")
+	uw := objWriter{Dst: append(w.Dst, '{')}
+	uw.Str("id", f.UploadID)
+	w.Dst = append(uw.Dst, '}')
+	return append(w.Dst, '}')
 }
 
 // Scalar is one record_values row of a record: ord orders a property's rows.
@@ -253,13 +253,13 @@ func optionIndex(opts []quire.Option, id string) int {
 // on one page: values hold at most 100 of them).
 func AppendPropertyItem(dst []byte, p *quire.Property, v Values, c Computed) []byte {
 	item := func(dst []byte, value func([]byte) []byte) []byte {
-		w := objWriter{dst: append(dst, '{')}
-		w.str("object", "property_item")
-		w.str("id", p.ID)
-		w.str("type", p.Type)
-		w.key(p.Type)
-		w.dst = value(w.dst)
-		return append(w.dst, '}')
+		w := objWriter{Dst: append(dst, '{')}
+		w.Str("object", "property_item")
+		w.Str("id", p.ID)
+		w.Str("type", p.Type)
+		w.Key(p.Type)
+		w.Dst = value(w.Dst)
+		return append(w.Dst, '}')
 	}
 	switch p.Type {
 	case quire.PropTitle, quire.PropRichText, quire.PropPeople, quire.PropRelation:
@@ -267,19 +267,19 @@ func AppendPropertyItem(dst []byte, p *quire.Property, v Values, c Computed) []b
 		return item(dst, func(d []byte) []byte { return appendBare(d, p, v, c) })
 	}
 	val, _ := valueFor(p, v)
-	w := objWriter{dst: append(dst, '{')}
-	w.str("object", "list")
-	w.key("results")
-	w.dst = append(w.dst, '[')
+	w := objWriter{Dst: append(dst, '{')}
+	w.Str("object", "list")
+	w.Key("results")
+	w.Dst = append(w.Dst, '[')
 	n := len(val.IDs)
 	if p.Type == quire.PropTitle || p.Type == quire.PropRichText {
 		n = len(val.RichText)
 	}
 	for i := 0; i < n; i++ {
 		if i > 0 {
-			w.dst = append(w.dst, ',')
+			w.Dst = append(w.Dst, ',')
 		}
-		w.dst = item(w.dst, func(d []byte) []byte {
+		w.Dst = item(w.Dst, func(d []byte) []byte {
 			switch p.Type {
 			case quire.PropTitle, quire.PropRichText:
 				one := blocks.AppendRichText(nil, val.RichText[i:i+1])
@@ -287,21 +287,21 @@ func AppendPropertyItem(dst []byte, p *quire.Property, v Values, c Computed) []b
 			case quire.PropPeople:
 				return appendUser(d, val.IDs[i])
 			}
-			rw := objWriter{dst: append(d, '{')}
-			rw.str("id", val.IDs[i])
-			return append(rw.dst, '}')
+			rw := objWriter{Dst: append(d, '{')}
+			rw.Str("id", val.IDs[i])
+			return append(rw.Dst, '}')
 		})
 	}
-	w.dst = append(w.dst, ']')
-	w.raw("next_cursor", "null")
-	w.raw("has_more", "false")
-	w.str("type", "property_item")
-	w.key("property_item")
-	pw := objWriter{dst: append(w.dst, '{')}
-	pw.str("id", p.ID)
-	pw.raw("next_url", "null")
-	pw.str("type", p.Type)
-	pw.raw(p.Type, "{}")
-	w.dst = append(pw.dst, '}')
-	return append(w.dst, '}')
+	w.Dst = append(w.Dst, ']')
+	w.Raw("next_cursor", "null")
+	w.Raw("has_more", "false")
+	w.Str("type", "property_item")
+	w.Key("property_item")
+	pw := objWriter{Dst: append(w.Dst, '{')}
+	pw.Str("id", p.ID)
+	pw.Raw("next_url", "null")
+	pw.Str("type", p.Type)
+	pw.Raw(p.Type, "{}")
+	w.Dst = append(pw.Dst, '}')
+	return append(w.Dst, '}')
 }

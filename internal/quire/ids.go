@@ -3,6 +3,7 @@ package quire
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"strings"
 	"time"
 )
 
@@ -59,8 +60,8 @@ func ValidID(s string) bool {
 // DashlessID returns the canonical form of a UUID written as 32 hex digits without dashes
 // (the other form Notion's clients use, e.g. in page links), lowercased as Quire's ids are;
 // ok is false for anything else. Ids enter Quire in canonical form only: the HTTP layer turns
-// the dashless form into this one where a request carries an id (httpapi/ids.go), so that every
-// check and lookup behind it sees one form.
+// the dashless form into this one where a request carries an id (httpapi/ids.go, and jsonbody
+// in a body), so that every check and lookup behind it sees one form.
 func DashlessID(s string) (id string, ok bool) {
 	if len(s) != 32 {
 		return "", false
@@ -84,6 +85,20 @@ func DashlessID(s string) (id string, ok bool) {
 		j++
 	}
 	return string(out[:]), true
+}
+
+// CanonicalID accepts a UUID with or without dashes, in either case, and returns it
+// lower-case with dashes, the form ids are stored and filtered in; ok is false for anything
+// else. It is for ids inside values the request's id keys do not cover (a filter operand, a
+// relation's configuration).
+func CanonicalID(s string) (string, bool) {
+	if id, ok := DashlessID(s); ok {
+		return id, true
+	}
+	if !ValidID(s) {
+		return "", false
+	}
+	return strings.ToLower(s), true
 }
 
 // TimeLayout is the specification's timestamp: ISO 8601, milliseconds, Z.

@@ -92,23 +92,8 @@ func ScanFragments(ctx context.Context, db Queryer, ws, model string, nodes []st
 		return nil
 	}
 	a := sqlq.NewArgs(ws, model)
-	rows, err := db.QueryContext(ctx, `SELECT node_id, chunk, text, COALESCE(block_id, ''), vector FROM embeddings
-		WHERE workspace_id || '' = $1 AND model = $2 AND node_id IN (`+sqlq.In(a, nodes)+`)`, a.List...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	var vec []float32
-	var raw []byte
-	for rows.Next() {
-		var f Fragment
-		if err := rows.Scan(&f.NodeID, &f.Chunk, &f.Text, &f.BlockID, &raw); err != nil {
-			return err
-		}
-		vec = UnpackVector(vec[:0], raw)
-		if err := fn(f, vec); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+	var f Fragment
+	return scanPacked(ctx, db, `SELECT node_id, chunk, text, COALESCE(block_id, ''), vector FROM embeddings
+		WHERE workspace_id || '' = $1 AND model = $2 AND node_id IN (`+sqlq.In(a, nodes)+`)`, a.List,
+		[]any{&f.NodeID, &f.Chunk, &f.Text, &f.BlockID}, func(vec []float32) error { return fn(f, vec) })
 }

@@ -66,6 +66,14 @@ func WorkspaceVectors(ctx context.Context, db Queryer, ws, model string, nodes [
 // scanVectors runs query, whose rows are a node id and a packed vector, and hands each row to
 // fn. The vector's memory is reused from row to row: fn must copy what it keeps.
 func scanVectors(ctx context.Context, db Queryer, query string, args []any, fn func(nodeID string, vec []float32) error) error {
+	var id string
+	return scanPacked(ctx, db, query, args, []any{&id}, func(vec []float32) error { return fn(id, vec) })
+}
+
+// scanPacked runs query, whose last column is a packed vector: each row's other columns are
+// scanned into cols, then fn gets the vector. Its memory is reused from row to row: fn must
+// copy what it keeps.
+func scanPacked(ctx context.Context, db Queryer, query string, args, cols []any, fn func(vec []float32) error) error {
 	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return err
@@ -73,13 +81,13 @@ func scanVectors(ctx context.Context, db Queryer, query string, args []any, fn f
 	defer rows.Close()
 	var vec []float32
 	var raw []byte
+	dest := append(cols[:len(cols):len(cols)], &raw)
 	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id, &raw); err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			return err
 		}
 		vec = UnpackVector(vec[:0], raw)
-		if err := fn(id, vec); err != nil {
+		if err := fn(vec); err != nil {
 			return err
 		}
 	}

@@ -191,6 +191,7 @@ func (s *Service) AppendChildren(ctx context.Context, p *quire.Principal, id str
 		if top, err = s.insertTree(ctx, tx, p, c.Page, c.ID, bs, pl, now); err != nil {
 			return err
 		}
+		recordContent(tx, p, c.Page, blockIDs(top)...)
 		if c.Block != nil {
 			return tx.TouchBlock(ctx, c.Block.ID, now, p.Token.OwnerID)
 		}
@@ -298,6 +299,7 @@ func (s *Service) PatchBlock(ctx context.Context, p *quire.Principal, id string,
 			b.InTrash = *u.InTrash
 		}
 		b.EditedMs, b.EditedBy = ms, p.Token.OwnerID
+		recordContent(tx, p, pageNow, b.ID)
 		if err := tx.UpdateBlock(ctx, b); err != nil {
 			return err
 		}

@@ -181,6 +181,7 @@ func (s *Service) CreateDatabase(ctx context.Context, p *quire.Principal, in New
 		if err := tx.InsertNode(ctx, n); err != nil {
 			return err
 		}
+		recordNode(tx, p, "created", n, quire.EventData{})
 		return refs.use(ctx, tx, p.WorkspaceID(), n.ID)
 	})
 	if err != nil {
@@ -221,6 +222,7 @@ func (s *Service) storeSchema(ctx context.Context, tx *store.Tx, p *quire.Princi
 	}
 	n.Properties = stored
 	n.EditedMs, n.EditedBy = quire.NowMillis(), p.Token.OwnerID
+	recordNode(tx, p, "schema_updated", n, quire.EventData{})
 	return tx.UpdateNode(ctx, n)
 }
 
@@ -269,6 +271,7 @@ func (s *Service) PatchDatabase(ctx context.Context, p *quire.Principal, id stri
 				return err
 			}
 		}
+		recordFields(tx, p, n, patch.eventFields())
 		return saveNode(ctx, tx, p, n, patch.InTrash, patch.Title != nil)
 	})
 }
@@ -290,6 +293,7 @@ func (s *Service) patchSchema(ctx context.Context, tx *store.Tx, p *quire.Princi
 	if err != nil {
 		return err
 	}
+	recordNode(tx, p, "schema_updated", n, quire.EventData{PropertyIDs: schemaChanged(ch)})
 	// Partners on other databases of dual relations that ended become single relations;
 	// on this database, they are changed in next before it is stored.
 	for _, ref := range ch.Unsynced {

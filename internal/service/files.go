@@ -148,7 +148,7 @@ func (s *Service) ReceiveUpload(ctx context.Context, up Upload) (*quire.File, er
 		status, size = quire.FileFailed, f.Size
 	}
 	// The outcome is recorded even when the client has gone away.
-	done, err := s.store.FinishUpload(context.WithoutCancel(ctx), f.ID, status, size, quire.NowMillis())
+	done, err := s.finishUpload(context.WithoutCancel(ctx), f, status, size)
 	if err == nil && !done && putErr == nil {
 		// The sweep expired this upload meanwhile: its bytes must not stay.
 		putErr = quire.Conflict("The upload URL expired while the bytes arrived; ask for a new one.")

@@ -117,6 +117,7 @@ func (s *Service) ReplaceMarkdown(ctx context.Context, p *quire.Principal, pageI
 		if err := tx.TrashContent(ctx, pageID, ms, p.Token.OwnerID); err != nil {
 			return err
 		}
+		recordContent(tx, p, now)
 		segs, err := s.splitAtChildLinks(ctx, tx, pageID, bs)
 		if err != nil {
 			return err

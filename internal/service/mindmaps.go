@@ -186,6 +186,7 @@ func (s *Service) PatchMindMap(ctx context.Context, p *quire.Principal, id strin
 		if patch.Title != nil {
 			n.Title, n.TitlePlain = marshalRichText(*patch.Title), patch.Title.PlainText()
 		}
+		recordMindMap(tx, p, n)
 		return saveNode(ctx, tx, p, n, nil, patch.Title != nil)
 	})
 	if err != nil {

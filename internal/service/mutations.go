@@ -261,6 +261,7 @@ func (s *Service) mutate(ctx context.Context, tx *store.Tx, w *recordWrites, p *
 	if n.InTrash == trash {
 		return n, nil
 	}
+	recordTrash(tx, p, n, &trash)
 	n.InTrash = trash
 	n.EditedMs, n.EditedBy = now, p.Token.OwnerID
 	if err := w.writeEdits(ctx); err != nil { // UpdateNode checks n's version in the table

@@ -107,6 +107,7 @@ func (s *Service) writeNode(ctx context.Context, p *quire.Principal, w nodeWrite
 // follows a new title or trash state, its descendants' trashed_under a new trash state.
 func saveNode(ctx context.Context, tx *store.Tx, p *quire.Principal, n *quire.Node, inTrash *bool, retitled bool) error {
 	trashChanged := inTrash != nil && *inTrash != n.InTrash
+	recordTrash(tx, p, n, inTrash)
 	if inTrash != nil {
 		n.InTrash = *inTrash
 	}

@@ -39,6 +39,7 @@ func (s *Service) CreatePage(ctx context.Context, p *quire.Principal, in NewPage
 		if err := tx.InsertNode(ctx, n); err != nil {
 			return err
 		}
+		recordNode(tx, p, "created", n, quire.EventData{})
 		if n.PageType == quire.PageTypeMindMap {
 			return s.insertMindMap(ctx, tx, n, in.MindMap)
 		}

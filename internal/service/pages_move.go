@@ -75,6 +75,7 @@ func (s *Service) MoveNode(ctx context.Context, p *quire.Principal, id string, m
 	}
 	out := &Moved{}
 	n, err := s.writeNode(ctx, p, w, func(tx *store.Tx, n *quire.Node) error {
+		defer recordMove(tx, p, n, n.ParentType, n.ParentID) // from: as read; to: as the move leaves it
 		return s.move(ctx, tx, p, n, m, out)
 	})
 	if err != nil {

@@ -37,6 +37,7 @@ func (s *Service) PatchPage(ctx context.Context, p *quire.Principal, id string, 
 				return err
 			}
 		}
+		recordFields(tx, p, n, patch.eventFields())
 		return saveNode(ctx, tx, p, n, patch.InTrash, patch.Title != nil)
 	})
 	if err != nil {

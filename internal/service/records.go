@@ -126,6 +126,7 @@ func (s *Service) createRecord(ctx context.Context, tx *store.Tx, w *recordWrite
 	if err := w.insertNode(ctx, n, len(children) == 0 && len(refs.ids) == 0); err != nil {
 		return nil, err
 	}
+	recordNode(tx, p, "created", n, quire.EventData{})
 	if err := refs.use(ctx, tx, p.WorkspaceID(), n.ID); err != nil {
 		return nil, err
 	}
@@ -180,6 +181,7 @@ func (s *Service) updateRecord(ctx context.Context, tx *store.Tx, w *recordWrite
 			return err
 		}
 	}
+	recordNode(tx, p, "properties_updated", n, quire.EventData{PropertyIDs: changedProperties(db.schema, before, after)})
 	return s.syncRelations(ctx, tx, p, db, n.ID, before, after, now)
 }
 
@@ -327,6 +329,7 @@ func (s *Service) setRelated(ctx context.Context, tx *store.Tx, p *quire.Princip
 	}
 	r.Properties = properties.MarshalValues(vals)
 	r.EditedMs, r.EditedBy = now, p.Token.OwnerID
+	recordNode(tx, p, "properties_updated", r, quire.EventData{PropertyIDs: []string{prop.ID}})
 	if err := tx.UpdateRecordNode(ctx, r); err != nil {
 		return err
 	}

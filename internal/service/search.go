@@ -36,26 +36,13 @@ func DecodeSearch(body map[string]any) (SearchRequest, error) {
 		v := body[k]
 		switch k {
 		case "query":
-			s, ok := v.(string)
-			switch {
-			case v == nil:
-			case !ok:
-				p.Add("query", quire.ReasonInvalidType, "query must be a string.")
-			case utf8.RuneCountInString(s) > MaxQueryLength:
-				p.AddDetail(quire.Beyond("query", quire.ReasonTooLong, MaxQueryLength, int64(utf8.RuneCountInString(s))), "query is at most 1000 characters.")
-			default:
-				out.Query = s
-			}
+			out.Query = decodeQuery(&p, v, false)
 		case "filter":
 			out.Object = decodeSearchFilter(&p, v)
 		case "sort":
 			out.SortBy, out.Ascending = decodeSearchSort(&p, v)
 		case "start_cursor":
-			s, ok := v.(string)
-			if !ok && v != nil {
-				p.Add("start_cursor", quire.ReasonInvalidType, "start_cursor must be a string.")
-			}
-			out.StartCursor = s
+			out.StartCursor = nullableString(&p, k, v)
 		case "page_size":
 			out.PageSize = decodePageSize(&p, v, out.PageSize)
 		default:
@@ -66,6 +53,24 @@ func DecodeSearch(body map[string]any) (SearchRequest, error) {
 		p.AddDetail(quire.Beyond("query", quire.ReasonTooMany, MaxQueryTerms, int64(n)), "query has at most 20 terms.")
 	}
 	return out, p.Err()
+}
+
+// decodeQuery reads a search's query, at most MaxQueryLength characters; required: a semantic
+// search needs words to embed, a keyword search without any lists what the token reaches.
+func decodeQuery(p *quire.Problems, v any, required bool) string {
+	s, ok := v.(string)
+	switch {
+	case v == nil && !required:
+	case !ok:
+		p.Add("query", quire.ReasonInvalidType, "query must be a string.")
+	case required && strings.TrimSpace(s) == "":
+		p.Add("query", quire.ReasonRequired, "query must not be empty.")
+	case utf8.RuneCountInString(s) > MaxQueryLength:
+		p.AddDetail(quire.Beyond("query", quire.ReasonTooLong, MaxQueryLength, int64(utf8.RuneCountInString(s))), "query is at most 1000 characters.")
+	default:
+		return s
+	}
+	return ""
 }
 
 func decodeSearchFilter(p *quire.Problems, v any) string {

@@ -6,9 +6,7 @@ import (
 	"encoding/hex"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/quire-dev/quire/internal/embed"
 	"github.com/quire-dev/quire/internal/jsonbody"
@@ -42,17 +40,7 @@ func DecodeSemanticSearch(body map[string]any) (SemanticRequest, error) {
 		v := body[k]
 		switch k {
 		case "query":
-			s, ok := v.(string)
-			switch {
-			case !ok:
-				p.Add("query", quire.ReasonInvalidType, "query must be a string.")
-			case strings.TrimSpace(s) == "":
-				p.Add("query", quire.ReasonRequired, "query must not be empty.")
-			case utf8.RuneCountInString(s) > MaxQueryLength:
-				p.AddDetail(quire.Beyond("query", quire.ReasonTooLong, MaxQueryLength, int64(utf8.RuneCountInString(s))), "query is at most 1000 characters.")
-			default:
-				out.Query = s
-			}
+			out.Query = decodeQuery(&p, v, true)
 		case "filter":
 			out.Object = decodeSearchFilter(&p, v)
 		case "page_size":

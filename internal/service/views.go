@@ -162,6 +162,7 @@ func (s *Service) CreateView(ctx context.Context, p *quire.Principal, db string,
 		if err := tx.InsertView(ctx, row); err != nil {
 			return err
 		}
+		recordView(tx, p, quire.EventViewCreated, row)
 		out = &DatabaseView{Row: row, Spec: spec, Schema: schema}
 		return nil
 	})
@@ -237,6 +238,7 @@ func (s *Service) PatchView(ctx context.Context, p *quire.Principal, db, id stri
 			return err
 		}
 		row.Name = spec.Name
+		recordView(tx, p, viewEvent(row, inTrash), row)
 		if inTrash != nil {
 			row.InTrash = *inTrash
 		}

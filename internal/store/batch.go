@@ -36,3 +36,17 @@ func queryIn(ctx context.Context, q querier, ids []string, plain bool, build fun
 	}
 	return nil
 }
+
+// idSetIn is queryIn for statements that select one id column: the set of ids they return.
+func idSetIn(ctx context.Context, q querier, ids []string, plain bool, build func(a *sqlq.Args, batch []string) string) (map[string]bool, error) {
+	out := make(map[string]bool, len(ids))
+	err := queryIn(ctx, q, ids, plain, build, func(rows *sql.Rows) error {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return err
+		}
+		out[id] = true
+		return nil
+	})
+	return out, err
+}

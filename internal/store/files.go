@@ -56,22 +56,10 @@ func (s *Store) FileByID(ctx context.Context, id string) (*quire.File, error) {
 // UploadedFiles returns which of ids are complete uploads of workspace ws, read inside the
 // transaction that will use them, a hundred ids per query on the primary key.
 func (tx *Tx) UploadedFiles(ctx context.Context, ws string, ids []string) (map[string]bool, error) {
-	out := map[string]bool{}
-	err := queryIn(ctx, tx.tx, unique(ids), tx.engine == SQLite, func(a *sqlq.Args, batch []string) string {
+	return idSetIn(ctx, tx.tx, unique(ids), tx.engine == SQLite, func(a *sqlq.Args, batch []string) string {
 		return `SELECT id FROM files WHERE workspace_id = ` + a.Arg(ws) + ` AND status = ` + a.Arg(quire.FileUploaded) +
 			` AND id IN (` + sqlq.In(a, batch) + `)`
-	}, func(rows *sql.Rows) error {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return err
-		}
-		out[id] = true
-		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 func unique(ids []string) []string {
@@ -100,9 +88,10 @@ func (s *Store) ClaimUpload(ctx context.Context, id string, nowMs int64) (bool, 
 
 // FinishUpload moves an uploading file to status (uploaded or failed) and records its size,
 // the bytes received (an upload announced without a size learns it here). ok is false when
-// the file is no longer uploading (the sweep expired it meanwhile).
-func (s *Store) FinishUpload(ctx context.Context, id, status string, size, nowMs int64) (bool, error) {
-	res, err := s.write.ExecContext(ctx, `UPDATE files SET status = $1, completed_ms = $2, size = $5 WHERE id = $3 AND status = $4`,
+// the file is no longer uploading (the sweep expired it meanwhile). It takes the transaction in
+// which the service records file_upload.completed.
+func (tx *Tx) FinishUpload(ctx context.Context, id, status string, size, nowMs int64) (bool, error) {
+	res, err := tx.tx.ExecContext(ctx, `UPDATE files SET status = $1, completed_ms = $2, size = $5 WHERE id = $3 AND status = $4`,
 		status, nowMs, id, quire.FileUploading, size)
 	if err != nil {
 		return false, err

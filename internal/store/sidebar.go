@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 
 	"github.com/quire-dev/quire/internal/quire"
 	"github.com/quire-dev/quire/internal/sqlq"
@@ -41,19 +40,10 @@ func (s *Store) GrantedNodes(ctx context.Context, ws, tokenID string, after *Nod
 // (a sub-page, a database, a record): the sidebar's has_children. One statement per hundred
 // ids (queryIn); each id stops at its first such child on nodes_children.
 func (s *Store) WithChildren(ctx context.Context, ids []string) (map[string]bool, error) {
-	out := make(map[string]bool, len(ids))
-	err := queryIn(ctx, s.read, ids, false, func(a *sqlq.Args, batch []string) string {
+	return idSetIn(ctx, s.read, ids, false, func(a *sqlq.Args, batch []string) string {
 		return `SELECT n.id FROM nodes n WHERE n.id IN (` + sqlq.In(a, batch) + `)
 			AND EXISTS (SELECT 1 FROM nodes c WHERE c.parent_id = n.id AND c.in_trash = FALSE AND c.trashed_under = FALSE)`
-	}, func(rows *sql.Rows) error {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return err
-		}
-		out[id] = true
-		return nil
 	})
-	return out, err
 }
 
 func (s *Store) queryNodes(ctx context.Context, sql string, args ...any) ([]*quire.Node, error) {

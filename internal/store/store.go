@@ -46,6 +46,7 @@ type Store struct {
 	upkeep *upkeep    // SQLite's background checkpoints and index merges; nil on PostgreSQL
 	file   string     // SQLite's database file
 	secret []byte     // signs cursors and file URLs; shared by every server on the store
+	events bell       // rung when this process commits events (events.go)
 }
 
 // Open connects to the store, applies pending migrations and loads the signing secret.

@@ -11,8 +11,10 @@ import (
 
 // Tx is one write transaction.
 type Tx struct {
-	tx     *txConn
-	engine Engine
+	tx       *txConn
+	engine   Engine
+	events   []quire.Event    // the outbox, written at commit (events.go)
+	eventsOf map[string][]int // entity id → indexes in events
 }
 
 // querier is what both a *sql.DB and a *sql.Tx offer; read helpers take it so that they serve
@@ -52,8 +54,14 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) (err error) {
 			return err
 		}
 	}
+	if err = tx.flushEvents(ctx); err != nil {
+		return err
+	}
 	if err = sqlTx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
+	}
+	if len(tx.events) > 0 {
+		s.events.ring()
 	}
 	if s.upkeep != nil {
 		s.upkeep.wrote()

@@ -30,17 +30,7 @@ func (d *decoder) layout(path string, v any) []LayoutEntry {
 			continue
 		}
 		jsonbody.Unknown(d.p, ip, m, "property", "visible", "width")
-		var e LayoutEntry
-		if id, ok := required(d.p, ip, m, "property"); ok {
-			id = d.titleAlias(id)
-			if p := d.property(jsonbody.Join(ip, "property"), id); p != nil {
-				if seen[id] {
-					d.p.Add(jsonbody.Join(ip, "property"), quire.ReasonInvalidValue, "Property "+strconv.Quote(id)+" is already in the layout.")
-				}
-				seen[id] = true
-			}
-			e.Property = id
-		}
+		e := LayoutEntry{Property: d.listedProperty(ip, m, seen, d.titleAlias, "already in the layout")}
 		if m["visible"] == nil {
 			d.p.Add(jsonbody.Join(ip, "visible"), quire.ReasonRequired, "Field \"visible\" is required.")
 		} else {
@@ -54,6 +44,27 @@ func (d *decoder) layout(path string, v any) []LayoutEntry {
 		out = append(out, e)
 	}
 	return out
+}
+
+// listedProperty reads the "property" of item m at ip of a list that names a property once:
+// a property of the schema (its id through alias, when given), and not one seen before in the
+// list (again words the repeat).
+func (d *decoder) listedProperty(ip string, m map[string]any, seen map[string]bool, alias func(string) string, again string) string {
+	id, ok := required(d.p, ip, m, "property")
+	if !ok {
+		return ""
+	}
+	if alias != nil {
+		id = alias(id)
+	}
+	path := jsonbody.Join(ip, "property")
+	if p := d.property(path, id); p != nil {
+		if seen[id] {
+			d.p.Add(path, quire.ReasonInvalidValue, "Property "+strconv.Quote(id)+" is "+again+".")
+		}
+		seen[id] = true
+	}
+	return id
 }
 
 // titleAlias resolves the literal "title" to the sole title property's id when the schema has
@@ -87,16 +98,7 @@ func (d *decoder) sorts(path string, v any) []Sort {
 			continue
 		}
 		jsonbody.Unknown(d.p, ip, m, "property", "direction")
-		var s Sort
-		if id, ok := required(d.p, ip, m, "property"); ok {
-			if p := d.property(jsonbody.Join(ip, "property"), id); p != nil {
-				if seen[id] {
-					d.p.Add(jsonbody.Join(ip, "property"), quire.ReasonInvalidValue, "Property "+strconv.Quote(id)+" is already sorted on.")
-				}
-				seen[id] = true
-			}
-			s.Property = id
-		}
+		s := Sort{Property: d.listedProperty(ip, m, seen, nil, "already sorted on")}
 		if m["direction"] == nil {
 			d.p.Add(jsonbody.Join(ip, "direction"), quire.ReasonRequired, "Field \"direction\" is required.")
 		} else {

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -71,12 +72,13 @@ func text(s string) []quireapi.RichTextItemInput {
 	return []quireapi.RichTextItemInput{{Type: ptr(quireapi.RichTextItemInputTypeText), Text: &quireapi.TextInput{Content: s}}}
 }
 
-func title(s string) (*quireapi.TitleProperties, error) {
-	var t quireapi.TitleProperties_Title
-	if err := t.FromTitlePropertiesTitle0(text(s)); err != nil {
+// title is the properties of a page: its title alone.
+func title(s string) (*map[string]*quireapi.PropertyValueInput, error) {
+	var t quireapi.PropertyValueInput
+	if err := t.FromTitlePropertyValueInput(quireapi.TitlePropertyValueInput{Title: text(s)}); err != nil {
 		return nil, err
 	}
-	return &quireapi.TitleProperties{Title: &t}, nil
+	return &map[string]*quireapi.PropertyValueInput{"title": &t}, nil
 }
 
 // pages makes a page with content, appends with a position, walks the tree and writes with
@@ -101,17 +103,27 @@ func (t *tour) pages() (openapi_types.UUID, error) {
 	if err != nil {
 		return openapi_types.UUID{}, err
 	}
+	var divider, toc quireapi.BlockInput
+	if err := errors.Join(divider.FromDividerBlockInput(quireapi.DividerBlockInput{Divider: quireapi.DividerContentInput{}}),
+		toc.FromTableOfContentsBlockInput(quireapi.TableOfContentsBlockInput{TableOfContents: quireapi.TableOfContentsContentInput{}})); err != nil {
+		return openapi_types.UUID{}, err
+	}
 	first, err := t.c.AppendBlockChildrenWithResponse(t.ctx, page.Id, quireapi.AppendBlockChildrenRequest{
-		Children: &[]quireapi.AppendBlockChildrenRequest_Children_Item{{AdditionalProperties: map[string]map[string]interface{}{"divider": {}}}},
+		Children: &[]quireapi.BlockInput{divider},
 		Position: &quireapi.PositionInput{Type: quireapi.PositionInputTypeStart},
 	})
 	appended, err := ok("append at start", first, first.JSON200, err)
 	if err != nil || len(appended.Results) != 1 {
 		return openapi_types.UUID{}, fmt.Errorf("append at start: %v", err)
 	}
+	// A block is one variant per type: the divider just made reads as a DividerBlock.
+	made, err := appended.Results[0].AsDividerBlock()
+	if err != nil {
+		return openapi_types.UUID{}, err
+	}
 	after, err := t.c.AppendBlockChildrenWithResponse(t.ctx, page.Id, quireapi.AppendBlockChildrenRequest{
-		Children: &[]quireapi.AppendBlockChildrenRequest_Children_Item{{AdditionalProperties: map[string]map[string]interface{}{"table_of_contents": {}}}},
-		After:    &appended.Results[0].Id,
+		Children: &[]quireapi.BlockInput{toc},
+		After:    &made.Id,
 	})
 	if _, err := ok("append after", after, after.JSON200, err); err != nil {
 		return openapi_types.UUID{}, err
@@ -123,7 +135,11 @@ func (t *tour) pages() (openapi_types.UUID, error) {
 	}
 	var types []string
 	for _, b := range list.Results {
-		types = append(types, b.Type)
+		typ, err := b.Discriminator()
+		if err != nil {
+			return openapi_types.UUID{}, err
+		}
+		types = append(types, typ)
 	}
 	if got := strings.Join(types, ","); got != "divider,table_of_contents,heading_1,to_do,code" {
 		return openapi_types.UUID{}, fmt.Errorf("block types %s", got)
@@ -193,42 +209,64 @@ func (t *tour) versions(pageID openapi_types.UUID) error {
 // database makes a database, records with select, number and date values, a compound query
 // and a view.
 func (t *tour) database(pageID openapi_types.UUID) error {
-	type config = map[string]map[string]interface{}
-	prop := func(c config) quireapi.CreateDatabaseRequest_Properties_AdditionalProperties {
-		return quireapi.CreateDatabaseRequest_Properties_AdditionalProperties{AdditionalProperties: c}
+	var name, status, points, due quireapi.DatabasePropertyInput
+	options := []quireapi.OptionInput{{Name: ptr("To do")}, {Name: ptr("Doing")}, {Name: ptr("Done")}}
+	if err := errors.Join(
+		name.FromTitleDatabasePropertyInput(quireapi.TitleDatabasePropertyInput{Title: &quireapi.EmptyPropertyConfigInput{}}),
+		status.FromSelectDatabasePropertyInput(quireapi.SelectDatabasePropertyInput{Select: &quireapi.OptionsPropertyConfigInput{Options: &options}}),
+		points.FromNumberDatabasePropertyInput(quireapi.NumberDatabasePropertyInput{Number: &quireapi.NumberPropertyConfigInput{}}),
+		due.FromDateDatabasePropertyInput(quireapi.DateDatabasePropertyInput{Date: &quireapi.EmptyPropertyConfigInput{}}),
+	); err != nil {
+		return err
 	}
-	options := []map[string]string{{"name": "To do"}, {"name": "Doing"}, {"name": "Done"}}
 	res, err := t.c.CreateDatabaseWithResponse(t.ctx, quireapi.CreateDatabaseRequest{
-		Parent: quireapi.ParentInput{Type: ptr(quireapi.ParentInputTypePageId), PageId: &pageID},
-		Title:  ptr(text("Tasks")),
-		Properties: map[string]quireapi.CreateDatabaseRequest_Properties_AdditionalProperties{
-			"Name": prop(config{"title": {}}), "Status": prop(config{"select": {"options": options}}),
-			"Points": prop(config{"number": {}}), "Due": prop(config{"date": {}}),
-		},
+		Parent:     quireapi.ParentInput{Type: ptr(quireapi.ParentInputTypePageId), PageId: &pageID},
+		Title:      ptr(text("Tasks")),
+		Properties: map[string]*quireapi.DatabasePropertyInput{"Name": &name, "Status": &status, "Points": &points, "Due": &due},
 	})
 	db, err := ok("create database", res, res.JSON200, err)
 	if err != nil {
 		return err
 	}
-	record := func(name, status string, points int, due string) quireapi.MutationInput {
-		return quireapi.MutationInput{Op: quireapi.MutationInputOpCreate, Properties: &map[string]interface{}{
-			"Name": map[string]interface{}{"title": text(name)}, "Status": map[string]interface{}{"select": map[string]string{"name": status}},
-			"Points": map[string]interface{}{"number": points}, "Due": map[string]interface{}{"date": map[string]string{"start": due}},
-		}}
+	var creates []quireapi.MutationInput
+	for _, r := range []struct {
+		name, status string
+		points       float64
+		due          string
+	}{{"Ship it", "Doing", 3, "2026-12-01"}, {"Write docs", "Doing", 5, "2026-12-02"}, {"Celebrate", "Done", 8, "2026-12-03"}} {
+		var name, status, points, due quireapi.PropertyValueInput
+		if err := errors.Join(
+			name.FromTitlePropertyValueInput(quireapi.TitlePropertyValueInput{Title: text(r.name)}),
+			status.FromSelectPropertyValueInput(quireapi.SelectPropertyValueInput{Select: &quireapi.OptionInput{Name: ptr(r.status)}}),
+			points.FromNumberPropertyValueInput(quireapi.NumberPropertyValueInput{Number: ptr(r.points)}),
+			due.FromDatePropertyValueInput(quireapi.DatePropertyValueInput{Date: &quireapi.DateValueInput{Start: r.due}}),
+		); err != nil {
+			return err
+		}
+		creates = append(creates, quireapi.MutationInput{Op: quireapi.MutationInputOpCreate, Properties: &map[string]*quireapi.PropertyValueInput{
+			"Name": &name, "Status": &status, "Points": &points, "Due": &due}})
 	}
-	made, err := t.c.MutateDatabaseWithResponse(t.ctx, db.Id, quireapi.MutationsRequest{Mutations: &[]quireapi.MutationInput{
-		record("Ship it", "Doing", 3, "2026-12-01"), record("Write docs", "Doing", 5, "2026-12-02"), record("Celebrate", "Done", 8, "2026-12-03"),
-	}})
+	made, err := t.c.MutateDatabaseWithResponse(t.ctx, db.Id, quireapi.MutationsRequest{Mutations: &creates})
 	if list, err := ok("create records", made, made.JSON200, err); err != nil || len(list.Results) != 3 {
 		return fmt.Errorf("create records: %v", err)
 	}
-	filter := map[string]interface{}{"and": []interface{}{
-		map[string]interface{}{"property": "Status", "select": map[string]string{"equals": "Doing"}},
-		map[string]interface{}{"or": []interface{}{
-			map[string]interface{}{"property": "Points", "number": map[string]int{"greater_than": 4}},
-			map[string]interface{}{"property": "Due", "date": map[string]string{"before": "2026-12-02"}},
-		}},
-	}}
+	// Status is Doing and (Points > 4 or Due before 2 December): and of a leaf and an or.
+	var doing, many, early quireapi.LeafQueryFilter
+	var or quireapi.NestedCompoundFilter
+	var first, second quireapi.NestedQueryFilter
+	var and quireapi.CompoundFilter
+	var filter quireapi.QueryFilter
+	if err := errors.Join(
+		doing.FromSelectFilter(quireapi.SelectFilter{Property: "Status", Select: quireapi.SelectCondition{Equals: ptr("Doing")}}),
+		many.FromNumberFilter(quireapi.NumberFilter{Property: "Points", Number: quireapi.NumberCondition{GreaterThan: ptr(4.0)}}),
+		early.FromDateFilter(quireapi.DateFilter{Property: "Due", Date: quireapi.DateCondition{Before: ptr("2026-12-02")}}),
+		or.FromNestedCompoundFilter1(quireapi.NestedCompoundFilter1{Or: []quireapi.LeafQueryFilter{many, early}}),
+		first.FromLeafQueryFilter(doing), second.FromNestedCompoundFilter(or),
+		and.FromCompoundFilter0(quireapi.CompoundFilter0{And: []quireapi.NestedQueryFilter{first, second}}),
+		filter.FromCompoundFilter(and),
+	); err != nil {
+		return err
+	}
 	q, err := t.c.QueryDatabaseWithResponse(t.ctx, db.Id, quireapi.QueryDatabaseRequest{Filter: &filter,
 		Sorts: &[]quireapi.SortInput{{Property: ptr("Points"), Direction: quireapi.SortInputDirectionDescending}}})
 	found, err := ok("query", q, q.JSON200, err)
@@ -237,8 +275,10 @@ func (t *tour) database(pageID openapi_types.UUID) error {
 	}
 	var names []string
 	for _, p := range found.Results {
-		if v, has := p.Properties["Name"]; has && v.Title != nil && len(*v.Title) > 0 {
-			names = append(names, (*v.Title)[0].PlainText)
+		if v, has := p.Properties["Name"]; has {
+			if t, err := v.AsTitlePropertyValue(); err == nil && len(t.Title) > 0 {
+				names = append(names, t.Title[0].PlainText)
+			}
 		}
 	}
 	if got := strings.Join(names, ","); got != "Write docs,Ship it" {
@@ -268,11 +308,15 @@ func (t *tour) mindMap(pageID openapi_types.UUID) error {
 		return fmt.Errorf("mind map root %+v", made.Root)
 	}
 	root, docs, tests := made.Root.Id, made.Root.Children[0].Id, made.Root.Children[1].Id
-	edit, err := t.c.UpdateMindMapWithResponse(t.ctx, made.Id, nil, quireapi.UpdateMindMapRequest{Edits: &[]quireapi.MindMapEdit{
-		{Op: quireapi.MindMapEditOpAdd, ParentId: &root, Node: &quireapi.MindMapNodeInput{Text: ptr("Blog post")}},
-		{Op: quireapi.MindMapEditOpUpdate, NodeId: &docs, Text: ptr("API docs")},
-		{Op: quireapi.MindMapEditOpMove, NodeId: &tests, ParentId: &docs},
-	}})
+	edits := make([]quireapi.MindMapEdit, 3)
+	if err := errors.Join(
+		edits[0].FromAddMindMapEdit(quireapi.AddMindMapEdit{Op: quireapi.AddMindMapEditOp("add"), ParentId: root, Node: quireapi.MindMapNodeInput{Text: ptr("Blog post")}}),
+		edits[1].FromUpdateMindMapEdit(quireapi.UpdateMindMapEdit{Op: quireapi.UpdateMindMapEditOp("update"), NodeId: docs, Text: ptr("API docs")}),
+		edits[2].FromMoveMindMapEdit(quireapi.MoveMindMapEdit{Op: quireapi.MoveMindMapEditOp("move"), NodeId: tests, ParentId: docs}),
+	); err != nil {
+		return err
+	}
+	edit, err := t.c.UpdateMindMapWithResponse(t.ctx, made.Id, nil, quireapi.UpdateMindMapRequest{Edits: &edits})
 	edited, err := ok("edit mind map", edit, edit.JSON200, err)
 	if err != nil {
 		return err
@@ -284,8 +328,11 @@ func (t *tour) mindMap(pageID openapi_types.UUID) error {
 	if got := strings.Join(texts, ","); got != "API docs,Blog post" || edited.NodeCount != 4 {
 		return fmt.Errorf("mind map %s, %d nodes", got, edited.NodeCount)
 	}
-	del, err := t.c.UpdateMindMapWithResponse(t.ctx, made.Id, nil, quireapi.UpdateMindMapRequest{Edits: &[]quireapi.MindMapEdit{
-		{Op: quireapi.MindMapEditOpDelete, NodeId: &tests}}})
+	var remove quireapi.MindMapEdit
+	if err := remove.FromDeleteMindMapEdit(quireapi.DeleteMindMapEdit{Op: quireapi.DeleteMindMapEditOp("delete"), NodeId: tests}); err != nil {
+		return err
+	}
+	del, err := t.c.UpdateMindMapWithResponse(t.ctx, made.Id, nil, quireapi.UpdateMindMapRequest{Edits: &[]quireapi.MindMapEdit{remove}})
 	if m, err := ok("delete node", del, del.JSON200, err); err != nil || m.NodeCount != 3 {
 		return fmt.Errorf("delete node: %v", err)
 	}
@@ -296,7 +343,7 @@ func (t *tour) mindMap(pageID openapi_types.UUID) error {
 func (t *tour) filesAndSearch(pageID openapi_types.UUID) error {
 	png, _ := base64.StdEncoding.DecodeString("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=")
 	res, err := t.c.CreateFileUploadWithResponse(t.ctx, quireapi.CreateUploadRequest{
-		Filename: "cover.png", ContentType: "image/png", Size: int64(len(png)), Parent: &quireapi.UploadParent{PageId: pageID}})
+		Filename: "cover.png", ContentType: "image/png", Size: ptr(int64(len(png))), Parent: &quireapi.UploadParent{PageId: pageID}})
 	up, err := ok("upload-url", res, res.JSON200, err)
 	if err != nil {
 		return err
@@ -319,7 +366,7 @@ func (t *tour) filesAndSearch(pageID openapi_types.UUID) error {
 	}
 	cov, err := t.c.UpdatePageWithResponse(t.ctx, pageID, nil, quireapi.UpdatePageRequest{
 		Cover: &quireapi.FileObject{Type: quireapi.FileObjectTypeFileUpload, FileUpload: &quireapi.FileUploadRef{Id: up.Id}}})
-	if p, err := ok("cover from upload", cov, cov.JSON200, err); err != nil || p.Cover == nil || p.Cover.File == nil || p.Cover.File.Url == "" {
+	if p, err := ok("cover from upload", cov, cov.JSON200, err); err != nil || p.Cover == nil || p.Cover.File == nil || p.Cover.File.Url == nil || *p.Cover.File.Url == "" {
 		return fmt.Errorf("cover from upload: %v", err)
 	}
 

@@ -1,0 +1,232 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/quire-dev/quire/internal/quire"
+	"github.com/quire-dev/quire/internal/sqlq"
+)
+
+// Record adds event ev to the transaction's outbox (migration 00017). Nothing is written until
+// the transaction commits: InTx flushes the outbox as its last statement, so a rolled-back
+// write records nothing. A later change of an entity that already has an event of the same
+// type in this transaction is merged into it (one event per resource a batch changed), and
+// one that a creation absorbs (quire.Absorbs) is dropped.
+func (tx *Tx) Record(ev quire.Event) {
+	for _, i := range tx.eventsOf[ev.EntityID] {
+		prev := &tx.events[i]
+		if quire.Absorbs(prev.Type, ev.Type) {
+			if prev.Type == ev.Type {
+				prev.Data.Merge(ev.Data)
+			}
+			return
+		}
+	}
+	if tx.eventsOf == nil {
+		tx.eventsOf = map[string][]int{}
+	}
+	tx.eventsOf[ev.EntityID] = append(tx.eventsOf[ev.EntityID], len(tx.events))
+	tx.events = append(tx.events, ev)
+}
+
+// eventCols are the columns of events, in the order flushEvents writes and scanEvent reads.
+const eventCols = `seq, id, type, workspace_id, entity_type, entity_id, parent_type, parent_id, reach_id, user_id, bot_id, data, created_ms`
+
+// flushEvents writes the outbox. Positions come from the workspace's event_heads row, whose
+// lock (PostgreSQL) is then held until COMMIT: transactions that record events commit one at a
+// time per workspace, in the order of their positions, so a reader never sees position n+1
+// before n. The lock is taken last, to be held for as short a time as possible.
+func (tx *Tx) flushEvents(ctx context.Context) error {
+	if len(tx.events) == 0 {
+		return nil
+	}
+	now := quire.NowMillis()
+	byWS := map[string][]*quire.Event{}
+	for i := range tx.events {
+		ev := &tx.events[i]
+		byWS[ev.WorkspaceID] = append(byWS[ev.WorkspaceID], ev)
+	}
+	// Workspaces in a fixed order, so that two transactions never take their heads in turn.
+	wss := make([]string, 0, len(byWS))
+	for ws := range byWS {
+		wss = append(wss, ws)
+	}
+	slices.Sort(wss)
+	for _, ws := range wss {
+		evs := byWS[ws]
+		var last int64
+		err := tx.tx.QueryRowContext(ctx, `
+			INSERT INTO event_heads (workspace_id, seq, swept_seq) VALUES ($1, $2, 0)
+			ON CONFLICT (workspace_id) DO UPDATE SET seq = event_heads.seq + $2
+			RETURNING seq`, ws, int64(len(evs))).Scan(&last)
+		if err != nil {
+			return err
+		}
+		for i, ev := range evs {
+			ev.Seq, ev.CreatedMs = last-int64(len(evs))+int64(i)+1, now
+		}
+		if err := tx.insertEvents(ctx, evs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// insertEvents writes events, 50 rows (650 parameters) per statement.
+func (tx *Tx) insertEvents(ctx context.Context, evs []*quire.Event) error {
+	const most = 50
+	for len(evs) > 0 {
+		chunk := evs[:min(most, len(evs))]
+		evs = evs[len(chunk):]
+		var sb strings.Builder
+		sb.WriteString(`INSERT INTO events (` + eventCols + `) VALUES `)
+		args := make([]any, 0, 13*len(chunk))
+		for i, ev := range chunk {
+			if i > 0 {
+				sb.WriteString(", ")
+			}
+			tx.values(&sb, len(args), 13)
+			data, err := json.Marshal(ev.Data)
+			if err != nil {
+				return err
+			}
+			args = append(args, ev.Seq, ev.ID, ev.Type, ev.WorkspaceID, ev.EntityType, ev.EntityID, ev.ParentType,
+				ev.ParentID, ev.ReachID, ev.UserID, ev.BotID, string(data), ev.CreatedMs)
+		}
+		if _, err := tx.tx.ExecContext(ctx, sb.String(), args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// EventFilter narrows a read of the feed.
+type EventFilter struct {
+	Types    []string // any of these; empty: every type
+	EntityID string   // empty: every entity
+}
+
+// Events returns up to limit events of workspace ws after position after, oldest first.
+func (s *Store) Events(ctx context.Context, ws string, after int64, limit int, f EventFilter) ([]quire.Event, error) {
+	a := sqlq.NewArgs(ws, after)
+	q := `SELECT ` + eventCols + ` FROM events WHERE workspace_id = $1 AND seq > $2`
+	if len(f.Types) > 0 {
+		q += ` AND type IN (` + sqlq.In(a, f.Types) + `)`
+	}
+	if f.EntityID != "" {
+		q += ` AND entity_id = ` + a.Arg(f.EntityID)
+	}
+	q += ` ORDER BY seq LIMIT ` + a.Arg(limit)
+	rows, err := s.read.QueryContext(ctx, q, a.List...)
+	return scanAll(rows, err, scanEvent)
+}
+
+func scanEvent(row interface{ Scan(...any) error }) (quire.Event, error) {
+	var ev quire.Event
+	var data string
+	err := row.Scan(&ev.Seq, &ev.ID, &ev.Type, &ev.WorkspaceID, &ev.EntityType, &ev.EntityID, &ev.ParentType,
+		&ev.ParentID, &ev.ReachID, &ev.UserID, &ev.BotID, &data, &ev.CreatedMs)
+	if err == nil {
+		err = json.Unmarshal([]byte(data), &ev.Data)
+	}
+	return ev, err
+}
+
+// EventHead is how far workspace ws's feed goes: the position of its last event, and the
+// position up to which the retention sweep has deleted events (0 for none).
+func (s *Store) EventHead(ctx context.Context, ws string) (last, swept int64, err error) {
+	err = s.read.QueryRowContext(ctx, `SELECT seq, swept_seq FROM event_heads WHERE workspace_id = $1`, ws).Scan(&last, &swept)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, 0, nil // no event yet
+	}
+	return last, swept, err
+}
+
+// SweepEvents deletes the events created before beforeMs and records, per workspace, the
+// position up to which events are gone; it returns how many it deleted. Positions follow
+// commit order and creation times nearly so (two servers' clocks may differ a little): every
+// event up to a workspace's newest old one goes, so that the feed never has a hole.
+func (s *Store) SweepEvents(ctx context.Context, beforeMs int64) (int64, error) {
+	var n int64
+	err := s.InTx(ctx, func(tx *Tx) error {
+		_, err := tx.tx.ExecContext(ctx, `
+			UPDATE event_heads SET swept_seq = (
+				SELECT max(e.seq) FROM events e WHERE e.workspace_id = event_heads.workspace_id AND e.created_ms < $1)
+			WHERE EXISTS (SELECT 1 FROM events e WHERE e.workspace_id = event_heads.workspace_id AND e.created_ms < $1)`, beforeMs)
+		if err != nil {
+			return err
+		}
+		res, err := tx.tx.ExecContext(ctx, `
+			DELETE FROM events WHERE seq <= (
+				SELECT h.swept_seq FROM event_heads h WHERE h.workspace_id = events.workspace_id)`)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return n, err
+}
+
+// ReachedAmong returns those of nodes ids of workspace ws that token tokenID (not
+// workspace-scoped) reaches: each node whose own id or an ancestor's is granted to it. One
+// recursive query walks up from every id at once.
+func (s *Store) ReachedAmong(ctx context.Context, ws, tokenID string, ids []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	a := sqlq.NewArgs(ws, tokenID, maxDepth)
+	rows, err := s.read.QueryContext(ctx, `
+		WITH RECURSIVE up (origin, id, parent_id, depth) AS (
+			SELECT id, id, parent_id, 0 FROM nodes WHERE workspace_id = $1 AND id IN (`+sqlq.In(a, ids)+`)
+			UNION ALL
+			SELECT up.origin, n.id, n.parent_id, up.depth + 1 FROM nodes n JOIN up ON n.id = up.parent_id
+			WHERE up.depth < $3
+		)
+		SELECT DISTINCT up.origin FROM up JOIN grants g ON g.target_id = up.id AND g.token_id = $2`, a.List...)
+	found, err := scanAll(rows, err, func(r interface{ Scan(...any) error }) (string, error) {
+		var id string
+		return id, r.Scan(&id)
+	})
+	for _, id := range found {
+		out[id] = true
+	}
+	return out, err
+}
+
+// bell wakes the readers of the feed in this process (GET /v2/events/stream) when a
+// transaction that recorded events commits, so they need not wait for their next poll. Writes
+// made by other servers are found by the poll.
+type bell struct {
+	mu sync.Mutex
+	ch chan struct{}
+}
+
+func (b *bell) ring() {
+	b.mu.Lock()
+	if b.ch != nil {
+		close(b.ch)
+		b.ch = nil
+	}
+	b.mu.Unlock()
+}
+
+func (b *bell) wait() <-chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.ch == nil {
+		b.ch = make(chan struct{})
+	}
+	return b.ch
+}
+
+// EventsCommitted returns a channel closed when a transaction of this process next commits
+// events.
+func (s *Store) EventsCommitted() <-chan struct{} { return s.events.wait() }

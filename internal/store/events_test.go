@@ -1,0 +1,152 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/quire-dev/quire/internal/quire"
+	"github.com/quire-dev/quire/internal/store"
+	"github.com/quire-dev/quire/internal/testdb"
+)
+
+func event(ws, typ, entity string, data quire.EventData) quire.Event {
+	return quire.Event{ID: quire.NewID(), Type: typ, WorkspaceID: ws, EntityType: quire.EventEntityPage, EntityID: entity,
+		ParentType: quire.ParentWorkspace, ReachID: entity, BotID: "bot", Data: data}
+}
+
+// TestEvents_Outbox: events commit with their transaction, in one piece per resource, and a
+// rolled-back transaction leaves none.
+func TestEvents_Outbox(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		ws, _ := seed(t, s)
+		a, b := quire.NewID(), quire.NewID()
+		err := s.InTx(ctx, func(tx *store.Tx) error {
+			tx.Record(event(ws.ID, quire.EventPageContentUpdated, a, quire.EventData{BlockIDs: []string{"1", "2"}}))
+			tx.Record(event(ws.ID, quire.EventPageCreated, b, quire.EventData{}))
+			tx.Record(event(ws.ID, quire.EventPageContentUpdated, a, quire.EventData{BlockIDs: []string{"2", "3"}}))
+			tx.Record(event(ws.ID, quire.EventPageContentUpdated, b, quire.EventData{BlockIDs: []string{"9"}})) // part of b's creation
+			tx.Record(event(ws.ID, quire.EventPageMoved, a, quire.EventData{From: &quire.EventParent{Type: "workspace"}}))
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rolledBack := errors.New("refused")
+		if err := s.InTx(ctx, func(tx *store.Tx) error {
+			tx.Record(event(ws.ID, quire.EventPageDeleted, a, quire.EventData{}))
+			return rolledBack
+		}); !errors.Is(err, rolledBack) {
+			t.Fatal(err)
+		}
+		evs, err := s.Events(ctx, ws.ID, 0, 100, store.EventFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, ev := range evs {
+			got = append(got, fmt.Sprint(ev.Seq, " ", ev.Type, " ", ev.EntityID == a, " ", ev.Data.BlockIDs))
+		}
+		want := []string{"1 page.content_updated true [1 2 3]", "2 page.created false []", "3 page.moved true []"}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("events (-want +got):\n%s", diff)
+		}
+		if last, swept, err := s.EventHead(ctx, ws.ID); last != 3 || swept != 0 || err != nil {
+			t.Fatalf("head = %d, %d, %v; want 3, 0", last, swept, err)
+		}
+		// Filters, and a position to resume after.
+		evs, err = s.Events(ctx, ws.ID, 1, 100, store.EventFilter{Types: []string{quire.EventPageMoved, quire.EventPageCreated}, EntityID: a})
+		if err != nil || len(evs) != 1 || evs[0].Seq != 3 {
+			t.Fatalf("filtered = %+v, %v", evs, err)
+		}
+	})
+}
+
+// TestEvents_CommitOrder: concurrent transactions that record events, each holding its
+// position a random while before COMMIT, are read by a concurrent walker in position order
+// with no position ever appearing behind one already read.
+func TestEvents_CommitOrder(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		ws, _ := seed(t, s)
+		const writers, each = 16, 10
+		var wg sync.WaitGroup
+		for w := range writers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range each {
+					err := s.InTx(ctx, func(tx *store.Tx) error {
+						// Work before the outbox is flushed: transactions overlap, and take
+						// their positions in another order than they began.
+						time.Sleep(time.Duration((w*7+i*3)%5) * time.Millisecond)
+						tx.Record(event(ws.ID, quire.EventPageCreated, quire.NewID(), quire.EventData{}))
+						return nil
+					})
+					if err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			}()
+		}
+		done := make(chan struct{})
+		go func() { wg.Wait(); close(done) }()
+		var after int64
+		seen := 0
+		for finished := false; !finished; {
+			select {
+			case <-done:
+				finished = true
+			default:
+			}
+			evs, err := s.Events(ctx, ws.ID, after, 7, store.EventFilter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, ev := range evs {
+				if ev.Seq != after+1 {
+					t.Fatalf("read position %d after %d: a position was skipped or repeated", ev.Seq, after)
+				}
+				after = ev.Seq
+				seen++
+			}
+			if len(evs) == 7 {
+				finished = false // read on before deciding the walk is over
+			}
+		}
+		if seen != writers*each {
+			t.Fatalf("walked %d events, want %d", seen, writers*each)
+		}
+	})
+}
+
+func TestEvents_Sweep(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		ws, _ := seed(t, s)
+		for range 3 {
+			if err := s.InTx(ctx, func(tx *store.Tx) error {
+				tx.Record(event(ws.ID, quire.EventPageCreated, quire.NewID(), quire.EventData{}))
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n, err := s.SweepEvents(ctx, 0); n != 0 || err != nil {
+			t.Fatalf("sweep of nothing old = %d, %v", n, err)
+		}
+		if n, err := s.SweepEvents(ctx, time.Now().Add(time.Minute).UnixMilli()); n != 3 || err != nil {
+			t.Fatalf("sweep = %d, %v; want 3", n, err)
+		}
+		if last, swept, err := s.EventHead(ctx, ws.ID); last != 3 || swept != 3 || err != nil {
+			t.Fatalf("head = %d, %d, %v; want 3, 3", last, swept, err)
+		}
+	})
+}
