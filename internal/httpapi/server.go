@@ -116,6 +116,7 @@ func newServer(cfg Config, extra ...func(*Server)) *Server {
 	s.registerMindMaps()
 	s.registerDatabases()
 	s.registerEvents()
+	s.registerWebhooks()
 	for _, f := range extra {
 		f(s)
 	}
