@@ -128,6 +128,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	go service.NewIndexer(svc, logger).Run(ctx)
 	go sweepUploads(ctx, svc, logger)
 	go sweepEvents(ctx, svc, *eventRetention, logger)
+	go service.NewWebhookWorker(svc, httpapi.EventJSON, logger).Run(ctx)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
