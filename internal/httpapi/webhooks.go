@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"reflect"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -88,6 +89,33 @@ func (s *Server) registerWebhooks() {
 	register(s, huma.Operation{OperationID: "list-webhook-deliveries", Method: http.MethodGet, Path: "/v2/webhooks/{webhook_id}/deliveries",
 		Summary: "List a webhook's deliveries", Tags: tags,
 		Description: "The webhook's 100 most recent delivery attempts, newest first, with the receiver's status codes."}, rt, s.listWebhookDeliveries)
+	s.documentDelivery()
+}
+
+// documentDelivery describes, under the document's webhooks, the request a receiver gets.
+func (s *Server) documentDelivery() {
+	oapi := s.api.OpenAPI()
+	evSchema := oapi.Components.Schemas.Schema(reflect.TypeFor[eventObject](), true, "")
+	if oapi.Webhooks == nil {
+		oapi.Webhooks = map[string]*huma.PathItem{}
+	}
+	oapi.Webhooks["event"] = &huma.PathItem{Post: &huma.Operation{
+		OperationID: "deliver-event", Summary: "An event delivered to a webhook", Tags: []string{"Webhooks"},
+		Security: []map[string][]string{}, // no token: the signature is the credential
+		Description: "Quire POSTs each event to the webhook's url, in order, one at a time. To verify a delivery, compute " +
+			"the hex HMAC-SHA256 of `t + \".\" + body` (the raw body bytes) keyed with the webhook's secret, compare it in " +
+			"constant time with v1, and refuse a t far from now. Answer 2xx within 10 s to acknowledge; anything else " +
+			"(a redirect too) is retried with exponential backoff for 3 days, and the later events wait. An event may be " +
+			"delivered more than once: Quire-Event-Id tells repeats apart.",
+		Parameters: []*huma.Param{
+			{Name: "Quire-Webhook-Id", In: "header", Required: true, Description: "The webhook's id.", Schema: &huma.Schema{Type: "string", Format: "uuid"}},
+			{Name: "Quire-Event-Id", In: "header", Required: true, Description: "The event's id, the same as the body's id.", Schema: &huma.Schema{Type: "string", Format: "uuid"}},
+			{Name: "Quire-Signature", In: "header", Required: true, Description: "t=UNIX_SECONDS,v1=HEX: the hex HMAC-SHA256 of \"t.body\" keyed with the secret.", Schema: &huma.Schema{Type: "string"}},
+		},
+		RequestBody: &huma.RequestBody{Required: true, Content: map[string]*huma.MediaType{"application/json": {Schema: evSchema}}},
+		Responses: map[string]*huma.Response{"2XX": {Description: "Acknowledged: the next event follows."},
+			"default": {Description: "Not acknowledged: the event is tried again later."}},
+	}}
 }
 
 // EventJSON is the body of a webhook delivery: the event object, as GET /v2/events shows it.
