@@ -12,6 +12,9 @@ import (
 const webhookCols = `id, workspace_id, url, event_types, description, secret, status, position, created_ms,
 	next_attempt_ms, attempts, failing_since_ms`
 
+// webhookByID reads one webhook by workspace ($1) and id ($2).
+const webhookByID = `SELECT ` + webhookCols + ` FROM webhooks WHERE workspace_id = $1 AND id = $2`
+
 func scanWebhook(row interface{ Scan(...any) error }) (*quire.Webhook, error) {
 	var w quire.Webhook
 	var types string
@@ -38,7 +41,7 @@ func (s *Store) CreateWebhook(ctx context.Context, w *quire.Webhook) error {
 
 // Webhook returns webhook id of workspace ws, or a not_found error.
 func (s *Store) Webhook(ctx context.Context, ws, id string) (*quire.Webhook, error) {
-	return scanWebhook(s.read.QueryRowContext(ctx, `SELECT `+webhookCols+` FROM webhooks WHERE workspace_id = $1 AND id = $2`, ws, id))
+	return scanWebhook(s.read.QueryRowContext(ctx, webhookByID, ws, id))
 }
 
 // Webhooks lists the webhooks of workspace ws, oldest first.
@@ -59,7 +62,7 @@ type WebhookChange struct {
 func (s *Store) UpdateWebhook(ctx context.Context, ws, id string, c WebhookChange) (*quire.Webhook, error) {
 	var out *quire.Webhook
 	err := s.InTx(ctx, func(tx *Tx) error {
-		w, err := scanWebhook(tx.tx.QueryRowContext(ctx, `SELECT `+webhookCols+` FROM webhooks WHERE workspace_id = $1 AND id = $2`, ws, id))
+		w, err := scanWebhook(tx.tx.QueryRowContext(ctx, webhookByID, ws, id))
 		if err != nil {
 			return err
 		}
@@ -88,7 +91,7 @@ func (s *Store) UpdateWebhook(ctx context.Context, ws, id string, c WebhookChang
 func (s *Store) DeleteWebhook(ctx context.Context, ws, id string) (*quire.Webhook, error) {
 	var out *quire.Webhook
 	err := s.InTx(ctx, func(tx *Tx) error {
-		w, err := scanWebhook(tx.tx.QueryRowContext(ctx, `SELECT `+webhookCols+` FROM webhooks WHERE workspace_id = $1 AND id = $2`, ws, id))
+		w, err := scanWebhook(tx.tx.QueryRowContext(ctx, webhookByID, ws, id))
 		if err != nil {
 			return err
 		}
