@@ -1,7 +1,10 @@
 package service
 
 import (
+	"context"
 	"net"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -70,6 +73,29 @@ func TestWebhookBackoff(t *testing.T) {
 			if d := w.backoff(n); d < full/2 || d > full {
 				t.Fatalf("backoff(%d) = %v, want within [%v, %v]", n, d, full/2, full)
 			}
+		}
+	}
+}
+
+// TestWebhookDialRefusesPrivate: the address a delivery dials is checked whatever the URL
+// said, so a host name that resolves to a private address is refused before connecting.
+func TestWebhookDialRefusesPrivate(t *testing.T) {
+	for _, tc := range []struct {
+		allowPrivate bool
+		addr         string
+		refused      bool
+	}{
+		{false, "10.255.255.1:443", true},
+		{false, "[fd00::1]:443", true},
+		{false, "169.254.169.254:80", true},
+		{true, "127.0.0.1:1", false}, // refused by the kernel, not by the check
+		{false, "127.0.0.1:1", false},
+	} {
+		svc := &Service{webhooks: WebhookOptions{AllowPrivate: tc.allowPrivate, Timeout: 200 * time.Millisecond}.withDefaults()}
+		w := NewWebhookWorker(svc, nil, nil)
+		_, err := w.client.Transport.(*http.Transport).DialContext(context.Background(), "tcp", tc.addr)
+		if got := err != nil && strings.Contains(err.Error(), "private address"); got != tc.refused {
+			t.Errorf("dial %s (allow private %v): %v, want refused by the check = %v", tc.addr, tc.allowPrivate, err, tc.refused)
 		}
 	}
 }
