@@ -44,6 +44,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	demoFlag := fs.Bool("demo", false, "on an empty store, seed a demo workspace (pages, blocks, a database with views, a mind map, an image) and print a ready token")
 	embURL := fs.String("embeddings-url", env("QUIRE_EMBEDDINGS_URL", ""), "OpenAI-compatible embeddings service for semantic search, e.g. http://localhost:11434/v1; default: the built-in offline model (env QUIRE_EMBEDDINGS_URL; key from env QUIRE_EMBEDDINGS_KEY)")
 	eventRetention := fs.Duration("event-retention", service.DefaultEventRetention, "how long GET /v2/events keeps an event; older ones are swept hourly")
+	hookPrivate := fs.Bool("webhook-allow-private", false, "let webhooks call private addresses and plain http anywhere (default: https, or http to loopback only)")
 	embModel := fs.String("embeddings-model", env("QUIRE_EMBEDDINGS_MODEL", ""), "model name sent to --embeddings-url (env QUIRE_EMBEDDINGS_MODEL)")
 	if help, err := parse(fs, args); help || err != nil {
 		return err
@@ -101,7 +102,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *baseURL == "" {
 		*baseURL = "http://" + ln.Addr().String()
 	}
-	svc := service.New(st, service.Options{BaseURL: *baseURL, Embedder: embedder, Files: files})
+	svc := service.New(st, service.Options{BaseURL: *baseURL, Embedder: embedder, Files: files,
+		Webhooks: service.WebhookOptions{AllowPrivate: *hookPrivate}})
 	api := httpapi.New(httpapi.Config{Service: svc, Logger: logger, AccessLog: access, BaseURL: *baseURL,
 		RateLimit: *rateLimit, Metrics: *metricsOn, DocTime: buildTime(), Version: binaryVersion()})
 	if *demoFlag {
@@ -126,6 +128,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	go service.NewIndexer(svc, logger).Run(ctx)
 	go sweepUploads(ctx, svc, logger)
 	go sweepEvents(ctx, svc, *eventRetention, logger)
+	go service.NewWebhookWorker(svc, httpapi.EventJSON, logger).Run(ctx)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
