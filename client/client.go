@@ -35,6 +35,7 @@ type Client struct {
 	Search    *SearchService
 	Files     *FilesService
 	Events    *EventsService
+	Webhooks  *WebhooksService
 }
 
 // Option configures a Client.
@@ -80,6 +81,7 @@ func New(baseURL, token string, opts ...Option) *Client {
 	c.Search = &SearchService{c}
 	c.Files = &FilesService{c}
 	c.Events = &EventsService{c}
+	c.Webhooks = &WebhooksService{c}
 	return c
 }
 

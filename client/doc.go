@@ -50,6 +50,9 @@
 //	err := c.Events.Stream(ctx, client.EventsOptions{Types: []string{"page.created"}},
 //		func(e *client.Event, cursor string) error { log.Println(e.Type, e.Entity.ID); return nil })
 //
+// Webhooks manages the workspace's webhooks (Create shows the secret once); a receiver checks
+// each delivery with VerifySignature before trusting it.
+//
 // # Retries and Idempotency-Key
 //
 // A call refused with 429 or 503, or cut off by the network, is sent again, up to 4 tries

@@ -2,9 +2,12 @@ package client_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log"
+	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -297,6 +300,20 @@ func ExampleEventsService_Stream() {
 		return nil
 	})
 	log.Fatal(err)
+}
+
+func ExampleVerifySignature() {
+	secret := os.Getenv("QUIRE_WEBHOOK_SECRET") // from Webhooks.Create's answer, shown once
+	http.HandleFunc("/quire", func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if err := client.VerifySignature(secret, r.Header.Get("Quire-Signature"), body, 5*time.Minute); err != nil {
+			http.Error(w, err.Error(), http.StatusUnauthorized)
+			return
+		}
+		var e client.Event
+		_ = json.Unmarshal(body, &e)
+		fmt.Println(e.Type, e.Entity.ID) // a 2xx acknowledges it; a repeat has the same Quire-Event-Id
+	})
 }
 
 func ExampleError() {

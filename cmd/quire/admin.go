@@ -164,7 +164,7 @@ func userJSON(u *quire.User) map[string]any {
 }
 
 // adminCommands are every "quire GROUP COMMAND", by "GROUP COMMAND".
-var adminCommands = mergeCommands(createCommands, listCommands)
+var adminCommands = mergeCommands(createCommands, listCommands, webhookCommands)
 
 func mergeCommands(sets ...map[string]adminCommand) map[string]adminCommand {
 	all := map[string]adminCommand{}

@@ -25,6 +25,9 @@ Usage:
   quire token grant --token-id BOT_ID --grant ID
   quire token rotate --token-id BOT_ID
   quire token revoke --token-id BOT_ID
+  quire webhook create --workspace WS --url URL [--event-types t1,t2] [--description TEXT]
+  quire webhook list --workspace WS
+  quire webhook delete --workspace WS --webhook-id ID
   quire export --workspace WS --out DIR|FILE.zip
   quire import --workspace WS --from DIR|FILE.zip [--parent PAGE]
   quire version                       also quire --version
@@ -54,7 +57,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return backupCmd(ctx, rest, stdout, stderr)
 	case "restore":
 		return restoreCmd(ctx, rest, stdout, stderr)
-	case "workspace", "user", "token":
+	case "workspace", "user", "token", "webhook":
 		return adminGroup(ctx, cmd, rest, stdout, stderr)
 	case "export", "import":
 		return transferCmd(ctx, cmd, rest, stdout, stderr)

@@ -45,6 +45,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	demoFlag := fs.Bool("demo", false, "on an empty store, seed a demo workspace (pages, blocks, a database with views, a mind map, an image) and print a ready token")
 	embURL := fs.String("embeddings-url", env("QUIRE_EMBEDDINGS_URL", ""), "OpenAI-compatible embeddings service for semantic search, e.g. http://localhost:11434/v1; default: the built-in offline model (env QUIRE_EMBEDDINGS_URL; key from env QUIRE_EMBEDDINGS_KEY)")
 	eventRetention := fs.Duration("event-retention", service.DefaultEventRetention, "how long GET /v2/events keeps an event; older ones are swept hourly")
+	hookPrivate := fs.Bool("webhook-allow-private", false, "let webhooks call private addresses and plain http anywhere (default: https, or http to loopback only)")
 	embModel := fs.String("embeddings-model", env("QUIRE_EMBEDDINGS_MODEL", ""), "model name sent to --embeddings-url (env QUIRE_EMBEDDINGS_MODEL)")
 	indexWorkers := fs.Int("index-workers", 0, "semantic indexer workers embedding side by side; 0 = half the cores, at least one (requests come first either way)")
 	pprofAddr := fs.String("pprof", "", "serve Go's profiles at http://ADDR/debug/pprof/ on a loopback address of their own, e.g. 127.0.0.1:6060; off when empty")
@@ -112,7 +113,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *baseURL == "" {
 		*baseURL = "http://" + ln.Addr().String()
 	}
-	svc := service.New(st, service.Options{BaseURL: *baseURL, Embedder: embedder, Files: files})
+	svc := service.New(st, service.Options{BaseURL: *baseURL, Embedder: embedder, Files: files,
+		Webhooks: service.WebhookOptions{AllowPrivate: *hookPrivate}})
 	gate := busy.New() // requests in flight, for the indexer to step aside
 	api := httpapi.New(httpapi.Config{Service: svc, Logger: logger, AccessLog: access, BaseURL: *baseURL,
 		RateLimit: *rateLimit, Metrics: *metricsOn, DocTime: buildTime(), Version: binaryVersion(), Busy: gate})
@@ -145,6 +147,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	go service.NewIndexer(svc, logger).Workers(*indexWorkers).Yield(gate, busy.MaxWait).Run(ctx)
 	go sweepUploads(ctx, svc, logger)
 	go sweepEvents(ctx, svc, *eventRetention, logger)
+	go service.NewWebhookWorker(svc, httpapi.EventJSON, logger).Run(ctx)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

@@ -69,6 +69,9 @@ var tables = []table{
 	{"file_uses", cols("file_id page_id")},
 	{"event_heads", cols("workspace_id seq:int swept_seq:int")},
 	{"events", cols("workspace_id seq:int id type entity_type entity_id parent_type parent_id reach_id user_id bot_id data created_ms:int")},
+	{"webhooks", cols("id workspace_id url event_types description secret status position:int created_ms:int " +
+		"lease_owner lease_until:int next_attempt_ms:int attempts:int failing_since_ms:int")},
+	{"webhook_deliveries", cols("webhook_id id event_id event_seq:int attempt:int status_code:int error duration_ms:int created_ms:int")},
 	{"embeddings", cols("node_id chunk:int workspace_id model dim:int vector:bytes text_hash text block_id")},
 	{"embed_nodes", cols("node_id workspace_id seq:int")},
 	{"embed_versions", cols("workspace_id seq:int")},

@@ -27,7 +27,8 @@ func TestRequestBodiesMatchTheDocument(t *testing.T) {
 		dbID := db["id"].(string)
 		view := e.mkView(t, dbID, map[string]any{"name": "All", "type": "table"}).body["id"].(string)
 		mm := e.mkMindMap(t, e.full, map[string]any{"parent": pageParent(page), "title": "Map"}).body["id"].(string)
-		ids := map[string]string{"page_id": page, "block_id": block, "database_id": dbID, "view_id": view, "mind_map_id": mm}
+		hook := e.mkWebhook(t, "https://hooks.example.com/")["id"].(string)
+		ids := map[string]string{"page_id": page, "block_id": block, "database_id": dbID, "view_id": view, "mind_map_id": mm, "webhook_id": hook}
 
 		r := e.do(http.MethodGet, "/v2/openapi.json", "", nil)
 		wantOK(t, r, 200)

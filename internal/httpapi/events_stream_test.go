@@ -172,6 +172,9 @@ func TestEvents_TwoServers(t *testing.T) {
 		t.Fatalf("B's stream sent %+v", m)
 	}
 
+	// The reader walks while they write, from after the first page: its cursor is taken before
+	// any writer starts, or the events of the first writes would be read and not counted.
+	_, cursor := a.feed(t, a.full, "", "", 100)
 	const writers, each = 16, 12
 	created := make(chan string, writers*each)
 	var wg sync.WaitGroup
@@ -193,9 +196,7 @@ func TestEvents_TwoServers(t *testing.T) {
 			}
 		}()
 	}
-	// The reader walks while they write, from after the first page.
 	seen := map[string]int{}
-	_, cursor := a.feed(t, a.full, "", "", 100)
 	stop := make(chan struct{})
 	go func() { wg.Wait(); close(stop) }()
 	for finished := false; ; {

@@ -87,6 +87,7 @@ func newFuzzWorld(t testing.TB, st *store.Store) *fuzzWorld {
 	cases = append(cases, mindMapCases(t, e, pagesOnly, unknown)...)
 	cases = append(cases, databaseCases(t, e, unknown)...)
 	cases = append(cases, eventCases(t, e, pagesOnly)...) // stops the server's streams: a generated request ends
+	cases = append(cases, webhookCases(t, e)...)
 	for _, c := range cases {
 		method := c.method
 		if method == "" {

@@ -131,6 +131,7 @@ func TestOpenAPIConformance(t *testing.T) {
 		cases = append(cases, databaseCases(t, e, unknown)...)
 		cases = append(cases, typedCases(t, e)...)
 		cases = append(cases, eventCases(t, e, pagesOnly)...)
+		cases = append(cases, webhookCases(t, e)...)
 
 		// Every documented operation needs a 2xx case, and a 401 case when it documents a token.
 		covered := map[string]map[int]bool{}

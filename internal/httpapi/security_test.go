@@ -27,6 +27,7 @@ var validBodies = map[string]any{
 	"POST /v2/databases/{database_id}/mutations":        map[string]any{"mutations": []any{map[string]any{"op": "create", "properties": map[string]any{}}}},
 	"PATCH /v2/mind-maps/{mind_map_id}":                 map[string]any{"title": "Renamed"},
 	"PATCH /v2/databases/{database_id}/views/{view_id}": map[string]any{"name": "Renamed"},
+	"PATCH /v2/webhooks/{webhook_id}":                   map[string]any{"description": "x"},
 }
 
 // pathValues fills the path parameters that are not ids.

@@ -120,6 +120,7 @@ func newServer(cfg Config, extra ...func(*Server)) *Server {
 	s.registerDatabases()
 	s.registerRecords()
 	s.registerEvents()
+	s.registerWebhooks()
 	for _, f := range extra {
 		f(s)
 	}

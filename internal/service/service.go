@@ -29,6 +29,8 @@ type Options struct {
 	// VectorCacheBytes bounds the in-process cache of quantized vectors of semantic search.
 	// Default 256 MiB; negative turns the cache off (every query streams from the database).
 	VectorCacheBytes int64
+	// Webhooks tune the URLs webhooks may call and their deliveries (webhooks.go).
+	Webhooks WebhookOptions
 }
 
 // DefaultTokenCacheTTL is how long a server trusts a token it has authenticated, unless Options
@@ -47,6 +49,7 @@ type Service struct {
 	trees    treeCache    // nodes of recent mind maps (mindmaps_cache.go)
 	vectors  *vectorCache // nil: off
 	index    indexCounters
+	webhooks WebhookOptions
 }
 
 // New returns a service over st.
@@ -56,7 +59,8 @@ func New(st *store.Store, opts Options) *Service {
 		ttl = DefaultTokenCacheTTL
 	}
 	svc := &Service{store: st, cursors: cursor.New(st.Secret()), tokens: newTokenCache(ttl),
-		baseURL: strings.TrimSuffix(opts.BaseURL, "/"), embedder: opts.Embedder, files: newFiles(st, opts.Files)}
+		baseURL: strings.TrimSuffix(opts.BaseURL, "/"), embedder: opts.Embedder, files: newFiles(st, opts.Files),
+		webhooks: opts.Webhooks.withDefaults()}
 	if opts.VectorCacheBytes >= 0 {
 		svc.vectors = newVectorCache(cmp.Or(opts.VectorCacheBytes, vectorCacheBytes))
 	}
