@@ -70,25 +70,26 @@ type updateWebhookInput struct {
 
 func (s *Server) registerWebhooks() {
 	rt := route{scopes: []quire.Scope{quire.PagesRead}, workspaceScoped: true}
-	tags := []string{"Webhooks"}
-	register(s, huma.Operation{
-		OperationID: "create-webhook", Method: http.MethodPost, Path: "/v2/webhooks", Summary: "Create a webhook", Tags: tags,
-		Description: "Delivers every later event of the workspace (of event_types, when given) to url: a POST of the event " +
-			"object, signed with the secret this answer shows once (Quire-Signature: t=UNIX,v1=hex HMAC-SHA256 of \"t.body\"). " +
-			"A 2xx acknowledges; anything else is retried with backoff, in order, for 3 days.",
-	}, rt, s.createWebhook)
-	register(s, huma.Operation{OperationID: "list-webhooks", Method: http.MethodGet, Path: "/v2/webhooks",
-		Summary: "List webhooks", Tags: tags, Description: "Every webhook of the workspace, oldest first; never their secrets."}, rt, s.listWebhooks)
-	register(s, huma.Operation{OperationID: "retrieve-webhook", Method: http.MethodGet, Path: "/v2/webhooks/{webhook_id}",
-		Summary: "Retrieve a webhook", Tags: tags}, rt, s.getWebhook)
-	register(s, huma.Operation{OperationID: "update-webhook", Method: http.MethodPatch, Path: "/v2/webhooks/{webhook_id}",
-		Summary: "Update a webhook", Tags: tags,
-		Description: "Sets url, event_types or description; status active resumes a failing webhook where it stopped."}, rt, s.patchWebhook)
-	register(s, huma.Operation{OperationID: "delete-webhook", Method: http.MethodDelete, Path: "/v2/webhooks/{webhook_id}",
-		Summary: "Delete a webhook", Tags: tags, Description: "Stops the deliveries for good; answers the webhook as it was."}, rt, s.deleteWebhook)
-	register(s, huma.Operation{OperationID: "list-webhook-deliveries", Method: http.MethodGet, Path: "/v2/webhooks/{webhook_id}/deliveries",
-		Summary: "List a webhook's deliveries", Tags: tags,
-		Description: "The webhook's 100 most recent delivery attempts, newest first, with the receiver's status codes."}, rt, s.listWebhookDeliveries)
+	register(s, op("create-webhook", http.MethodPost, "/v2/webhooks", "Webhooks",
+		"Create a webhook",
+		"Delivers every later event of the workspace (of event_types, when given) to url: a POST of the event "+
+			"object, signed with the secret this answer shows once (Quire-Signature: t=UNIX,v1=hex HMAC-SHA256 of \"t.body\"). "+
+			"A 2xx acknowledges; anything else is retried with backoff, in order, for 3 days."), rt, s.createWebhook)
+	register(s, op("list-webhooks", http.MethodGet, "/v2/webhooks", "Webhooks",
+		"List webhooks",
+		"Every webhook of the workspace, oldest first; never their secrets."), rt, s.listWebhooks)
+	register(s, op("retrieve-webhook", http.MethodGet, "/v2/webhooks/{webhook_id}", "Webhooks",
+		"Retrieve a webhook",
+		""), rt, s.getWebhook)
+	register(s, op("update-webhook", http.MethodPatch, "/v2/webhooks/{webhook_id}", "Webhooks",
+		"Update a webhook",
+		"Sets url, event_types or description; status active resumes a failing webhook where it stopped."), rt, s.patchWebhook)
+	register(s, op("delete-webhook", http.MethodDelete, "/v2/webhooks/{webhook_id}", "Webhooks",
+		"Delete a webhook",
+		"Stops the deliveries for good; answers the webhook as it was."), rt, s.deleteWebhook)
+	register(s, op("list-webhook-deliveries", http.MethodGet, "/v2/webhooks/{webhook_id}/deliveries", "Webhooks",
+		"List a webhook's deliveries",
+		"The webhook's 100 most recent delivery attempts, newest first, with the receiver's status codes."), rt, s.listWebhookDeliveries)
 	s.documentDelivery()
 }
 
