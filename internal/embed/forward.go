@@ -16,12 +16,16 @@ type workspace struct {
 	att    []float32 // [n × 512] attention output, heads concatenated
 	y      []float32 // [n × 512] the residual stream
 	ff     []float32 // [n × 1536] FFN hidden layer
-	scores []float32 // [MaxTokens] one row of attention weights
+	scores []float32 // [MaxTokens × MaxTokens] one head's attention weights
+	kp, vp []float32 // one head's keys (transposed) and values, packed for mul
 	pooled []float32 // [texts × 512]
 	outs   []float32 // [texts × 512]
 }
 
-func newWorkspace() *workspace { return &workspace{scores: make([]float32, MaxTokens)} }
+func newWorkspace() *workspace {
+	const most = MaxTokens * width / 4 // a head of layer 1 over MaxTokens tokens
+	return &workspace{scores: make([]float32, MaxTokens*MaxTokens), kp: make([]float32, most), vp: make([]float32, most)}
+}
 
 // grow makes room for n token rows and t texts.
 func (ws *workspace) grow(n, t int) {
@@ -79,7 +83,7 @@ func (m *model) forwardBatch(ws *workspace, batch [][]int32, outs [][]float32) {
 	attend := func(d int, l *layer) {
 		for _, sp := range spans {
 			if sp[1] > 0 {
-				attention(ws.att[sp[0]*d:], ws.qkv[sp[0]*3*d:], sp[1], d, l.heads, l.qScale, ws.scores)
+				attention(ws, ws.att[sp[0]*d:], ws.qkv[sp[0]*3*d:], sp[1], d, l.heads, l.qScale)
 			}
 		}
 	}
@@ -88,18 +92,18 @@ func (m *model) forwardBatch(ws *workspace, batch [][]int32, outs [][]float32) {
 	// its input as the residual; then the FFN.
 	l := &m.layers[0]
 	layerNorm(ws.h, ws.x, n, embDim, l.lnScale, l.lnB, m.lnEps)
-	gemm(ws.qkv, ws.h, n, embDim, l.qkvW, 3*embDim, l.qkvB, false)
+	gemm(ws.qkv, ws.h, n, l.qkvW, l.qkvB, false)
 	attend(embDim, l)
-	gemm(ws.y, ws.att, n, embDim, l.outW, width, l.outB, false)
-	gemm(ws.y, ws.x, n, embDim, l.denseW, width, l.denseB, true)
+	gemm(ws.y, ws.att, n, l.outW, l.outB, false)
+	gemm(ws.y, ws.x, n, l.denseW, l.denseB, true)
 	m.ffn(ws, l, n)
 
 	// Layer 1: the same at width 512 with a plain residual; no final layer norm.
 	l = &m.layers[1]
 	layerNorm(ws.h, ws.y, n, width, l.lnScale, l.lnB, m.lnEps)
-	gemm(ws.qkv, ws.h, n, width, l.qkvW, 3*width, l.qkvB, false)
+	gemm(ws.qkv, ws.h, n, l.qkvW, l.qkvB, false)
 	attend(width, l)
-	gemm(ws.y, ws.att, n, width, l.outW, width, l.outB, true)
+	gemm(ws.y, ws.att, n, l.outW, l.outB, true)
 	m.ffn(ws, l, n)
 
 	// Mean over each text's tokens, tanh layer, L2 normalisation.
@@ -121,7 +125,7 @@ func (m *model) forwardBatch(ws *workspace, batch [][]int32, outs [][]float32) {
 			}
 		}
 	}
-	gemm(ws.outs, pooled, t, width, m.tanhW, width, m.tanhB, false)
+	gemm(ws.outs, pooled, t, m.tanhW, m.tanhB, false)
 	for i, sp := range spans {
 		out := outs[i][:width]
 		if sp[1] == 0 {
@@ -144,14 +148,14 @@ func (m *model) forwardBatch(ws *workspace, batch [][]int32, outs [][]float32) {
 // ffn adds relu(LN(y)·W1 + b1)·W2 + b2 to the residual stream y.
 func (m *model) ffn(ws *workspace, l *layer, n int) {
 	layerNorm(ws.h, ws.y, n, width, l.ffnScale, l.ffnB, m.lnEps)
-	gemm(ws.ff, ws.h, n, width, l.w1, hidden, l.b1, false)
+	gemm(ws.ff, ws.h, n, l.w1, l.b1, false)
 	ff := ws.ff[:n*hidden]
 	for i, v := range ff {
 		if v < 0 {
 			ff[i] = 0
 		}
 	}
-	gemm(ws.y, ws.ff, n, hidden, l.w2, width, l.b2, true)
+	gemm(ws.y, ws.ff, n, l.w2, l.b2, true)
 }
 
 // layerNorm writes (x-mean)/sqrt(var+eps)·scale + bias of each of the n rows of src (d wide) to dst.
@@ -178,41 +182,47 @@ func layerNorm(dst, src []float32, n, d int, scale, bias []float32, eps float32)
 }
 
 // attention is softmax((q·scale)·kᵀ)·v per head over the n tokens of one text (no mask). qkv rows
-// hold q, k and v of d features each; head h owns features h·d/heads … (h+1)·d/heads-1.
-func attention(att, qkv []float32, n, d, heads int, scale float32, scores []float32) {
+// hold q, k and v of d features each; head h owns features h·d/heads … (h+1)·d/heads-1. Both
+// products go through mul, the dense layers' kernel: a head's keys are packed as the columns
+// and its values as the rows of a weight matrix (n rounded up to a panel, padded with zeros
+// that the softmax never reads).
+func attention(ws *workspace, att, qkv []float32, n, d, heads int, scale float32) {
 	dh := d / heads
 	stride := 3 * d
-	scores = scores[:n]
+	np := (n + lanes - 1) / lanes * lanes
+	scores := ws.scores[:n*np]
 	for h := 0; h < heads; h++ {
+		q, k, v := qkv[h*dh:], qkv[d+h*dh:], qkv[2*d+h*dh:]
+		packCols(ws.kp, k, dh, n, stride)
+		clear(scores)
+		mul(scores, np, q, stride, n, dh, ws.kp, np)
 		for i := 0; i < n; i++ {
-			q := qkv[i*stride+h*dh:][:dh]
-			best := float32(math.Inf(-1))
-			for j := range scores {
-				k := qkv[j*stride+d+h*dh:][:dh]
-				var s float32
-				for t, qv := range q {
-					s += qv * k[t]
-				}
-				s *= scale
-				scores[j] = s
-				best = max(best, s)
-			}
-			var sum float32
-			for j, s := range scores {
-				e := float32(math.Exp(float64(s - best)))
-				scores[j] = e
-				sum += e
-			}
-			o := att[i*d+h*dh:][:dh]
-			clear(o)
-			inv := 1 / sum
-			for j, e := range scores {
-				p := e * inv
-				v := qkv[j*stride+2*d+h*dh:][:dh]
-				for t, vv := range v {
-					o[t] += p * vv
-				}
-			}
+			softmax(scores[i*np:][:n], scale)
 		}
+		packRows(ws.vp, v, n, dh, stride)
+		o := att[h*dh:]
+		for i := 0; i < n; i++ {
+			clear(o[i*d:][:dh])
+		}
+		mul(o, d, scores, np, n, n, ws.vp, dh)
+	}
+}
+
+// softmax replaces s with softmax(s·scale).
+func softmax(s []float32, scale float32) {
+	best := float32(math.Inf(-1))
+	for j := range s {
+		s[j] *= scale
+		best = max(best, s[j])
+	}
+	var sum float32
+	for j, x := range s {
+		e := float32(math.Exp(float64(x - best)))
+		s[j] = e
+		sum += e
+	}
+	inv := 1 / sum
+	for j := range s {
+		s[j] *= inv
 	}
 }

@@ -1,21 +1,71 @@
 package embed
 
-// panel is the width of the column panels of gemm's FMA path: 64 floats, eight AVX registers of
-// one output row that stay in registers while every row of the panel's weights passes.
-const panel = 64
+// lanes is the width of a packed panel: two AVX registers of one output row.
+const lanes = 16
 
-// gemm computes out = in·w + bias (or out += in·w + bias when accumulate), where in is n×k, w is
-// k×m and out is n×m, all row-major.
-//
-// With AVX2 and FMA (every x86-64 server since 2013) and m a multiple of 64, it walks column
-// panels of w: one k×64 panel (at most 384 KiB, kept in L2) serves every input row before the next
-// is read, so a batch of many texts reads the 28 MB of weights once instead of once per text.
-// Otherwise plain Go: the inner loop walks four rows of w at once so each pass over an output row
-// does four multiply-adds per load and store of it.
-func gemm(out, in []float32, n, k int, w []float32, m int, bias []float32, accumulate bool) {
-	bias = bias[:m]
+// The products are computed in blocks of kBlock input features by rowBlock input rows, so the
+// inputs of a block (at most 96 KiB) stay in L2 and one panel's slice of weights (16 KiB) in L1
+// while every row group of the block passes over it.
+const (
+	kBlock   = 256
+	rowBlock = 96
+)
+
+// packed is a k×m matrix (m a multiple of lanes) stored as m/lanes column panels, each k rows of
+// lanes floats: the kernel reads a panel front to back, where row-major weights would make it
+// stride k times across up to 9 MB (and miss the TLB on most reads).
+type packed struct {
+	k, m int
+	p    []float32
+}
+
+// pack copies the row-major k×m matrix w (m a multiple of lanes) into panels.
+func pack(w []float32, k, m int) packed {
+	p := packed{k: k, m: m, p: make([]float32, k*m)}
+	packRows(p.p, w, k, m, m)
+	return p
+}
+
+// packRows writes the rows×cols matrix at src (rows stride floats apart) into dst as panels of
+// lanes columns, cols rounded up to a multiple of lanes with zeros.
+func packRows(dst, src []float32, rows, cols, stride int) {
+	for j := 0; j < cols; j += lanes {
+		panel := dst[j*rows:][:rows*lanes]
+		w := min(lanes, cols-j)
+		for r := 0; r < rows; r++ {
+			o := panel[r*lanes:][:lanes]
+			copy(o, src[r*stride+j:][:w])
+			clear(o[w:])
+		}
+	}
+}
+
+// packCols is packRows of the transpose: column c of the packed matrix is row c of src (rows
+// of rows floats, stride apart), so q·kᵀ runs through the same kernel as the dense layers.
+func packCols(dst, src []float32, rows, cols, stride int) {
+	for j := 0; j < cols; j += lanes {
+		panel := dst[j*rows:][:rows*lanes]
+		for c := 0; c < lanes; c++ {
+			if j+c >= cols {
+				for r := 0; r < rows; r++ {
+					panel[r*lanes+c] = 0
+				}
+				continue
+			}
+			s := src[(j+c)*stride:][:rows]
+			for r, v := range s {
+				panel[r*lanes+c] = v
+			}
+		}
+	}
+}
+
+// gemm computes out = in·w + bias (or out += in·w + bias when accumulate), where in is n×w.k and
+// out is n×w.m, both row-major and dense.
+func gemm(out, in []float32, n int, w packed, bias []float32, accumulate bool) {
+	bias = bias[:w.m]
 	for i := 0; i < n; i++ {
-		o := out[i*m:][:m]
+		o := out[i*w.m:][:w.m]
 		if accumulate {
 			for j, b := range bias {
 				o[j] += b
@@ -24,40 +74,69 @@ func gemm(out, in []float32, n, k int, w []float32, m int, bias []float32, accum
 			copy(o, bias)
 		}
 	}
-	if n == 0 {
+	mul(out, w.m, in, w.k, n, w.k, w.p, w.m)
+}
+
+// mul adds in·w to out: in is n rows of k floats (istride apart), w the k×m panels of packRows
+// (m a multiple of lanes), out n rows of m floats (ostride apart).
+//
+// With AVX2 and FMA (every x86-64 server since 2013) a kernel computes six rows by one panel at
+// a time, each 64 bytes of weights loaded serving six rows: that keeps the two FMA units busy
+// where one row at a time waits on loads. Otherwise plain Go.
+func mul(out []float32, ostride int, in []float32, istride, n, k int, w []float32, m int) {
+	if n == 0 || k == 0 {
 		return
 	}
-	if hasFMA && m%panel == 0 && k > 0 {
-		_, _, _ = in[n*k-1], w[k*m-1], out[n*m-1] // the kernel reads and writes inside these
-		for j := 0; j < m; j += panel {
-			for i := 0; i < n; i++ {
-				fmaPanel64(&out[i*m+j], &in[i*k], &w[j], k, m)
-			}
-		}
+	_, _, _ = out[(n-1)*ostride+m-1], in[(n-1)*istride+k-1], w[k*m-1] // the kernels stay inside these
+	if !hasFMA {
+		mulGo(out, ostride, in, istride, n, k, w, m)
 		return
 	}
-	for i := 0; i < n; i++ {
-		o := out[i*m:][:m]
-		a := in[i*k:][:k]
-		p := 0
-		for ; p+4 <= k; p += 4 {
-			a0, a1, a2, a3 := a[p], a[p+1], a[p+2], a[p+3]
-			if a0 == 0 && a1 == 0 && a2 == 0 && a3 == 0 {
-				continue // common after the FFN's relu
-			}
-			w0 := w[p*m:][:len(o)]
-			w1 := w[(p+1)*m:][:len(o)]
-			w2 := w[(p+2)*m:][:len(o)]
-			w3 := w[(p+3)*m:][:len(o)]
-			for j := range o {
-				o[j] += a0*w0[j] + a1*w1[j] + a2*w2[j] + a3*w3[j]
+	for p0 := 0; p0 < k; p0 += kBlock {
+		kc := min(kBlock, k-p0)
+		for i0 := 0; i0 < n; i0 += rowBlock {
+			rows := min(rowBlock, n-i0)
+			for j := 0; j < m; j += lanes {
+				wp := &w[j*k+p0*lanes]
+				i := i0
+				for ; i+6 <= i0+rows; i += 6 {
+					fma6x16(&out[i*ostride+j], ostride, &in[i*istride+p0], istride, wp, kc)
+				}
+				for ; i < i0+rows; i++ {
+					fma1x16(&out[i*ostride+j], &in[i*istride+p0], wp, kc)
+				}
 			}
 		}
-		for ; p < k; p++ {
-			a0 := a[p]
-			w0 := w[p*m:][:len(o)]
-			for j := range o {
-				o[j] += a0 * w0[j]
+	}
+}
+
+// mulGo is mul in plain Go: four weight rows per pass over a panel row, skipping inputs that
+// are all zero (common after the FFN's relu).
+func mulGo(out []float32, ostride int, in []float32, istride, n, k int, w []float32, m int) {
+	for j := 0; j < m; j += lanes {
+		panel := w[j*k:][:k*lanes]
+		for i := 0; i < n; i++ {
+			o := out[i*ostride+j:][:lanes]
+			a := in[i*istride:][:k]
+			p := 0
+			for ; p+4 <= k; p += 4 {
+				a0, a1, a2, a3 := a[p], a[p+1], a[p+2], a[p+3]
+				if a0 == 0 && a1 == 0 && a2 == 0 && a3 == 0 {
+					continue
+				}
+				w0 := panel[p*lanes:][:lanes]
+				w1 := panel[(p+1)*lanes:][:lanes]
+				w2 := panel[(p+2)*lanes:][:lanes]
+				w3 := panel[(p+3)*lanes:][:lanes]
+				for c := range o {
+					o[c] += a0*w0[c] + a1*w1[c] + a2*w2[c] + a3*w3[c]
+				}
+			}
+			for ; p < k; p++ {
+				a0, w0 := a[p], panel[p*lanes:][:lanes]
+				for c := range o {
+					o[c] += a0 * w0[c]
+				}
 			}
 		}
 	}

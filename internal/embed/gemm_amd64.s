@@ -2,49 +2,101 @@
 
 #include "textflag.h"
 
-// func fmaPanel64(o, a, w *float32, k, stride int)
-// o[0:64] += sum over p < k of a[p] * w[p*stride : p*stride+64], eight YMM accumulators held in
-// registers for the whole panel.
-TEXT ·fmaPanel64(SB), NOSPLIT, $0-40
+// func fma6x16(o *float32, ostride int, a *float32, astride int, w *float32, k int)
+// Rows r < 6 of o (16 floats each, ostride floats apart) += sum over p < k of a[r*astride+p] *
+// w[p*16 : p*16+16]: w is one packed panel, twelve YMM accumulators stay in registers, and each
+// 64 bytes of w loaded serve six rows.
+TEXT ·fma6x16(SB), NOSPLIT, $0-48
+	MOVQ o+0(FP), DI
+	MOVQ ostride+8(FP), R8
+	SHLQ $2, R8
+	MOVQ a+16(FP), SI
+	MOVQ astride+24(FP), R9
+	SHLQ $2, R9
+	MOVQ w+32(FP), DX
+	MOVQ k+40(FP), CX
+	LEAQ (DI)(R8*2), AX
+	ADDQ R8, AX // AX: output row 3
+	LEAQ (SI)(R9*2), BX
+	ADDQ R9, BX // BX: input row 3
+	VMOVUPS 0(DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMOVUPS 0(DI)(R8*1), Y2
+	VMOVUPS 32(DI)(R8*1), Y3
+	VMOVUPS 0(DI)(R8*2), Y4
+	VMOVUPS 32(DI)(R8*2), Y5
+	VMOVUPS 0(AX), Y6
+	VMOVUPS 32(AX), Y7
+	VMOVUPS 0(AX)(R8*1), Y8
+	VMOVUPS 32(AX)(R8*1), Y9
+	VMOVUPS 0(AX)(R8*2), Y10
+	VMOVUPS 32(AX)(R8*2), Y11
+	TESTQ CX, CX
+	JZ k6done
+k6loop:
+	VMOVUPS 0(DX), Y12
+	VMOVUPS 32(DX), Y13
+	VBROADCASTSS (SI), Y14
+	VFMADD231PS Y12, Y14, Y0
+	VFMADD231PS Y13, Y14, Y1
+	VBROADCASTSS (SI)(R9*1), Y15
+	VFMADD231PS Y12, Y15, Y2
+	VFMADD231PS Y13, Y15, Y3
+	VBROADCASTSS (SI)(R9*2), Y14
+	VFMADD231PS Y12, Y14, Y4
+	VFMADD231PS Y13, Y14, Y5
+	VBROADCASTSS (BX), Y15
+	VFMADD231PS Y12, Y15, Y6
+	VFMADD231PS Y13, Y15, Y7
+	VBROADCASTSS (BX)(R9*1), Y14
+	VFMADD231PS Y12, Y14, Y8
+	VFMADD231PS Y13, Y14, Y9
+	VBROADCASTSS (BX)(R9*2), Y15
+	VFMADD231PS Y12, Y15, Y10
+	VFMADD231PS Y13, Y15, Y11
+	ADDQ $4, SI
+	ADDQ $4, BX
+	ADDQ $64, DX
+	DECQ CX
+	JNZ k6loop
+k6done:
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 0(DI)(R8*1)
+	VMOVUPS Y3, 32(DI)(R8*1)
+	VMOVUPS Y4, 0(DI)(R8*2)
+	VMOVUPS Y5, 32(DI)(R8*2)
+	VMOVUPS Y6, 0(AX)
+	VMOVUPS Y7, 32(AX)
+	VMOVUPS Y8, 0(AX)(R8*1)
+	VMOVUPS Y9, 32(AX)(R8*1)
+	VMOVUPS Y10, 0(AX)(R8*2)
+	VMOVUPS Y11, 32(AX)(R8*2)
+	VZEROUPPER
+	RET
+
+// func fma1x16(o, a, w *float32, k int)
+// o[0:16] += sum over p < k of a[p] * w[p*16 : p*16+16], for the rows past the last six.
+TEXT ·fma1x16(SB), NOSPLIT, $0-32
 	MOVQ o+0(FP), DI
 	MOVQ a+8(FP), SI
 	MOVQ w+16(FP), DX
 	MOVQ k+24(FP), CX
-	MOVQ stride+32(FP), BX
-	SHLQ $2, BX
 	VMOVUPS 0(DI), Y0
 	VMOVUPS 32(DI), Y1
-	VMOVUPS 64(DI), Y2
-	VMOVUPS 96(DI), Y3
-	VMOVUPS 128(DI), Y4
-	VMOVUPS 160(DI), Y5
-	VMOVUPS 192(DI), Y6
-	VMOVUPS 224(DI), Y7
 	TESTQ CX, CX
-	JZ done
-loop:
+	JZ k1done
+k1loop:
 	VBROADCASTSS (SI), Y8
 	VFMADD231PS 0(DX), Y8, Y0
 	VFMADD231PS 32(DX), Y8, Y1
-	VFMADD231PS 64(DX), Y8, Y2
-	VFMADD231PS 96(DX), Y8, Y3
-	VFMADD231PS 128(DX), Y8, Y4
-	VFMADD231PS 160(DX), Y8, Y5
-	VFMADD231PS 192(DX), Y8, Y6
-	VFMADD231PS 224(DX), Y8, Y7
 	ADDQ $4, SI
-	ADDQ BX, DX
+	ADDQ $64, DX
 	DECQ CX
-	JNZ loop
-done:
+	JNZ k1loop
+k1done:
 	VMOVUPS Y0, 0(DI)
 	VMOVUPS Y1, 32(DI)
-	VMOVUPS Y2, 64(DI)
-	VMOVUPS Y3, 96(DI)
-	VMOVUPS Y4, 128(DI)
-	VMOVUPS Y5, 160(DI)
-	VMOVUPS Y6, 192(DI)
-	VMOVUPS Y7, 224(DI)
 	VZEROUPPER
 	RET
 

@@ -10,12 +10,10 @@ import (
 	"time"
 )
 
-// TestGemmKernelsAgree compares the FMA panel path with the plain Go loops on shapes the model
-// uses, with and without accumulation.
+// TestGemmKernelsAgree compares the FMA kernels and the plain Go loops with a naive product of
+// the unpacked matrix, on shapes the model uses (row counts past a kernel's six and a row block,
+// k past a k block) and odd ones, with and without accumulation.
 func TestGemmKernelsAgree(t *testing.T) {
-	if !hasFMA {
-		t.Skip("no AVX2/FMA on this machine")
-	}
 	r := rand.New(rand.NewPCG(1, 2))
 	fill := func(n int) []float32 {
 		s := make([]float32, n)
@@ -24,19 +22,60 @@ func TestGemmKernelsAgree(t *testing.T) {
 		}
 		return s
 	}
-	for _, c := range []struct{ n, k, m int }{{1, 256, 768}, {7, 512, 1536}, {33, 1536, 512}, {3, 4, 64}} {
+	paths := []bool{false}
+	if hasFMA {
+		paths = append(paths, true)
+	} else {
+		t.Log("no AVX2/FMA on this machine: the Go loops alone")
+	}
+	defer func(saved bool) { hasFMA = saved }(hasFMA)
+	for _, c := range []struct{ n, k, m int }{{1, 256, 768}, {7, 512, 1536}, {33, 1536, 512}, {3, 4, 64}, {101, 300, 32}, {6, 1, 16}} {
 		for _, acc := range []bool{false, true} {
-			in, w, bias := fill(c.n*c.k), fill(c.k*c.m), fill(c.m)
-			base := fill(c.n * c.m)
-			fast, slow := append([]float32(nil), base...), append([]float32(nil), base...)
-			gemm(fast, in, c.n, c.k, w, c.m, bias, acc)
-			hasFMA = false
-			gemm(slow, in, c.n, c.k, w, c.m, bias, acc)
-			hasFMA = true
-			for i := range fast {
-				if d := math.Abs(float64(fast[i] - slow[i])); d > 1e-3*(1+math.Abs(float64(slow[i]))) {
-					t.Fatalf("n=%d k=%d m=%d acc=%v: [%d] = %g with FMA, %g in Go", c.n, c.k, c.m, acc, i, fast[i], slow[i])
+			in, w, bias, base := fill(c.n*c.k), fill(c.k*c.m), fill(c.m), fill(c.n*c.m)
+			want := make([]float64, c.n*c.m)
+			for i := range c.n {
+				for j := range c.m {
+					sum := float64(bias[j])
+					if acc {
+						sum += float64(base[i*c.m+j])
+					}
+					for p := range c.k {
+						sum += float64(in[i*c.k+p]) * float64(w[p*c.m+j])
+					}
+					want[i*c.m+j] = sum
 				}
+			}
+			for _, fma := range paths {
+				hasFMA = fma
+				got := append([]float32(nil), base...)
+				gemm(got, in, c.n, pack(w, c.k, c.m), bias, acc)
+				for i := range got {
+					if d := math.Abs(float64(got[i]) - want[i]); d > 1e-4*(1+math.Abs(want[i]))*math.Sqrt(float64(c.k)) {
+						t.Fatalf("n=%d k=%d m=%d acc=%v fma=%v: [%d] = %g, want %g", c.n, c.k, c.m, acc, fma, i, got[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestPackCols checks the transposed packing attention uses, padding included.
+func TestPackCols(t *testing.T) {
+	const rows, cols, stride = 3, 18, 5 // 18 source rows of 3 floats, 5 apart
+	src := make([]float32, cols*stride)
+	for i := range src {
+		src[i] = float32(i + 1)
+	}
+	dst := make([]float32, rows*32)
+	packCols(dst, src, rows, cols, stride)
+	for c := range 32 {
+		for r := range rows {
+			want := float32(0)
+			if c < cols {
+				want = src[c*stride+r]
+			}
+			if got := dst[(c/lanes)*rows*lanes+r*lanes+c%lanes]; got != want {
+				t.Fatalf("packed (row %d, column %d) = %g, want %g", r, c, got, want)
 			}
 		}
 	}
@@ -103,9 +142,7 @@ func longText(words int) string {
 }
 
 // BenchmarkEmbedThroughput embeds 256 short blocks per op in batches of 64 texts, on as many
-// goroutines as -cpu gives (the indexer runs one worker per core). It reports chunks per second
-// of wall time, and per second of the process's CPU time times the cores used: on a shared
-// machine the latter is what the cores would do unshared.
+// goroutines as -cpu gives.
 func BenchmarkEmbedThroughput(b *testing.B) {
 	texts := make([]string, 256)
 	short := []string{"How do I reset my password?", "Quarterly budget review notes", "Invoice is overdue again",
@@ -113,6 +150,28 @@ func BenchmarkEmbedThroughput(b *testing.B) {
 	for i := range texts {
 		texts[i] = short[i%len(short)] + " " + longText(i%5)
 	}
+	throughput(b, texts, func([]string) int { return 64 })
+}
+
+// BenchmarkEmbedIssuePages embeds the chunks of 8 of issue 15's pages per op (issueChunks: 256
+// chunks, 93 tokens on average) in the indexer's sub-batches (at most 32 chunks, and past the
+// first 2 KiB of text), on as many goroutines as -cpu gives.
+func BenchmarkEmbedIssuePages(b *testing.B) {
+	throughput(b, issueChunks(8), func(texts []string) int {
+		n, size := 0, 0
+		for n < len(texts) && n < 32 && (n == 0 || size+len(texts[n]) <= 2048) {
+			size += len(texts[n])
+			n++
+		}
+		return n
+	})
+}
+
+// throughput embeds texts once per op, split among as many goroutines as -cpu gives, each
+// passing its share to Embed in calls of next(rest) texts. It reports chunks per second of wall
+// time, and per second of the process's CPU time times the cores used: on a shared machine the
+// latter is what the cores would do unshared.
+func throughput(b *testing.B, texts []string, next func(rest []string) int) {
 	e := Builtin()
 	if _, err := e.Embed(context.Background(), texts[:1]); err != nil {
 		b.Fatal(err)
@@ -127,10 +186,12 @@ func BenchmarkEmbedThroughput(b *testing.B) {
 		for w := 0; w < procs; w++ {
 			part := texts[min(w*per, len(texts)):min((w+1)*per, len(texts))]
 			wg.Go(func() {
-				for i := 0; i < len(part); i += 64 {
-					if _, err := e.Embed(context.Background(), part[i:min(i+64, len(part))]); err != nil {
+				for len(part) > 0 {
+					n := min(next(part), len(part))
+					if _, err := e.Embed(context.Background(), part[:n]); err != nil {
 						b.Error(err)
 					}
+					part = part[n:]
 				}
 			})
 		}

@@ -19,12 +19,17 @@ type layer struct {
 	d, heads       int     // model width at the layer's input, attention heads
 	qScale         float32 // multiplies q before q·kᵀ
 	lnScale, lnB   []float32
-	qkvW, qkvB     []float32 // [d × 3d]
-	outW, outB     []float32 // [d × 512]
-	denseW, denseB []float32 // [d × 512], the residual projection of layer 0 only
+	qkvW           packed    // [d × 3d]
+	qkvB           []float32 // [3d]
+	outW           packed    // [d × 512]
+	outB           []float32
+	denseW         packed    // [d × 512], the residual projection of layer 0 only
+	denseB         []float32
 	ffnScale, ffnB []float32
-	w1, b1         []float32 // [512 × 1536]
-	w2, b2         []float32 // [1536 × 512]
+	w1             packed // [512 × 1536]
+	b1             []float32
+	w2             packed // [1536 × 512]
+	b2             []float32
 }
 
 // model is USE-lite ready to run.
@@ -35,7 +40,8 @@ type model struct {
 	inv          []float32 // [128] inverse timescales of the timing signal
 	lnEps        float32
 	layers       [2]layer
-	tanhW, tanhB []float32 // [512 × 512]
+	tanhW        packed    // [512 × 512]
+	tanhB        []float32 // [512]
 	l2Floor      float32
 	pool         sync.Pool // *workspace
 }
@@ -60,6 +66,13 @@ func newModel(tensors []weights.Tensor, tok *tokenizer) (*model, error) {
 		}
 		return t.F32
 	}
+	// The matrices are packed into panels for gemm; the decoded row-major copies are dropped.
+	getPacked := func(name string, k, m int, shape ...int) packed {
+		if w := get(name, shape...); w != nil {
+			return pack(w, k, m)
+		}
+		return packed{}
+	}
 	scalar := func(name string) float32 {
 		if v := get(name); len(v) == 1 {
 			return v[0]
@@ -71,7 +84,7 @@ func newModel(tensors []weights.Tensor, tok *tokenizer) (*model, error) {
 		emb:     get("module/Embeddings_en", -1, embDim),
 		inv:     get(stackPrefix+"Layer_0/AddTimingSignal/TimingSignal/ExpandDims_1", 1, embDim/2),
 		lnEps:   scalar(stackPrefix + "Layer_1/TransformerLayer/FFN/layer_prepostprocess/layer_norm/Cast/x"),
-		tanhW:   get("module/Encoder_en/hidden_layers/tanh_layer_0/weights", width, width),
+		tanhW:   getPacked("module/Encoder_en/hidden_layers/tanh_layer_0/weights", width, width, width, width),
 		tanhB:   get("module/Encoder_en/hidden_layers/tanh_layer_0/bias", width),
 		l2Floor: scalar("module_apply_default/Encoder_en/hidden_layers/l2_normalize/Maximum/y"),
 	}
@@ -88,19 +101,19 @@ func newModel(tensors []weights.Tensor, tok *tokenizer) (*model, error) {
 		l.qScale = scalar(stack + "MultiheadAttention/mul/y")
 		l.lnScale = get(pre+"layer_prepostprocess/layer_norm/layer_norm_scale/ConcatPartitions/concat", d)
 		l.lnB = get(pre+"layer_prepostprocess/layer_norm/layer_norm_bias/ConcatPartitions/concat", d)
-		l.qkvW = get(mod+"MultiheadAttention/qkv_transform_single/kernel/part_0", 1, 1, d, 3*d)
+		l.qkvW = getPacked(mod+"MultiheadAttention/qkv_transform_single/kernel/part_0", d, 3*d, 1, 1, d, 3*d)
 		l.qkvB = get(pre+"MultiheadAttention/qkv_transform_single/bias/ConcatPartitions/concat", 3*d)
-		l.outW = get(mod+"MultiheadAttention/output_transform_single/kernel/part_0", 1, 1, d, width)
+		l.outW = getPacked(mod+"MultiheadAttention/output_transform_single/kernel/part_0", d, width, 1, 1, d, width)
 		l.outB = get(pre+"MultiheadAttention/output_transform_single/bias/ConcatPartitions/concat", width)
 		if i == 0 {
-			l.denseW = get(pre+"dense/kernel/ConcatPartitions/concat", d, width)
+			l.denseW = getPacked(pre+"dense/kernel/ConcatPartitions/concat", d, width, d, width)
 			l.denseB = get(pre+"dense/bias/ConcatPartitions/concat", width)
 		}
 		l.ffnScale = get(pre+"FFN/layer_prepostprocess/layer_norm/layer_norm_scale/ConcatPartitions/concat", width)
 		l.ffnB = get(pre+"FFN/layer_prepostprocess/layer_norm/layer_norm_bias/ConcatPartitions/concat", width)
-		l.w1 = get(stack+"FFN/conv1/Tensordot/Reshape_1", width, hidden)
+		l.w1 = getPacked(stack+"FFN/conv1/Tensordot/Reshape_1", width, hidden, width, hidden)
 		l.b1 = get(pre+"FFN/conv1/bias/ConcatPartitions/concat", hidden)
-		l.w2 = get(stack+"FFN/conv2/Tensordot/Reshape_1", hidden, width)
+		l.w2 = getPacked(stack+"FFN/conv2/Tensordot/Reshape_1", hidden, width, hidden, width)
 		l.b2 = get(pre+"FFN/conv2/bias/ConcatPartitions/concat", width)
 	}
 	if len(missing) > 0 {
