@@ -23,7 +23,7 @@ type layer struct {
 	qkvB           []float32 // [3d]
 	outW           packed    // [d × 512]
 	outB           []float32
-	denseW         packed    // [d × 512], the residual projection of layer 0 only
+	denseW         packed // [d × 512], the residual projection of layer 0 only
 	denseB         []float32
 	ffnScale, ffnB []float32
 	w1             packed // [512 × 1536]
@@ -34,16 +34,16 @@ type layer struct {
 
 // model is USE-lite ready to run.
 type model struct {
-	tok          *tokenizer
-	emb          []float32 // [vocab × 256]
-	vocab        int
-	inv          []float32 // [128] inverse timescales of the timing signal
-	lnEps        float32
-	layers       [2]layer
-	tanhW        packed    // [512 × 512]
-	tanhB        []float32 // [512]
-	l2Floor      float32
-	pool         sync.Pool // *workspace
+	tok     *tokenizer
+	emb     []float32 // [vocab × 256]
+	vocab   int
+	inv     []float32 // [128] inverse timescales of the timing signal
+	lnEps   float32
+	layers  [2]layer
+	tanhW   packed    // [512 × 512]
+	tanhB   []float32 // [512]
+	l2Floor float32
+	pool    sync.Pool // *workspace
 }
 
 const (
