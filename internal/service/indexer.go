@@ -2,6 +2,8 @@ package service
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"runtime"
 	"strings"
@@ -32,12 +34,15 @@ const (
 // Indexer embeds the queued nodes in the background. Several indexers (one per server) may
 // share a database: each claims its jobs with a lease. Within one server, workers (half the
 // cores, at least one, by default) claim and embed batches side by side, each waiting on the
-// busy gate before every embedding call so that requests come first.
+// busy gate before every embedding call so that requests come first; while no request is in
+// flight each worker embeds spare more sub-batches beside its own, so an idle server indexes
+// on every core.
 type Indexer struct {
 	svc     *Service
 	log     *slog.Logger
 	batch   int
 	workers int
+	spare   int
 	idle    time.Duration
 	lease   time.Duration
 	gate    *busy.Gate
@@ -47,8 +52,8 @@ type Indexer struct {
 // NewIndexer returns the indexer of s's embedder. It yields to no request until Yield names the
 // server's gate.
 func NewIndexer(s *Service, log *slog.Logger) *Indexer {
-	return &Indexer{svc: s, log: log, batch: 16, workers: DefaultIndexWorkers(), idle: 250 * time.Millisecond,
-		lease: 2 * time.Minute}
+	ix := &Indexer{svc: s, log: log, batch: 16, idle: 250 * time.Millisecond, lease: 2 * time.Minute}
+	return ix.Workers(DefaultIndexWorkers())
 }
 
 // DefaultIndexWorkers is half the cores, at least one: the embedding is CPU-bound, and the
@@ -63,11 +68,14 @@ func (ix *Indexer) Yield(g *busy.Gate, maxWait time.Duration) *Indexer {
 	return ix
 }
 
-// Workers sets how many batches are embedded side by side; 0 keeps DefaultIndexWorkers.
+// Workers sets how many batches are embedded side by side; 0 keeps DefaultIndexWorkers. While
+// no request is in flight the workers use every core: each runs GOMAXPROCS/n - 1 spare
+// sub-batches beside its own.
 func (ix *Indexer) Workers(n int) *Indexer {
 	if n > 0 {
 		ix.workers = n
 	}
+	ix.spare = max(0, runtime.GOMAXPROCS(0)/max(1, ix.workers)-1)
 	return ix
 }
 
@@ -183,25 +191,53 @@ func (ix *Indexer) RunOnce(ctx context.Context) (int, error) {
 	return len(jobs), nil
 }
 
-// embed embeds texts in sub-batches (subChunks, subBytes), waiting on the busy gate before each.
+// embed embeds texts in sub-batches (subBatch), waiting on the busy gate before each. When no
+// request is in flight it embeds up to 1+spare sub-batches side by side: the extra cores are
+// taken only while requests do not need them, and for at most one sub-batch's time after one
+// arrives.
 func (ix *Indexer) embed(ctx context.Context, texts []string) ([][]float32, error) {
-	out := make([][]float32, 0, len(texts))
-	for len(texts) > 0 {
-		n, size := 0, 0
-		for n < len(texts) && n < subChunks && (n == 0 || size+len(texts[n]) <= subBytes) {
-			size += len(texts[n])
-			n++
-		}
+	out := make([][]float32, len(texts))
+	for start := 0; start < len(texts); {
 		if err := ix.gate.Wait(ctx, ix.maxWait); err != nil {
 			return nil, err
 		}
-		vecs, err := ix.svc.embedder.Embed(ctx, texts[:n])
-		if err != nil {
+		take := 1
+		if ix.spare > 0 && ix.gate.InFlight() == 0 {
+			take += ix.spare
+		}
+		var parts [][2]int // [from, to) of each sub-batch taken
+		for ; len(parts) < take && start < len(texts); start = parts[len(parts)-1][1] {
+			parts = append(parts, [2]int{start, start + subBatch(texts[start:])})
+		}
+		errs := make([]error, len(parts))
+		var wg sync.WaitGroup
+		for i, p := range parts {
+			wg.Go(func() {
+				vecs, err := ix.svc.embedder.Embed(ctx, texts[p[0]:p[1]])
+				if err == nil && len(vecs) != p[1]-p[0] {
+					err = fmt.Errorf("embedder answered %d vectors for %d texts", len(vecs), p[1]-p[0])
+				}
+				copy(out[p[0]:p[1]], vecs)
+				errs[i] = err
+			})
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
 			return nil, err
 		}
-		out, texts = append(out, vecs...), texts[n:]
 	}
 	return out, nil
+}
+
+// subBatch is how many of texts (at least one) the next embedding call takes: at most
+// subChunks, and past the first at most subBytes bytes in all.
+func subBatch(texts []string) int {
+	n, size := 0, 0
+	for n < len(texts) && n < subChunks && (n == 0 || size+len(texts[n]) <= subBytes) {
+		size += len(texts[n])
+		n++
+	}
+	return n
 }
 
 // reuse looks up the node's stored vectors by the hash of their text: a chunk whose text (under

@@ -2,10 +2,14 @@ package service
 
 import (
 	"context"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/quire-dev/quire/internal/busy"
 	"github.com/quire-dev/quire/internal/embed"
 )
 
@@ -59,5 +63,85 @@ func TestIndexerEmbedsInSubBatches(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// overlap is the built-in embedder, remembering the most calls it saw at once. Each call waits
+// (up to two seconds) for a second one to begin, so calls made side by side always meet and
+// calls made one after the other never do, however loaded the machine.
+type overlap struct {
+	embed.Embedder
+	mu           sync.Mutex
+	active, most int
+	met          chan struct{}
+}
+
+func (o *overlap) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	o.mu.Lock()
+	o.active++
+	o.most = max(o.most, o.active)
+	if o.active == 2 {
+		close(o.met)
+		o.met = make(chan struct{})
+	}
+	met := o.met
+	o.mu.Unlock()
+	select {
+	case <-met:
+	case <-time.After(2 * time.Second):
+	}
+	defer func() { o.mu.Lock(); o.active--; o.mu.Unlock() }()
+	return o.Embedder.Embed(ctx, texts)
+}
+
+// TestIndexerSpareCoresOnlyWhenIdle: with a spare sub-batch allowed, the indexer embeds two
+// sub-batches side by side while no request is in flight, and one at a time while one is; the
+// vectors stay in order either way.
+func TestIndexerSpareCoresOnlyWhenIdle(t *testing.T) {
+	texts := slices.Repeat([]string{"Cats purr.", "Dogs bark loudly."}, subChunks) // two sub-batches
+	for _, tc := range []struct {
+		name     string
+		inFlight bool
+		want     int
+	}{
+		{"idle", false, 2},
+		{"a request in flight", true, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := busy.New()
+			if tc.inFlight {
+				defer g.Begin()()
+			}
+			rec := &overlap{Embedder: embed.Builtin(), met: make(chan struct{})}
+			ix := (&Indexer{svc: &Service{embedder: rec}}).Yield(g, time.Millisecond)
+			ix.spare = 1
+			got, err := ix.embed(context.Background(), texts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rec.most != tc.want {
+				t.Fatalf("at most %d embedding calls at once, want %d", rec.most, tc.want)
+			}
+			alone, err := embed.Builtin().Embed(context.Background(), texts[:2])
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range texts {
+				if c := embed.Cosine(got[i], alone[i%2]); c < 0.9999 {
+					t.Fatalf("vector %d: cosine %v with the text's own", i, c)
+				}
+			}
+		})
+	}
+}
+
+// TestIndexerWorkersLeaveNoCoreIdle: the spare sub-batches make the workers fill the cores.
+func TestIndexerWorkersLeaveNoCoreIdle(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, tc := range []struct{ procs, workers, spare int }{{2, 1, 1}, {8, 4, 1}, {3, 1, 2}, {1, 1, 0}, {2, 4, 0}} {
+		runtime.GOMAXPROCS(tc.procs)
+		if got := (&Indexer{}).Workers(tc.workers).spare; got != tc.spare {
+			t.Errorf("%d cores, %d workers: %d spare, want %d", tc.procs, tc.workers, got, tc.spare)
+		}
 	}
 }
