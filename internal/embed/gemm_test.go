@@ -202,3 +202,20 @@ func throughput(b *testing.B, texts []string, next func(rest []string) int) {
 		b.ReportMetric(float64(b.N*len(texts))/(cpu1-cpu0).Seconds()*float64(procs), "chunks/cpu-s×cores")
 	}
 }
+
+// TestExpNeg compares expNeg with math.Exp over the softmax's range.
+func TestExpNeg(t *testing.T) {
+	for x := float32(0); x > -100; x -= 0.0137 {
+		want := math.Exp(float64(x))
+		got := float64(expNeg(x))
+		if want < 1e-37 {
+			if got > 1e-37 {
+				t.Fatalf("expNeg(%g) = %g, want about 0", x, got)
+			}
+			continue
+		}
+		if d := math.Abs(got-want) / want; d > 3e-7 {
+			t.Fatalf("expNeg(%g) = %g, want %g (relative error %g)", x, got, want, d)
+		}
+	}
+}

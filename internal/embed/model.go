@@ -2,6 +2,7 @@ package embed
 
 import (
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/quire-dev/quire/internal/embed/weights"
@@ -38,6 +39,7 @@ type model struct {
 	emb     []float32 // [vocab × 256]
 	vocab   int
 	inv     []float32 // [128] inverse timescales of the timing signal
+	timing  []float32 // [MaxTokens × 256] the timing signal of each position (sines, then cosines)
 	lnEps   float32
 	layers  [2]layer
 	tanhW   packed    // [512 × 512]
@@ -120,6 +122,16 @@ func newModel(tensors []weights.Tensor, tok *tokenizer) (*model, error) {
 		return nil, fmt.Errorf("embed: model file lacks or misshapes %d tensors, first %s", len(missing), missing[0])
 	}
 	m.vocab = len(m.emb) / embDim
+	// The timing signal depends on the position alone: computed once here rather than 256 sines
+	// and cosines per token of every text.
+	m.timing = make([]float32, MaxTokens*embDim)
+	for p := range MaxTokens {
+		for c := range embDim / 2 {
+			angle := float64(float32(p) * m.inv[c])
+			m.timing[p*embDim+c] = float32(math.Sin(angle))
+			m.timing[p*embDim+embDim/2+c] = float32(math.Cos(angle))
+		}
+	}
 	if len(tok.pieceLen) > m.vocab {
 		return nil, fmt.Errorf("embed: vocabulary of %d pieces for %d embeddings", len(tok.pieceLen), m.vocab)
 	}
