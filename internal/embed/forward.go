@@ -18,13 +18,15 @@ type workspace struct {
 	ff     []float32 // [n × 1536] FFN hidden layer
 	scores []float32 // [MaxTokens × MaxTokens] one head's attention weights
 	kp, vp []float32 // one head's keys (transposed) and values, packed for mul
+	sparse sparseBuf // the FFN's second product
 	pooled []float32 // [texts × 512]
 	outs   []float32 // [texts × 512]
 }
 
 func newWorkspace() *workspace {
 	const most = MaxTokens * width / 4 // a head of layer 1 over MaxTokens tokens
-	return &workspace{scores: make([]float32, MaxTokens*MaxTokens), kp: make([]float32, most), vp: make([]float32, most)}
+	return &workspace{scores: make([]float32, MaxTokens*MaxTokens), kp: make([]float32, most), vp: make([]float32, most),
+		sparse: newSparseBuf()}
 }
 
 // grow makes room for n token rows and t texts.
@@ -153,7 +155,7 @@ func (m *model) ffn(ws *workspace, l *layer, n int) {
 			ff[i] = 0
 		}
 	}
-	gemm(ws.y, ws.ff, n, l.w2, l.b2, true)
+	gemmSparse(&ws.sparse, ws.y, ws.ff, n, l.w2, l.b2, true)
 }
 
 // layerNorm writes (x-mean)/sqrt(var+eps)·scale + bias of each of the n rows of src (d wide) to dst.

@@ -63,9 +63,14 @@ func packCols(dst, src []float32, rows, cols, stride int) {
 // gemm computes out = in·w + bias (or out += in·w + bias when accumulate), where in is n×w.k and
 // out is n×w.m, both row-major and dense.
 func gemm(out, in []float32, n int, w packed, bias []float32, accumulate bool) {
-	bias = bias[:w.m]
+	addBias(out, n, bias[:w.m], accumulate)
+	mul(out, w.m, in, w.k, n, w.k, w.p, w.m)
+}
+
+// addBias sets (or, when accumulate, adds to) each of the n rows of out to bias.
+func addBias(out []float32, n int, bias []float32, accumulate bool) {
 	for i := 0; i < n; i++ {
-		o := out[i*w.m:][:w.m]
+		o := out[i*len(bias):][:len(bias)]
 		if accumulate {
 			for j, b := range bias {
 				o[j] += b
@@ -74,7 +79,6 @@ func gemm(out, in []float32, n int, w packed, bias []float32, accumulate bool) {
 			copy(o, bias)
 		}
 	}
-	mul(out, w.m, in, w.k, n, w.k, w.p, w.m)
 }
 
 // mul adds in·w to out: in is n rows of k floats (istride apart), w the k×m panels of packRows

@@ -11,6 +11,9 @@ var hasFMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 func fma6x16(o *float32, ostride int, a *float32, astride int, w *float32, k int)
 
 //go:noescape
+func fma6x16idx(o *float32, ostride int, a, w *float32, idx *int32, n int)
+
+//go:noescape
 func fma1x16(o, a, w *float32, k int)
 
 //go:noescape

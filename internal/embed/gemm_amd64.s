@@ -2,6 +2,36 @@
 
 #include "textflag.h"
 
+// The six output rows of a 6×16 kernel (DI: row 0, AX: row 3, R8: the row stride in bytes)
+// live in Y0–Y11 between these.
+#define LOAD6x16 \
+	VMOVUPS 0(DI), Y0 \
+	VMOVUPS 32(DI), Y1 \
+	VMOVUPS 0(DI)(R8*1), Y2 \
+	VMOVUPS 32(DI)(R8*1), Y3 \
+	VMOVUPS 0(DI)(R8*2), Y4 \
+	VMOVUPS 32(DI)(R8*2), Y5 \
+	VMOVUPS 0(AX), Y6 \
+	VMOVUPS 32(AX), Y7 \
+	VMOVUPS 0(AX)(R8*1), Y8 \
+	VMOVUPS 32(AX)(R8*1), Y9 \
+	VMOVUPS 0(AX)(R8*2), Y10 \
+	VMOVUPS 32(AX)(R8*2), Y11
+
+#define STORE6x16 \
+	VMOVUPS Y0, 0(DI) \
+	VMOVUPS Y1, 32(DI) \
+	VMOVUPS Y2, 0(DI)(R8*1) \
+	VMOVUPS Y3, 32(DI)(R8*1) \
+	VMOVUPS Y4, 0(DI)(R8*2) \
+	VMOVUPS Y5, 32(DI)(R8*2) \
+	VMOVUPS Y6, 0(AX) \
+	VMOVUPS Y7, 32(AX) \
+	VMOVUPS Y8, 0(AX)(R8*1) \
+	VMOVUPS Y9, 32(AX)(R8*1) \
+	VMOVUPS Y10, 0(AX)(R8*2) \
+	VMOVUPS Y11, 32(AX)(R8*2)
+
 // func fma6x16(o *float32, ostride int, a *float32, astride int, w *float32, k int)
 // Rows r < 6 of o (16 floats each, ostride floats apart) += sum over p < k of a[r*astride+p] *
 // w[p*16 : p*16+16]: w is one packed panel, twelve YMM accumulators stay in registers, and each
@@ -19,18 +49,7 @@ TEXT ·fma6x16(SB), NOSPLIT, $0-48
 	ADDQ R8, AX // AX: output row 3
 	LEAQ (SI)(R9*2), BX
 	ADDQ R9, BX // BX: input row 3
-	VMOVUPS 0(DI), Y0
-	VMOVUPS 32(DI), Y1
-	VMOVUPS 0(DI)(R8*1), Y2
-	VMOVUPS 32(DI)(R8*1), Y3
-	VMOVUPS 0(DI)(R8*2), Y4
-	VMOVUPS 32(DI)(R8*2), Y5
-	VMOVUPS 0(AX), Y6
-	VMOVUPS 32(AX), Y7
-	VMOVUPS 0(AX)(R8*1), Y8
-	VMOVUPS 32(AX)(R8*1), Y9
-	VMOVUPS 0(AX)(R8*2), Y10
-	VMOVUPS 32(AX)(R8*2), Y11
+	LOAD6x16
 	TESTQ CX, CX
 	JZ k6done
 k6loop:
@@ -60,18 +79,56 @@ k6loop:
 	DECQ CX
 	JNZ k6loop
 k6done:
-	VMOVUPS Y0, 0(DI)
-	VMOVUPS Y1, 32(DI)
-	VMOVUPS Y2, 0(DI)(R8*1)
-	VMOVUPS Y3, 32(DI)(R8*1)
-	VMOVUPS Y4, 0(DI)(R8*2)
-	VMOVUPS Y5, 32(DI)(R8*2)
-	VMOVUPS Y6, 0(AX)
-	VMOVUPS Y7, 32(AX)
-	VMOVUPS Y8, 0(AX)(R8*1)
-	VMOVUPS Y9, 32(AX)(R8*1)
-	VMOVUPS Y10, 0(AX)(R8*2)
-	VMOVUPS Y11, 32(AX)(R8*2)
+	STORE6x16
+	VZEROUPPER
+	RET
+
+// func fma6x16idx(o *float32, ostride int, a, w *float32, idx *int32, n int)
+// fma6x16 over the n weight rows idx[0..n) of the panel w alone: a holds the six rows' inputs
+// at those features, six floats per feature. The features zero in all six rows are left out
+// by the caller (nine in ten of the FFN's hidden layer are zero after relu).
+TEXT ·fma6x16idx(SB), NOSPLIT, $0-48
+	MOVQ o+0(FP), DI
+	MOVQ ostride+8(FP), R8
+	SHLQ $2, R8
+	MOVQ a+16(FP), SI
+	MOVQ w+24(FP), DX
+	MOVQ idx+32(FP), R11
+	MOVQ n+40(FP), CX
+	LEAQ (DI)(R8*2), AX
+	ADDQ R8, AX // AX: output row 3
+	LOAD6x16
+	TESTQ CX, CX
+	JZ kidone
+kiloop:
+	MOVLQSX (R11), R10
+	SHLQ $6, R10
+	VMOVUPS 0(DX)(R10*1), Y12
+	VMOVUPS 32(DX)(R10*1), Y13
+	VBROADCASTSS 0(SI), Y14
+	VFMADD231PS Y12, Y14, Y0
+	VFMADD231PS Y13, Y14, Y1
+	VBROADCASTSS 4(SI), Y15
+	VFMADD231PS Y12, Y15, Y2
+	VFMADD231PS Y13, Y15, Y3
+	VBROADCASTSS 8(SI), Y14
+	VFMADD231PS Y12, Y14, Y4
+	VFMADD231PS Y13, Y14, Y5
+	VBROADCASTSS 12(SI), Y15
+	VFMADD231PS Y12, Y15, Y6
+	VFMADD231PS Y13, Y15, Y7
+	VBROADCASTSS 16(SI), Y14
+	VFMADD231PS Y12, Y14, Y8
+	VFMADD231PS Y13, Y14, Y9
+	VBROADCASTSS 20(SI), Y15
+	VFMADD231PS Y12, Y15, Y10
+	VFMADD231PS Y13, Y15, Y11
+	ADDQ $24, SI
+	ADDQ $4, R11
+	DECQ CX
+	JNZ kiloop
+kidone:
+	STORE6x16
 	VZEROUPPER
 	RET
 

@@ -12,7 +12,8 @@ import (
 
 // TestGemmKernelsAgree compares the FMA kernels and the plain Go loops with a naive product of
 // the unpacked matrix, on shapes the model uses (row counts past a kernel's six and a row block,
-// k past a k block) and odd ones, with and without accumulation.
+// k past a k block) and odd ones, with and without accumulation (then with mostly zero inputs),
+// and gemmSparse with gemm: the same floats, since it leaves out zero products alone.
 func TestGemmKernelsAgree(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	fill := func(n int) []float32 {
@@ -29,9 +30,17 @@ func TestGemmKernelsAgree(t *testing.T) {
 		t.Log("no AVX2/FMA on this machine: the Go loops alone")
 	}
 	defer func(saved bool) { hasFMA = saved }(hasFMA)
+	buf := newSparseBuf()
 	for _, c := range []struct{ n, k, m int }{{1, 256, 768}, {7, 512, 1536}, {33, 1536, 512}, {3, 4, 64}, {101, 300, 32}, {6, 1, 16}} {
 		for _, acc := range []bool{false, true} {
 			in, w, bias, base := fill(c.n*c.k), fill(c.k*c.m), fill(c.m), fill(c.n*c.m)
+			if acc { // mostly zero, as after relu, with a row and a feature of zeros
+				for i := range in {
+					if r.IntN(10) > 0 || i < c.k || i%c.k == c.k-1 {
+						in[i] = 0
+					}
+				}
+			}
 			want := make([]float64, c.n*c.m)
 			for i := range c.n {
 				for j := range c.m {
@@ -47,11 +56,15 @@ func TestGemmKernelsAgree(t *testing.T) {
 			}
 			for _, fma := range paths {
 				hasFMA = fma
-				got := append([]float32(nil), base...)
-				gemm(got, in, c.n, pack(w, c.k, c.m), bias, acc)
-				for i := range got {
-					if d := math.Abs(float64(got[i]) - want[i]); d > 1e-4*(1+math.Abs(want[i]))*math.Sqrt(float64(c.k)) {
-						t.Fatalf("n=%d k=%d m=%d acc=%v fma=%v: [%d] = %g, want %g", c.n, c.k, c.m, acc, fma, i, got[i], want[i])
+				dense, sparse := append([]float32(nil), base...), append([]float32(nil), base...)
+				gemm(dense, in, c.n, pack(w, c.k, c.m), bias, acc)
+				gemmSparse(&buf, sparse, in, c.n, pack(w, c.k, c.m), bias, acc)
+				for i := range dense {
+					if d := math.Abs(float64(dense[i]) - want[i]); d > 1e-4*(1+math.Abs(want[i]))*math.Sqrt(float64(c.k)) {
+						t.Fatalf("n=%d k=%d m=%d acc=%v fma=%v: [%d] = %g, want %g", c.n, c.k, c.m, acc, fma, i, dense[i], want[i])
+					}
+					if sparse[i] != dense[i] {
+						t.Fatalf("n=%d k=%d m=%d acc=%v fma=%v: [%d] = %g sparse, %g dense", c.n, c.k, c.m, acc, fma, i, sparse[i], dense[i])
 					}
 				}
 			}

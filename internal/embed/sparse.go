@@ -1,0 +1,74 @@
+package embed
+
+// groups is how many six-row groups one row block holds.
+const groups = rowBlock / 6
+
+// sparseBuf is the scratch of mulSparse: per six-row group of a row block, the features not
+// zero in all six rows (idx) and those rows' inputs at them, six floats per feature (a).
+type sparseBuf struct {
+	a   []float32 // [groups × kBlock × 6]
+	idx []int32   // [groups × kBlock]
+}
+
+func newSparseBuf() sparseBuf {
+	return sparseBuf{a: make([]float32, groups*kBlock*6), idx: make([]int32, groups*kBlock)}
+}
+
+// gemmSparse is gemm for inputs that are mostly zero: the FFN's hidden layer after relu, where
+// nine features in ten are zero and two in three are zero in all six rows of a kernel's group.
+// Leaving those out gives the same sums (adding a zero product changes no float) for a third
+// of the work of the layer's largest product.
+func gemmSparse(buf *sparseBuf, out, in []float32, n int, w packed, bias []float32, accumulate bool) {
+	addBias(out, n, bias[:w.m], accumulate)
+	if n == 0 || w.k == 0 {
+		return
+	}
+	if !hasFMA {
+		mulGo(out, w.m, in, w.k, n, w.k, w.p, w.m) // skips zeros four features at a time
+		return
+	}
+	k, m := w.k, w.m
+	_, _, _ = out[n*m-1], in[n*k-1], w.p[k*m-1] // the kernels stay inside these
+	var counts [groups]int
+	for p0 := 0; p0 < k; p0 += kBlock {
+		kc := min(kBlock, k-p0)
+		for i0 := 0; i0 < n; i0 += rowBlock {
+			rows := min(rowBlock, n-i0)
+			full := rows / 6
+			for g := range full {
+				counts[g] = buf.gather(g, in[(i0+g*6)*k+p0:], k, kc)
+			}
+			for j := 0; j < m; j += lanes {
+				wp := &w.p[j*k+p0*lanes]
+				for g := range full {
+					if counts[g] > 0 {
+						fma6x16idx(&out[(i0+g*6)*m+j], m, &buf.a[g*kBlock*6], wp, &buf.idx[g*kBlock], counts[g])
+					}
+				}
+				for i := i0 + full*6; i < i0+rows; i++ {
+					fma1x16(&out[i*m+j], &in[i*k+p0], wp, kc)
+				}
+			}
+		}
+	}
+}
+
+// gather writes group g's features 0…kc-1 of six rows (in, stride apart) that are not zero in
+// all six, and says how many.
+func (buf *sparseBuf) gather(g int, in []float32, stride, kc int) int {
+	a, idx := buf.a[g*kBlock*6:][:kc*6], buf.idx[g*kBlock:][:kc]
+	r0, r1, r2 := in[:kc], in[stride:][:kc], in[2*stride:][:kc]
+	r3, r4, r5 := in[3*stride:][:kc], in[4*stride:][:kc], in[5*stride:][:kc]
+	c := 0
+	for p := range kc {
+		v0, v1, v2, v3, v4, v5 := r0[p], r1[p], r2[p], r3[p], r4[p], r5[p]
+		if v0 == 0 && v1 == 0 && v2 == 0 && v3 == 0 && v4 == 0 && v5 == 0 {
+			continue
+		}
+		s := a[c*6:][:6]
+		s[0], s[1], s[2], s[3], s[4], s[5] = v0, v1, v2, v3, v4, v5
+		idx[c] = int32(p)
+		c++
+	}
+	return c
+}
