@@ -394,26 +394,30 @@ func (s *Service) renderRecords(ctx context.Context, nodes []*quire.Node, nums m
 			return err
 		}
 	}
-	schemas := map[string]quire.Schema{}
+	renderers := map[string]*properties.Renderer{}
+	var buf []byte
 	for _, n := range nodes {
 		if n.ParentType != quire.ParentDatabase || n.Object != quire.ObjectPage {
 			continue
 		}
-		schema, ok := schemas[n.ParentID]
+		r, ok := renderers[n.ParentID]
 		if !ok {
 			db, err := s.store.Node(ctx, n.WorkspaceID, n.ParentID)
 			if err != nil {
 				return err
 			}
-			if schema, err = DatabaseSchema(db); err != nil {
+			schema, err := DatabaseSchema(db)
+			if err != nil {
 				return err
 			}
 			if keep != nil {
 				schema = slices.DeleteFunc(slices.Clone(schema), func(q *quire.Property) bool { return !keep(q) })
 			}
-			schemas[n.ParentID] = schema
+			r = properties.NewRenderer(schema)
+			renderers[n.ParentID] = r
 		}
-		if err := renderRecord(n, schema, nums[n.ID]); err != nil {
+		var err error
+		if buf, err = renderRecord(buf, n, r, nums[n.ID]); err != nil {
 			return err
 		}
 	}
@@ -423,26 +427,36 @@ func (s *Service) renderRecords(ctx context.Context, nodes []*quire.Node, nums m
 // renderIn replaces the stored values of records of one database with their read shape under
 // schema, when the caller has the schema and the numbers already (a query, a mutation batch).
 func renderIn(nodes []*quire.Node, schema quire.Schema, nums map[string]int64) error {
+	r := properties.NewRenderer(schema)
+	var buf []byte
 	for _, n := range nodes {
 		if n.ParentType != quire.ParentDatabase || n.Object != quire.ObjectPage {
 			continue
 		}
-		if err := renderRecord(n, schema, nums[n.ID]); err != nil {
+		var err error
+		if buf, err = renderRecord(buf, n, r, nums[n.ID]); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func renderRecord(n *quire.Node, schema quire.Schema, number int64) error {
-	vals, err := properties.UnmarshalValues(n.Properties)
-	if err != nil {
-		return err
+// renderRecord renders record n's values with r at the end of buf, which it returns: the
+// records of a page share one buffer rather than a hundred, each record's values a full slice
+// of it (appending to one copies it).
+func renderRecord(buf []byte, n *quire.Node, r *properties.Renderer, number int64) ([]byte, error) {
+	if cap(buf)-len(buf) < 2*len(n.Properties)+256 {
+		// The read shape is about twice the stored one (every annotation of a rich text, every
+		// property by name): room for this record and a few more, rather than grown byte by byte.
+		buf = make([]byte, 0, 8*(2*len(n.Properties)+256))
 	}
-	// The read shape is about twice the stored one (every annotation of a rich text, every
-	// property by name): sized once rather than grown.
-	n.Properties = properties.AppendValues(make([]byte, 0, 2*len(n.Properties)+256), schema, vals, computed(n, number))
-	return nil
+	start := len(buf)
+	buf, err := r.Append(buf, n.Properties, computed(n, number))
+	if err != nil {
+		return buf, err
+	}
+	n.Properties = buf[start:len(buf):len(buf)]
+	return buf, nil
 }
 
 func computed(n *quire.Node, number int64) properties.Computed {
