@@ -48,6 +48,17 @@ func NewRenderer(s quire.Schema) *Renderer {
 	return r
 }
 
+// ShowsNumber reports whether the schema shows records' numbers (a unique_id property): when
+// it does not, Append never reads Computed.UniqueNumber.
+func (r *Renderer) ShowsNumber() bool {
+	for _, p := range r.schema {
+		if p.Type == quire.PropUniqueID {
+			return true
+		}
+	}
+	return false
+}
+
 // option is the read shape of p's option id (as findOption finds it), nil when p has none.
 func (rp *renderProp) option(id []byte) []byte {
 	for k, o := range rp.p.Options {

@@ -372,30 +372,15 @@ func (s *Service) patchRecordProperties(ctx context.Context, tx *store.Tx, p *qu
 
 // RenderRecords replaces the stored values of the records among nodes with their read shape
 // (every property of the database's current schema, by name). nums, when given, holds the
-// records' numbers; otherwise they are read.
+// records' numbers; otherwise those that a unique_id property shows are read.
 func (s *Service) RenderRecords(ctx context.Context, nodes []*quire.Node, nums map[string]int64) error {
 	return s.renderRecords(ctx, nodes, nums, nil)
 }
 
 // renderRecords is RenderRecords showing only the properties keep allows (all when nil).
 func (s *Service) renderRecords(ctx context.Context, nodes []*quire.Node, nums map[string]int64, keep func(*quire.Property) bool) error {
-	var ids []string
-	for _, n := range nodes {
-		if n.ParentType == quire.ParentDatabase && n.Object == quire.ObjectPage {
-			ids = append(ids, n.ID)
-		}
-	}
-	if len(ids) == 0 {
-		return nil
-	}
-	if nums == nil {
-		var err error
-		if nums, err = s.store.RecordNumbers(ctx, ids); err != nil {
-			return err
-		}
-	}
 	renderers := map[string]*properties.Renderer{}
-	var buf []byte
+	var numbered []string // records whose database shows their number (a unique_id property)
 	for _, n := range nodes {
 		if n.ParentType != quire.ParentDatabase || n.Object != quire.ObjectPage {
 			continue
@@ -416,8 +401,25 @@ func (s *Service) renderRecords(ctx context.Context, nodes []*quire.Node, nums m
 			r = properties.NewRenderer(schema)
 			renderers[n.ParentID] = r
 		}
+		if r.ShowsNumber() {
+			numbered = append(numbered, n.ID)
+		}
+	}
+	if nums == nil && len(numbered) > 0 {
+		// A record's GET, a search or a listing reads numbers only when a schema shows them:
+		// one statement fewer for most databases, as a query already does.
 		var err error
-		if buf, err = renderRecord(buf, n, r, nums[n.ID]); err != nil {
+		if nums, err = s.store.RecordNumbers(ctx, numbered); err != nil {
+			return err
+		}
+	}
+	var buf []byte
+	for _, n := range nodes {
+		if n.ParentType != quire.ParentDatabase || n.Object != quire.ObjectPage {
+			continue
+		}
+		var err error
+		if buf, err = renderRecord(buf, n, renderers[n.ParentID], nums[n.ID]); err != nil {
 			return err
 		}
 	}
