@@ -48,7 +48,7 @@ func TestRecordRendering_EveryPath(t *testing.T) {
 				ops = append(ops, service.Mutation{Op: "create", Path: fmt.Sprintf("mutations[%d]", i), Properties: map[string]any{
 					"Name": map[string]any{"title": rich(text)}, "Text": map[string]any{"rich_text": rich(text + "!")},
 					"Num": map[string]any{"number": 1.5 + float64(i)*1e21}, "Sel": map[string]any{"select": map[string]any{"name": "a&b"}},
-					"Tags": map[string]any{"multi_select": []any{map[string]any{"name": "t2"}, map[string]any{"name": "t1"}}},
+					"Tags":  map[string]any{"multi_select": []any{map[string]any{"name": "t2"}, map[string]any{"name": "t1"}}},
 					"Stage": map[string]any{"status": map[string]any{"name": "Done"}},
 					"When":  map[string]any{"date": map[string]any{"start": "2024-01-02T03:04:05", "end": "2024-02-01T00:00:00", "time_zone": "Europe/Paris"}},
 					"Done":  map[string]any{"checkbox": i%2 == 0}, "Site": map[string]any{"url": "https://x.test/" + fmt.Sprint(i) + "?q=<1>&r"},
