@@ -9,12 +9,6 @@ import (
 	"github.com/quire-dev/quire/internal/quire"
 )
 
-// AppendStored appends what AppendValues appends for the values UnmarshalValues reads from raw
-// (a record's stored form), byte for byte, without building Values (Renderer.Append).
-func AppendStored(dst []byte, s quire.Schema, raw []byte, c Computed) ([]byte, error) {
-	return NewRenderer(s).Append(dst, raw, c)
-}
-
 // Renderer renders records of one schema from their stored form: a page of a database query
 // spent as long decoding each record's values into maps and structs, and writing them out
 // again, as reading the records. What is the same for every record (each property's name and

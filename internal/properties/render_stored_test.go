@@ -65,7 +65,7 @@ func renderExtras(v Values, text string, num float64) Values {
 
 var renderComputed = Computed{CreatedMs: 1700000000000, CreatedBy: "u1", EditedMs: 1700000001000, EditedBy: "u2", UniqueNumber: 7}
 
-// appendValuesRef is how records were rendered before AppendStored: decoded, then written.
+// appendValuesRef is how records were rendered before Renderer: decoded, then written.
 func appendValuesRef(s quire.Schema, raw []byte, c Computed) ([]byte, error) {
 	vals, err := UnmarshalValues(raw)
 	if err != nil {
@@ -88,9 +88,9 @@ func TestAppendStored(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := AppendStored([]byte("prefix"), s, raw, renderComputed)
+			got, err := NewRenderer(s).Append([]byte("prefix"), raw, renderComputed)
 			if err != nil || string(got) != "prefix"+string(want) {
-				t.Fatalf("AppendStored (text %q, number %v) = %v\n got %s\nwant prefix%s", text, num, err, got, want)
+				t.Fatalf("Append (text %q, number %v) = %v\n got %s\nwant prefix%s", text, num, err, got, want)
 			}
 			if _, ok := NewRenderer(s).appendFast(nil, raw, renderComputed); !ok {
 				t.Errorf("text %q: the record was left to readValues", text)
@@ -98,7 +98,7 @@ func TestAppendStored(t *testing.T) {
 			// Only a filter_properties subset: the same bytes as AppendValues under it.
 			sub := quire.Schema{s.ByID("m"), s.ByID("title")}
 			want, _ = appendValuesRef(sub, raw, renderComputed)
-			if got, _ := AppendStored(nil, sub, raw, renderComputed); string(got) != string(want) {
+			if got, _ := NewRenderer(sub).Append(nil, raw, renderComputed); string(got) != string(want) {
 				t.Fatalf("subset:\n got %s\nwant %s", got, want)
 			}
 			checkRenderedFromBytes(t, s, raw, text)
@@ -141,14 +141,14 @@ func TestAppendStored_Unusual(t *testing.T) {
 		`{"zz":{"t":5}}`, `{"zz":{"t":"url","s":"\u0041"}}`, `{"u":{"t":"url","s":"a\u2028b"}}`, `{"u":{"t":"url","s":"\ud800"}}`, `{"u":{"t":"url","s":"a"}} x`, `{"u":{"t":"url","s":"a"},}`,
 		`{"n":{"t":"number","n":1e400}}`, `{"n":{"t":"number","n":-0}}`, `{"n":{"t":"number","n":01}}`, `{"title":{"t":"title","rt":[`, `{"title":`} {
 		want, wantErr := appendValuesRef(s, []byte(raw), renderComputed)
-		got, err := AppendStored(nil, s, []byte(raw), renderComputed)
+		got, err := NewRenderer(s).Append(nil, []byte(raw), renderComputed)
 		if (err != nil) != (wantErr != nil) || string(got) != string(want) {
-			t.Errorf("AppendStored(%s) = %v\n got %s\nwant %s (%v)", raw, err, got, want, wantErr)
+			t.Errorf("Append(%s) = %v\n got %s\nwant %s (%v)", raw, err, got, want, wantErr)
 		}
 	}
 }
 
-// FuzzAppendStored: for any stored bytes, AppendStored answers what decoding them and
+// FuzzAppendStored: for any stored bytes, Renderer.Append answers what decoding them and
 // AppendValues answer: the same bytes, or an error when UnmarshalValues refuses them.
 func FuzzAppendStored(f *testing.F) {
 	for _, text := range storedTexts {
@@ -158,12 +158,12 @@ func FuzzAppendStored(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		s := renderSchema("x")
 		want, wantErr := appendValuesRef(s, raw, renderComputed)
-		got, err := AppendStored(nil, s, raw, renderComputed)
+		got, err := NewRenderer(s).Append(nil, raw, renderComputed)
 		if (err != nil) != (wantErr != nil) {
-			t.Fatalf("AppendStored(%q) error %v, through Values %v", raw, err, wantErr)
+			t.Fatalf("Append(%q) error %v, through Values %v", raw, err, wantErr)
 		}
 		if string(got) != string(want) {
-			t.Fatalf("AppendStored(%q):\n got %s\nwant %s", raw, got, want)
+			t.Fatalf("Append(%q):\n got %s\nwant %s", raw, got, want)
 		}
 	})
 }

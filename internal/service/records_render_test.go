@@ -96,7 +96,7 @@ func TestRecordRendering_EveryPath(t *testing.T) {
 	}
 }
 
-// referenceRendering renders record id as before AppendStored: its stored values decoded, then
+// referenceRendering renders record id as before properties.Renderer: its stored values decoded, then
 // written by properties.AppendValues under the database's schema.
 func referenceRendering(t *testing.T, st *store.Store, svc *service.Service, p *quire.Principal, id string) []byte {
 	t.Helper()
