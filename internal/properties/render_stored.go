@@ -3,6 +3,7 @@ package properties
 import (
 	"bytes"
 	"strconv"
+	"strings"
 
 	"github.com/quire-dev/quire/internal/blocks"
 	"github.com/quire-dev/quire/internal/jsonread"
@@ -209,7 +210,7 @@ func (c *cursor) bare(dst []byte, rp *renderProp) ([]byte, bool) {
 			return dst, false
 		}
 		start := c.i
-		for c.i < len(c.b) && bytes.IndexByte([]byte("-+.eE0123456789"), c.b[c.i]) >= 0 {
+		for c.i < len(c.b) && strings.IndexByte("-+.eE0123456789", c.b[c.i]) >= 0 {
 			c.i++
 		}
 		r := jsonread.New(c.b[start:c.i])
