@@ -167,3 +167,19 @@ func FuzzAppendStored(f *testing.F) {
 		}
 	})
 }
+
+// TestRenderer_ShowsNumber: a schema shows records' numbers only through a unique_id property
+// (the service reads numbers only then).
+func TestRenderer_ShowsNumber(t *testing.T) {
+	s := renderSchema("x")
+	if !NewRenderer(s).ShowsNumber() {
+		t.Error("a schema with a unique_id does not show numbers")
+	}
+	without := quire.Schema{s.ByID("title"), s.ByID("n"), s.ByID("ct")}
+	if NewRenderer(without).ShowsNumber() {
+		t.Error("a schema without a unique_id shows numbers")
+	}
+	if got, _ := NewRenderer(without).Append(nil, MarshalValues(storedSamples("x", 1)), Computed{UniqueNumber: 5}); strings.Contains(string(got), "5") {
+		t.Errorf("the number shows without a unique_id: %s", got)
+	}
+}
