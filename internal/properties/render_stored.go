@@ -348,21 +348,13 @@ func (c *cursor) date(dst []byte) ([]byte, bool) {
 	if dst, ok = appendStr(dst, q, plain); !ok {
 		return dst, false
 	}
-	dst = append(dst, `,"end":`...)
-	if c.lit(`,"e":`) {
-		if dst, ok = c.nullable(dst); !ok {
+	for _, f := range [...]struct{ stored, read string }{{`,"e":`, `,"end":`}, {`,"z":`, `,"time_zone":`}} {
+		dst = append(dst, f.read...)
+		if !c.lit(f.stored) {
+			dst = append(dst, "null"...)
+		} else if dst, ok = c.nullable(dst); !ok {
 			return dst, false
 		}
-	} else {
-		dst = append(dst, "null"...)
-	}
-	dst = append(dst, `,"time_zone":`...)
-	if c.lit(`,"z":`) {
-		if dst, ok = c.nullable(dst); !ok {
-			return dst, false
-		}
-	} else {
-		dst = append(dst, "null"...)
 	}
 	return append(dst, '}'), c.lit("}")
 }
