@@ -21,15 +21,25 @@ func AppendValues(dst []byte, s quire.Schema, v Values, c Computed) []byte {
 
 // AppendValue appends one property's value, {"id","type",T: value} (relation adds has_more).
 func AppendValue(dst []byte, p *quire.Property, v Values, c Computed) []byte {
+	dst = appendBare(appendValueHead(dst, p), p, v, c)
+	return appendValueTail(dst, p)
+}
+
+// appendValueHead appends {"id","type", and the type key, before the value.
+func appendValueHead(dst []byte, p *quire.Property) []byte {
 	w := objWriter{Dst: append(dst, '{')}
 	w.Str("id", p.ID)
 	w.Str("type", p.Type)
 	w.Key(p.Type)
-	w.Dst = appendBare(w.Dst, p, v, c)
+	return w.Dst
+}
+
+// appendValueTail closes what appendValueHead opened, after the value.
+func appendValueTail(dst []byte, p *quire.Property) []byte {
 	if p.Type == quire.PropRelation {
-		w.Raw("has_more", "false")
+		dst = append(dst, `,"has_more":false`...)
 	}
-	return append(w.Dst, '}')
+	return append(dst, '}')
 }
 
 // appendBare appends the value under the type key.

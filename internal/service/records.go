@@ -372,48 +372,54 @@ func (s *Service) patchRecordProperties(ctx context.Context, tx *store.Tx, p *qu
 
 // RenderRecords replaces the stored values of the records among nodes with their read shape
 // (every property of the database's current schema, by name). nums, when given, holds the
-// records' numbers; otherwise they are read.
+// records' numbers; otherwise those that a unique_id property shows are read.
 func (s *Service) RenderRecords(ctx context.Context, nodes []*quire.Node, nums map[string]int64) error {
 	return s.renderRecords(ctx, nodes, nums, nil)
 }
 
 // renderRecords is RenderRecords showing only the properties keep allows (all when nil).
 func (s *Service) renderRecords(ctx context.Context, nodes []*quire.Node, nums map[string]int64, keep func(*quire.Property) bool) error {
-	var ids []string
-	for _, n := range nodes {
-		if n.ParentType == quire.ParentDatabase && n.Object == quire.ObjectPage {
-			ids = append(ids, n.ID)
-		}
-	}
-	if len(ids) == 0 {
-		return nil
-	}
-	if nums == nil {
-		var err error
-		if nums, err = s.store.RecordNumbers(ctx, ids); err != nil {
-			return err
-		}
-	}
-	schemas := map[string]quire.Schema{}
+	renderers := map[string]*properties.Renderer{}
+	var numbered []string // records whose database shows their number (a unique_id property)
 	for _, n := range nodes {
 		if n.ParentType != quire.ParentDatabase || n.Object != quire.ObjectPage {
 			continue
 		}
-		schema, ok := schemas[n.ParentID]
+		r, ok := renderers[n.ParentID]
 		if !ok {
 			db, err := s.store.Node(ctx, n.WorkspaceID, n.ParentID)
 			if err != nil {
 				return err
 			}
-			if schema, err = DatabaseSchema(db); err != nil {
+			schema, err := DatabaseSchema(db)
+			if err != nil {
 				return err
 			}
 			if keep != nil {
 				schema = slices.DeleteFunc(slices.Clone(schema), func(q *quire.Property) bool { return !keep(q) })
 			}
-			schemas[n.ParentID] = schema
+			r = properties.NewRenderer(schema)
+			renderers[n.ParentID] = r
 		}
-		if err := renderRecord(n, schema, nums[n.ID]); err != nil {
+		if r.ShowsNumber() {
+			numbered = append(numbered, n.ID)
+		}
+	}
+	if nums == nil && len(numbered) > 0 {
+		// A record's GET, a search or a listing reads numbers only when a schema shows them:
+		// one statement fewer for most databases, as a query already does.
+		var err error
+		if nums, err = s.store.RecordNumbers(ctx, numbered); err != nil {
+			return err
+		}
+	}
+	var buf []byte
+	for _, n := range nodes {
+		if n.ParentType != quire.ParentDatabase || n.Object != quire.ObjectPage {
+			continue
+		}
+		var err error
+		if buf, err = renderRecord(buf, n, renderers[n.ParentID], nums[n.ID]); err != nil {
 			return err
 		}
 	}
@@ -423,26 +429,36 @@ func (s *Service) renderRecords(ctx context.Context, nodes []*quire.Node, nums m
 // renderIn replaces the stored values of records of one database with their read shape under
 // schema, when the caller has the schema and the numbers already (a query, a mutation batch).
 func renderIn(nodes []*quire.Node, schema quire.Schema, nums map[string]int64) error {
+	r := properties.NewRenderer(schema)
+	var buf []byte
 	for _, n := range nodes {
 		if n.ParentType != quire.ParentDatabase || n.Object != quire.ObjectPage {
 			continue
 		}
-		if err := renderRecord(n, schema, nums[n.ID]); err != nil {
+		var err error
+		if buf, err = renderRecord(buf, n, r, nums[n.ID]); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func renderRecord(n *quire.Node, schema quire.Schema, number int64) error {
-	vals, err := properties.UnmarshalValues(n.Properties)
-	if err != nil {
-		return err
+// renderRecord renders record n's values with r at the end of buf, which it returns: the
+// records of a page share one buffer rather than a hundred, each record's values a full slice
+// of it (appending to one copies it).
+func renderRecord(buf []byte, n *quire.Node, r *properties.Renderer, number int64) ([]byte, error) {
+	if cap(buf)-len(buf) < 2*len(n.Properties)+256 {
+		// The read shape is about twice the stored one (every annotation of a rich text, every
+		// property by name): room for this record and a few more, rather than grown byte by byte.
+		buf = make([]byte, 0, 8*(2*len(n.Properties)+256))
 	}
-	// The read shape is about twice the stored one (every annotation of a rich text, every
-	// property by name): sized once rather than grown.
-	n.Properties = properties.AppendValues(make([]byte, 0, 2*len(n.Properties)+256), schema, vals, computed(n, number))
-	return nil
+	start := len(buf)
+	buf, err := r.Append(buf, n.Properties, computed(n, number))
+	if err != nil {
+		return buf, err
+	}
+	n.Properties = buf[start:len(buf):len(buf)]
+	return buf, nil
 }
 
 func computed(n *quire.Node, number int64) properties.Computed {
