@@ -64,6 +64,8 @@ type config struct {
 	plot        string   // draw latency against store size into this PNG
 	embedPages  int      // content pages left to the indexer; -1 = all
 	quire       string   // a quire binary to run instead of building ./cmd/quire
+	scenario    string   // "load" (store sizes × endpoints) or scenarioSpeed
+	scale       float64  // --scenario speed: the issue's data shapes times this
 }
 
 // errUsage marks a wrong invocation (exit status 2); the flag package has printed why.
@@ -102,6 +104,8 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, help bool, err err
 	fs.StringVar(&cfg.wrk, "wrk", "wrk", "the wrk program")
 	fs.StringVar(&cfg.quire, "quire", "", "run this quire binary instead of building ./cmd/quire (it must match the source quire-bench seeds with)")
 	fs.BoolVar(&cfg.verbose, "verbose", false, "also print every wrk run's figures to stderr")
+	fs.StringVar(&cfg.scenario, "scenario", "load", "load: --blocks sizes × --endpoints; speed: issue 15's speed table (its data shapes and requests, steady and while indexing, seeding and indexing times; --blocks and --endpoints do not apply, --rounds defaults to 3)")
+	fs.Float64Var(&cfg.scale, "scale", 1, "--scenario speed: the issue's data (100,000 records, 1,000 pages of 100 paragraphs, a 10,000-paragraph page) times this, e.g. 0.1 for a quick check")
 	fs.Usage = func() { printUsage(stderr, fs) }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -122,6 +126,9 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, help bool, err err
 	}
 	if err == nil {
 		cfg.endpoints, err = parseEndpoints(*endpoints)
+	}
+	if cfg.scenario == scenarioSpeed && !flagSet(fs, "rounds") {
+		cfg.rounds = 3 // the issue's table: 3 rounds of 3 s per side
 	}
 	if *from != "" {
 		cfg.from = strings.Split(*from, ",")
@@ -146,6 +153,12 @@ func printUsage(w io.Writer, fs *flag.FlagSet) {
 func (c config) check() error {
 	if c.rounds < 1 {
 		return errors.New("--rounds must be at least 1")
+	}
+	if c.scenario != "load" && c.scenario != scenarioSpeed {
+		return errors.New("--scenario must be load or speed")
+	}
+	if c.scale <= 0 || c.scale > 10 {
+		return errors.New("--scale must be above 0 and at most 10")
 	}
 	if c.loadgen != "wrk" && c.loadgen != "go" {
 		return errors.New("--loadgen must be wrk or go")
@@ -208,4 +221,11 @@ func parseConns(s string) ([]int, error) {
 		out = append(out, n)
 	}
 	return out, nil
+}
+
+// flagSet reports whether the command line gave flag name.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
