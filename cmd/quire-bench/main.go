@@ -11,6 +11,13 @@
 //
 //	go run ./cmd/quire-bench                                   # GET /v2/users/me only, as before
 //	go run ./cmd/quire-bench --blocks 10000,100000 --engine sqlite,postgres --plot docs/load-latency.png
+//
+// --scenario speed reproduces issue 15's speed table instead, with its data shapes and requests
+// (speed.go): the data is written over HTTP to the running server, so seeding and the indexer's
+// work on it are timed too, and the query and search rows are measured again while the indexer
+// embeds what was just written.
+//
+//	go run ./cmd/quire-bench --scenario speed --engine sqlite,postgres --save speed.json
 package main
 
 import (
@@ -41,6 +48,12 @@ unless --database-url names a server (its role needs CREATEDB: each size gets it
 dropped afterwards). Prints Markdown tables to stdout (medians over the rounds; the ratio is the
 median of per-round quire/bare ratios, with their range) and progress to stderr. Stops the
 servers and removes every temporary store when done, on error, or on Ctrl-C.
+
+--scenario speed: issue 15's table instead, per engine on a fresh store (--scale 1: 100,000
+records of ten properties, 1,000 pages of 100 paragraphs, a 10,000-paragraph page), all written
+over HTTP to quire serve and timed with the indexer's work on each; then the page, children,
+query, search and append rows against a bare handler encoding a 1.2 KB page, steady, and the
+query and search at c=1 while the indexer embeds the corpus again. One Markdown table.
 
 Flags:
 `

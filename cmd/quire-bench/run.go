@@ -40,18 +40,12 @@ func (r *runner) size(ctx context.Context, eng string, pg *postgresServer, block
 	}
 	fmt.Fprintf(r.stderr, "  seeded in %.0f s; starting quire serve\n", sd.SeedSecs)
 	start := time.Now()
-	q, died, err := r.serve(ctx, fs, sd.Token)
-	if q != nil {
-		defer q.stop()
-	}
+	sv, err := r.serve(ctx, fs, sd.Token)
 	if err != nil {
 		return nil, err
 	}
-	poll, err := store.Open(ctx, fs.cfg)
-	if err != nil {
-		return nil, err
-	}
-	defer poll.Close()
+	defer sv.stop()
+	q, poll, died := sv.q, sv.poll, sv.died
 	set := &sizeSet{Engine: eng, Blocks: blocks, Seed: *sd}
 	if err := waitIndexed(ctx, poll, q.exited, r.stderr); err != nil {
 		return nil, died(err)
@@ -95,26 +89,53 @@ func (r *runner) fresh(ctx context.Context, eng string, pg *postgresServer) (*fr
 	return freshSQLite(r.dir, r.seq)
 }
 
-// serve starts quire serve on fs and waits until it and the bare handler answer. died wraps
-// an error with why the server ended, or the end of its log. q, when not nil, must be stopped.
-func (r *runner) serve(ctx context.Context, fs *freshStore, token string) (q *quireServer, died func(error) error, err error) {
-	q, err = startQuire(ctx, r.bin, fs.serveArgs(r.dir), r.cfg.logLevel)
+// served is a running quire serve, a store handle beside it for reading the indexer's queue,
+// and died, which wraps an error with why the server ended, or the end of its log.
+type served struct {
+	q    *quireServer
+	poll *store.Store
+	died func(error) error
+}
+
+// serve starts quire serve on fs and waits until it and the bare handler answer; stop must be
+// called when done.
+func (r *runner) serve(ctx context.Context, fs *freshStore, token string) (sv *served, err error) {
+	q, err := startQuire(ctx, r.bin, fs.serveArgs(r.dir), r.cfg.logLevel)
+	sv = &served{q: q}
+	defer func() {
+		if err != nil {
+			sv.stop()
+		}
+	}()
 	if err != nil {
-		return q, nil, err
+		return nil, err
 	}
-	died = func(err error) error {
+	sv.died = func(err error) error {
 		if isClosed(q.exited) {
 			return q.diedError()
 		}
 		return fmt.Errorf("%w\nquire serve's log ends with:\n%s", err, q.stderr)
 	}
 	if err := waitReady(ctx, q.url+mePath, token, q.exited); err != nil {
-		return q, died, died(fmt.Errorf("quire: %w", err))
+		return nil, sv.died(fmt.Errorf("quire: %w", err))
 	}
 	if err := waitReady(ctx, r.bare+mePath, token, nil); err != nil {
-		return q, died, fmt.Errorf("bare handler: %w", err)
+		return nil, fmt.Errorf("bare handler: %w", err)
 	}
-	return q, died, nil
+	if sv.poll, err = store.Open(ctx, fs.cfg); err != nil {
+		return nil, err
+	}
+	return sv, nil
+}
+
+// stop closes the store handle and stops the server.
+func (sv *served) stop() {
+	if sv.poll != nil {
+		sv.poll.Close()
+	}
+	if sv.q != nil {
+		sv.q.stop()
+	}
 }
 
 // prepareLoader writes wrk's scripts (the built-in generator only needs the token).

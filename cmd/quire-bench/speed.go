@@ -53,18 +53,12 @@ func (r *runner) speed(ctx context.Context, eng string, pg *postgresServer, size
 	if sd.Token, sd.Users, err = setupWorkspace(ctx, fs.cfg); err != nil {
 		return nil, err
 	}
-	q, died, err := r.serve(ctx, fs, sd.Token)
-	if q != nil {
-		defer q.stop()
-	}
+	sv, err := r.serve(ctx, fs, sd.Token)
 	if err != nil {
 		return nil, err
 	}
-	poll, err := store.Open(ctx, fs.cfg)
-	if err != nil {
-		return nil, err
-	}
-	defer poll.Close()
+	defer sv.stop()
+	q, poll, died := sv.q, sv.poll, sv.died
 	w := &speedWriter{runner: r, q: q, poll: poll, s: &seeder{api: newRemote(q.url), token: sd.Token}}
 	if err := w.seed(ctx, set); err != nil {
 		return nil, died(err)
@@ -131,23 +125,23 @@ func (w *speedWriter) seed(ctx context.Context, set *speedSet) error {
 		return err
 	}
 	fmt.Fprintf(w.stderr, "  %d records through POST …/mutations (batches of 100, %d at a time) …\n", size.Records, seedWorkers)
-	if set.RecordsSeed, err = w.phase(ctx, size.Records, func() error { return w.s.speedRecords(ctx, sd, data, size.Records) }); err != nil {
+	if set.RecordsSeed, err = w.phase(ctx, size.Records, "records", func() error { return w.s.speedRecords(ctx, sd, data, size.Records) }); err != nil {
 		return err
 	}
 	fmt.Fprintf(w.stderr, "  %d corpus pages of %d paragraphs …\n", size.Pages, speedParagraphs)
-	set.CorpusSeed, err = w.phase(ctx, size.Pages, func() error { return w.s.speedCorpus(ctx, sd, size.Pages) })
+	set.CorpusSeed, err = w.phase(ctx, size.Pages, "pages", func() error { return w.s.speedCorpus(ctx, sd, size.Pages) })
 	return err
 }
 
 // phase times write and then the indexer until its queue is empty.
-func (w *speedWriter) phase(ctx context.Context, n int, write func() error) (phase, error) {
+func (w *speedWriter) phase(ctx context.Context, n int, things string, write func() error) (phase, error) {
 	p := phase{Writes: n}
 	e0, r0, err := indexerCounters(ctx, w.q.url)
 	if err != nil {
 		return p, err
 	}
 	w.s.done.Store(0)
-	stop := w.s.progress(n, w.stderr)
+	stop := w.s.progressOf(n, things, w.stderr)
 	start := time.Now()
 	err = write()
 	stop()

@@ -108,7 +108,6 @@ func (s *seeder) appendParagraphs(ctx context.Context, id string, n int, text fu
 	if len(out.Results) != n {
 		return "", fmt.Errorf("append to %s: %d blocks answered, want %d", id, len(out.Results), n)
 	}
-	s.done.Add(int64(n))
 	return out.Results[0].ID, nil
 }
 
@@ -144,6 +143,7 @@ func (s *seeder) speedCorpus(ctx context.Context, sd *speedSeed, pages int) erro
 		}
 		sd.Corpus[p] = id
 		sd.First[p], err = s.appendParagraphs(ctx, id, speedParagraphs, func(j int) string { return corpusParagraph(p, j) })
+		s.done.Add(1)
 		return err
 	})
 }
