@@ -66,6 +66,7 @@ type config struct {
 	conns       []int
 	databaseURL string
 	logLevel    string
+	pprof       string // quire serve --pprof: its profiles on this loopback address while measuring
 	wrk         string
 	verbose     bool
 	blocks      []int    // store sizes
@@ -114,6 +115,7 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, help bool, err err
 	fs.IntVar(&cfg.embedPages, "embed-pages", 10, "content pages (of 1,000 blocks) the indexer embeds for semantic search; the rest are taken off its queue; -1 = all")
 	fs.StringVar(&cfg.plot, "plot", "", "draw p50 and p99 latency against store size per endpoint into this PNG file")
 	fs.StringVar(&cfg.logLevel, "log-level", "info", "quire serve --log-level; info (the default) logs every request, as in production")
+	fs.StringVar(&cfg.pprof, "pprof", "", "quire serve --pprof: serve its CPU and heap profiles at http://ADDR/debug/pprof/ (a loopback ADDR, e.g. 127.0.0.1:6060) to profile it under the load; off when empty")
 	fs.StringVar(&cfg.wrk, "wrk", "wrk", "the wrk program")
 	fs.StringVar(&cfg.quire, "quire", "", "run this quire binary instead of building ./cmd/quire (it must match the source quire-bench seeds with)")
 	fs.BoolVar(&cfg.verbose, "verbose", false, "also print every wrk run's figures to stderr")
