@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/quire-dev/quire/internal/testdb"
 )
 
 // TestSpeedPipeline runs --scenario speed at scale 0.003 (300 records, 3 corpus pages, a
@@ -26,17 +24,8 @@ func TestSpeedPipeline(t *testing.T) {
 func runSpeedPipeline(t *testing.T, engine string) {
 	dir := t.TempDir()
 	save := filepath.Join(dir, "speed.json")
-	args := []string{"--scenario", "speed", "--scale", "0.003", "--engine", engine, "--rounds", "1", "--warmup", "0",
-		"--conns", "1,16", "--log-level", "warn", "--save", save, "--quire", quireBinary(t), "--loadgen", "go", "--duration", "100ms"}
-	if engine == enginePostgres {
-		args = append(args, "--database-url", testdb.PostgresURL(t))
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
-	defer cancel()
-	var stdout, stderr bytes.Buffer
-	if err := run(ctx, args, &stdout, &stderr); err != nil {
-		t.Fatalf("run: %v\nstderr:\n%s", err, stderr.String())
-	}
+	report := runBench(t, engine, 8*time.Minute, "--scenario", "speed", "--scale", "0.003", "--rounds", "1", "--warmup", "0",
+		"--conns", "1,16", "--log-level", "warn", "--save", save, "--loadgen", "go", "--duration", "100ms")
 	res, err := loadResults([]string{save})
 	if err != nil {
 		t.Fatal(err)
@@ -81,14 +70,13 @@ func runSpeedPipeline(t *testing.T, engine string) {
 	if s.Revised < 3 {
 		t.Errorf("%d nodes queued after revising the 3 corpus pages", s.Revised)
 	}
-	report := stdout.String()
 	for _, r := range speedRows {
 		if !strings.Contains(report, "| "+r.label(s.Size)+" | ") {
 			t.Errorf("report has no row %q:\n%s", r.label(s.Size), report)
 		}
 	}
-	var again bytes.Buffer
-	if err := run(ctx, []string{"--from", save}, &again, &stderr); err != nil || again.String() != report {
+	var again, stderr bytes.Buffer
+	if err := run(context.Background(), []string{"--from", save}, &again, &stderr); err != nil || again.String() != report {
 		t.Errorf("--from %s: %v; report differs:\n%s\nfirst:\n%s", save, err, again.String(), report)
 	}
 }
