@@ -99,13 +99,13 @@ type served struct {
 
 // serve starts quire serve on fs and waits until it and the bare handler answer; stop must be
 // called when done.
-func (r *runner) serve(ctx context.Context, fs *freshStore, token string) (sv *served, err error) {
+func (r *runner) serve(ctx context.Context, fs *freshStore, token string) (_ *served, err error) {
 	args := fs.serveArgs(r.dir)
 	if r.cfg.pprof != "" {
 		args = append(args, "--pprof", r.cfg.pprof)
 	}
 	q, err := startQuire(ctx, r.bin, args, r.cfg.logLevel)
-	sv = &served{q: q}
+	sv := &served{q: q}
 	defer func() {
 		if err != nil {
 			sv.stop()
