@@ -24,7 +24,7 @@ func TestSpeedPipeline(t *testing.T) {
 func runSpeedPipeline(t *testing.T, engine string) {
 	dir := t.TempDir()
 	save := filepath.Join(dir, "speed.json")
-	report := runBench(t, engine, 8*time.Minute, "--scenario", "speed", "--scale", "0.003", "--rounds", "1", "--warmup", "0",
+	report := runBench(t, engine, 15*time.Minute, "--scenario", "speed", "--scale", "0.003", "--rounds", "1", "--warmup", "0",
 		"--conns", "1,16", "--log-level", "warn", "--save", save, "--loadgen", "go", "--duration", "100ms")
 	res, err := loadResults([]string{save})
 	if err != nil {
