@@ -52,16 +52,18 @@ var theBareAnswer = bareAnswer{
 // bareHandler is the least a Go JSON API does per request: decode the JSON body when there is
 // one, encode a value and write it. It answers every path and method, so that each measured
 // endpoint's requests (bodies included) can be sent to it unchanged.
-func bareHandler(w http.ResponseWriter, r *http.Request) {
-	if r.ContentLength != 0 {
-		var body any
-		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-			http.Error(w, "bad JSON", http.StatusBadRequest)
-			return
+func bareHandler(answer any) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength != 0 {
+			var body any
+			if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+				http.Error(w, "bad JSON", http.StatusBadRequest)
+				return
+			}
 		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(answer)
 	}
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(&theBareAnswer)
 }
 
 // bareServer is the bare handler listening on a loopback port in this process.
@@ -70,14 +72,14 @@ type bareServer struct {
 	url string
 }
 
-// startBare starts the bare handler on a free loopback port.
-func startBare() (*bareServer, error) {
+// startBare starts the bare handler answering answer on a free loopback port.
+func startBare(answer any) (*bareServer, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
 	b := &bareServer{
-		srv: &http.Server{Handler: http.HandlerFunc(bareHandler), ReadHeaderTimeout: 10 * time.Second},
+		srv: &http.Server{Handler: bareHandler(answer), ReadHeaderTimeout: 10 * time.Second},
 		url: "http://" + ln.Addr().String(),
 	}
 	go func() { _ = b.srv.Serve(ln) }()

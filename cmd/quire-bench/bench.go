@@ -41,7 +41,11 @@ func benchmark(ctx context.Context, cfg config, stdout, stderr io.Writer) error 
 			return err
 		}
 	}
-	bare, err := startBare()
+	answer := any(&theBareAnswer)
+	if cfg.scenario == scenarioSpeed {
+		answer = thePageAnswer
+	}
+	bare, err := startBare(answer)
 	if err != nil {
 		return err
 	}
@@ -57,33 +61,60 @@ func benchmark(ctx context.Context, cfg config, stdout, stderr io.Writer) error 
 				return err
 			}
 		}
-		for _, blocks := range cfg.blocks {
-			set, err := r.size(ctx, eng, pg, blocks)
-			if err != nil {
-				if pg != nil {
-					pg.stop()
-				}
-				if ctx.Err() != nil {
-					return errors.New("interrupted; what was measured before is in --save's file, if given")
-				}
-				return fmt.Errorf("%s, %d blocks: %w", eng, blocks, err)
-			}
-			res.Sets = append(res.Sets, *set)
-			if cfg.save != "" {
-				if err := res.save(cfg.save); err != nil {
-					return err
-				}
-			}
-		}
+		err := r.engine(ctx, eng, pg, res)
 		if pg != nil {
 			pg.stop()
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return errors.New("interrupted; what was measured before is in --save's file, if given")
+			}
+			return err
 		}
 	}
 	return finish(cfg, res, stdout)
 }
 
+// engine runs the scenario on one engine: each store size, or the speed table; the results
+// are saved after each, when --save asks.
+func (r *runner) engine(ctx context.Context, eng string, pg *postgresServer, res *results) error {
+	if r.cfg.scenario == scenarioSpeed {
+		set, err := r.speed(ctx, eng, pg, sizeAt(r.cfg.scale))
+		if err != nil {
+			return fmt.Errorf("%s, speed: %w", eng, err)
+		}
+		res.Speed = append(res.Speed, *set)
+		return r.save(res)
+	}
+	for _, blocks := range r.cfg.blocks {
+		set, err := r.size(ctx, eng, pg, blocks)
+		if err != nil {
+			return fmt.Errorf("%s, %d blocks: %w", eng, blocks, err)
+		}
+		res.Sets = append(res.Sets, *set)
+		if err := r.save(res); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// save writes res to --save's file, if given.
+func (r *runner) save(res *results) error {
+	if r.cfg.save == "" {
+		return nil
+	}
+	return res.save(r.cfg.save)
+}
+
 // finish prints the report and draws the plot, if asked for.
 func finish(cfg config, res *results, stdout io.Writer) error {
+	if len(res.Speed) > 0 {
+		printSpeedReport(stdout, res)
+		if len(res.Sets) == 0 {
+			return nil
+		}
+	}
 	printReport(stdout, res)
 	if cfg.plot == "" {
 		return nil

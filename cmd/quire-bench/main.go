@@ -11,6 +11,13 @@
 //
 //	go run ./cmd/quire-bench                                   # GET /v2/users/me only, as before
 //	go run ./cmd/quire-bench --blocks 10000,100000 --engine sqlite,postgres --plot docs/load-latency.png
+//
+// --scenario speed reproduces issue 15's speed table instead, with its data shapes and requests
+// (speed.go): the data is written over HTTP to the running server, so seeding and the indexer's
+// work on it are timed too, and the query and search rows are measured again while the indexer
+// embeds what was just written.
+//
+//	go run ./cmd/quire-bench --scenario speed --engine sqlite,postgres --save speed.json
 package main
 
 import (
@@ -42,6 +49,12 @@ dropped afterwards). Prints Markdown tables to stdout (medians over the rounds; 
 median of per-round quire/bare ratios, with their range) and progress to stderr. Stops the
 servers and removes every temporary store when done, on error, or on Ctrl-C.
 
+--scenario speed: issue 15's table instead, per engine on a fresh store (--scale 1: 100,000
+records of ten properties, 1,000 pages of 100 paragraphs, a 10,000-paragraph page), all written
+over HTTP to quire serve and timed with the indexer's work on each; then the page, children,
+query, search and append rows against a bare handler encoding a 1.2 KB page, steady, and the
+query and search at c=1 while the indexer embeds the corpus again. One Markdown table.
+
 Flags:
 `
 
@@ -53,6 +66,7 @@ type config struct {
 	conns       []int
 	databaseURL string
 	logLevel    string
+	pprof       string // quire serve --pprof: its profiles on this loopback address while measuring
 	wrk         string
 	verbose     bool
 	blocks      []int    // store sizes
@@ -64,6 +78,8 @@ type config struct {
 	plot        string   // draw latency against store size into this PNG
 	embedPages  int      // content pages left to the indexer; -1 = all
 	quire       string   // a quire binary to run instead of building ./cmd/quire
+	scenario    string   // "load" (store sizes × endpoints) or scenarioSpeed
+	scale       float64  // --scenario speed: the issue's data shapes times this
 }
 
 // errUsage marks a wrong invocation (exit status 2); the flag package has printed why.
@@ -99,9 +115,12 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, help bool, err err
 	fs.IntVar(&cfg.embedPages, "embed-pages", 10, "content pages (of 1,000 blocks) the indexer embeds for semantic search; the rest are taken off its queue; -1 = all")
 	fs.StringVar(&cfg.plot, "plot", "", "draw p50 and p99 latency against store size per endpoint into this PNG file")
 	fs.StringVar(&cfg.logLevel, "log-level", "info", "quire serve --log-level; info (the default) logs every request, as in production")
+	fs.StringVar(&cfg.pprof, "pprof", "", "quire serve --pprof: serve its CPU and heap profiles at http://ADDR/debug/pprof/ (a loopback ADDR, e.g. 127.0.0.1:6060) to profile it under the load; off when empty")
 	fs.StringVar(&cfg.wrk, "wrk", "wrk", "the wrk program")
 	fs.StringVar(&cfg.quire, "quire", "", "run this quire binary instead of building ./cmd/quire (it must match the source quire-bench seeds with)")
 	fs.BoolVar(&cfg.verbose, "verbose", false, "also print every wrk run's figures to stderr")
+	fs.StringVar(&cfg.scenario, "scenario", "load", "load: --blocks sizes × --endpoints; speed: issue 15's speed table (its data shapes and requests, steady and while indexing, seeding and indexing times; --blocks and --endpoints do not apply, --rounds defaults to 3)")
+	fs.Float64Var(&cfg.scale, "scale", 1, "--scenario speed: the issue's data (100,000 records, 1,000 pages of 100 paragraphs, a 10,000-paragraph page) times this, e.g. 0.1 for a quick check")
 	fs.Usage = func() { printUsage(stderr, fs) }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -122,6 +141,9 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, help bool, err err
 	}
 	if err == nil {
 		cfg.endpoints, err = parseEndpoints(*endpoints)
+	}
+	if cfg.scenario == scenarioSpeed && !flagSet(fs, "rounds") {
+		cfg.rounds = 3 // the issue's table: 3 rounds of 3 s per side
 	}
 	if *from != "" {
 		cfg.from = strings.Split(*from, ",")
@@ -146,6 +168,12 @@ func printUsage(w io.Writer, fs *flag.FlagSet) {
 func (c config) check() error {
 	if c.rounds < 1 {
 		return errors.New("--rounds must be at least 1")
+	}
+	if c.scenario != "load" && c.scenario != scenarioSpeed {
+		return errors.New("--scenario must be load or speed")
+	}
+	if c.scale <= 0 || c.scale > 10 {
+		return errors.New("--scale must be above 0 and at most 10")
 	}
 	if c.loadgen != "wrk" && c.loadgen != "go" {
 		return errors.New("--loadgen must be wrk or go")
@@ -208,4 +236,11 @@ func parseConns(s string) ([]int, error) {
 		out = append(out, n)
 	}
 	return out, nil
+}
+
+// flagSet reports whether the command line gave flag name.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

@@ -53,18 +53,9 @@ func runPipeline(t *testing.T, engine string, extra ...string) {
 	t.Helper()
 	dir := t.TempDir()
 	save, plot := filepath.Join(dir, "load.json"), filepath.Join(dir, "load.png")
-	args := append([]string{"--blocks", "500", "--engine", engine, "--rounds", "1", "--warmup", "0",
-		"--conns", "1", "--log-level", "warn", "--save", save, "--plot", plot, "--quire", quireBinary(t)}, extra...)
-	if engine == enginePostgres {
-		args = append(args, "--database-url", testdb.PostgresURL(t))
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	var stdout, stderr bytes.Buffer
-	if err := run(ctx, args, &stdout, &stderr); err != nil {
-		t.Fatalf("run: %v\nstderr:\n%s", err, stderr.String())
-	}
-	report := stdout.String()
+	args := append([]string{"--blocks", "500", "--rounds", "1", "--warmup", "0",
+		"--conns", "1", "--log-level", "warn", "--save", save, "--plot", plot}, extra...)
+	report := runBench(t, engine, 3*time.Minute, args...)
 	for _, name := range endpointNames {
 		want := "| 500 | `" + endpointLabels[name] + "` | 1 | "
 		if !strings.Contains(report, want) {
@@ -111,6 +102,23 @@ func runPipeline(t *testing.T, engine string, extra ...string) {
 	if b := img.Bounds(); b.Dx() != panelW || b.Dy() != panelH+legendH {
 		t.Errorf("plot is %v, want one panel %dx%d", b, panelW, panelH+legendH)
 	}
+}
+
+// runBench runs quire-bench on engine with args and the test's quire binary (and PostgreSQL
+// server), within timeout, and returns its report.
+func runBench(t *testing.T, engine string, timeout time.Duration, args ...string) string {
+	t.Helper()
+	args = append(args, "--engine", engine, "--quire", quireBinary(t))
+	if engine == enginePostgres {
+		args = append(args, "--database-url", testdb.PostgresURL(t))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	if err := run(ctx, args, &stdout, &stderr); err != nil {
+		t.Fatalf("run: %v\nstderr:\n%s", err, stderr.String())
+	}
+	return stdout.String()
 }
 
 // TestPipeline runs the pipeline on both engines with the built-in load generator, a tenth

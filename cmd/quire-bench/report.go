@@ -14,16 +14,7 @@ var engineTitles = map[string]string{engineSQLite: "SQLite", enginePostgres: "Po
 // printReport writes a header per run and, per engine, a Markdown table with a row per store
 // size, endpoint and concurrency, followed by how each size was seeded.
 func printReport(w io.Writer, res *results) {
-	printed := map[string]bool{} // runs started side by side in the same minute say the same
-	for _, ri := range res.Runs {
-		head := fmt.Sprintf("quire-bench %s: %d rounds × %s per server, endpoint and concurrency, warm-up %s\n",
-			ri.Start.UTC().Format("2006-01-02 15:04 MST"), ri.Rounds, ri.Duration, ri.Warmup) +
-			fmt.Sprintf("quire serve --log-level %s; %d CPUs; %s; %s\n", ri.LogLevel, ri.CPUs, ri.GoVersion, ri.Loader)
-		if !printed[head] {
-			fmt.Fprint(w, head)
-			printed[head] = true
-		}
-	}
+	printRunHeads(w, res)
 	withBlocks := slices.ContainsFunc(res.Sets, func(s sizeSet) bool { return s.Blocks > 0 })
 	for _, eng := range []string{engineSQLite, enginePostgres} {
 		sets := slices.DeleteFunc(slices.Clone(res.Sets), func(s sizeSet) bool { return s.Engine != eng })

@@ -12,6 +12,8 @@ import (
 type results struct {
 	Runs []runInfo `json:"runs"`
 	Sets []sizeSet `json:"sets"`
+	// Speed is what --scenario speed measured, an engine each.
+	Speed []speedSet `json:"speed,omitempty"`
 }
 
 // runInfo is what the report's header says about one invocation.
@@ -44,6 +46,9 @@ type row struct {
 	Conns    int    `json:"conns"`
 	Quire    []fig  `json:"quire"`
 	Bare     []fig  `json:"bare"`
+	// The indexer's queue length before and after each round's quire run, where it was watched.
+	QueueBefore []int64 `json:"queue_before,omitempty"`
+	QueueAfter  []int64 `json:"queue_after,omitempty"`
 }
 
 // fig is one load run's figures.
@@ -79,6 +84,7 @@ func loadResults(paths []string) (*results, error) {
 		}
 		all.Runs = append(all.Runs, r.Runs...)
 		all.Sets = append(all.Sets, r.Sets...)
+		all.Speed = append(all.Speed, r.Speed...)
 	}
 	return all, nil
 }

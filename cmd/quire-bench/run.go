@@ -25,14 +25,7 @@ type runner struct {
 // size seeds a fresh store of blocks blocks on engine eng, serves it, waits for the indexer,
 // measures every endpoint against the bare handler, and removes the store.
 func (r *runner) size(ctx context.Context, eng string, pg *postgresServer, blocks int) (*sizeSet, error) {
-	r.seq++
-	var fs *freshStore
-	var err error
-	if eng == enginePostgres {
-		fs, err = pg.fresh(ctx)
-	} else {
-		fs, err = freshSQLite(r.dir, r.seq)
-	}
+	fs, err := r.fresh(ctx, eng, pg)
 	if err != nil {
 		return nil, err
 	}
@@ -47,30 +40,12 @@ func (r *runner) size(ctx context.Context, eng string, pg *postgresServer, block
 	}
 	fmt.Fprintf(r.stderr, "  seeded in %.0f s; starting quire serve\n", sd.SeedSecs)
 	start := time.Now()
-	q, err := startQuire(ctx, r.bin, fs.serveArgs(r.dir), r.cfg.logLevel)
-	if q != nil {
-		defer q.stop()
-	}
+	sv, err := r.serve(ctx, fs, sd.Token)
 	if err != nil {
 		return nil, err
 	}
-	died := func(err error) error {
-		if isClosed(q.exited) {
-			return q.diedError()
-		}
-		return fmt.Errorf("%w\nquire serve's log ends with:\n%s", err, q.stderr)
-	}
-	if err := waitReady(ctx, q.url+mePath, sd.Token, q.exited); err != nil {
-		return nil, died(fmt.Errorf("quire: %w", err))
-	}
-	if err := waitReady(ctx, r.bare+mePath, sd.Token, nil); err != nil {
-		return nil, fmt.Errorf("bare handler: %w", err)
-	}
-	poll, err := store.Open(ctx, fs.cfg)
-	if err != nil {
-		return nil, err
-	}
-	defer poll.Close()
+	defer sv.stop()
+	q, poll, died := sv.q, sv.poll, sv.died
 	set := &sizeSet{Engine: eng, Blocks: blocks, Seed: *sd}
 	if err := waitIndexed(ctx, poll, q.exited, r.stderr); err != nil {
 		return nil, died(err)
@@ -105,6 +80,68 @@ func (r *runner) size(ctx context.Context, eng string, pg *postgresServer, block
 	return set, nil
 }
 
+// fresh is an empty store on engine eng for the next run.
+func (r *runner) fresh(ctx context.Context, eng string, pg *postgresServer) (*freshStore, error) {
+	r.seq++
+	if eng == enginePostgres {
+		return pg.fresh(ctx)
+	}
+	return freshSQLite(r.dir, r.seq)
+}
+
+// served is a running quire serve, a store handle beside it for reading the indexer's queue,
+// and died, which wraps an error with why the server ended, or the end of its log.
+type served struct {
+	q    *quireServer
+	poll *store.Store
+	died func(error) error
+}
+
+// serve starts quire serve on fs and waits until it and the bare handler answer; stop must be
+// called when done.
+func (r *runner) serve(ctx context.Context, fs *freshStore, token string) (_ *served, err error) {
+	args := fs.serveArgs(r.dir)
+	if r.cfg.pprof != "" {
+		args = append(args, "--pprof", r.cfg.pprof)
+	}
+	q, err := startQuire(ctx, r.bin, args, r.cfg.logLevel)
+	sv := &served{q: q}
+	defer func() {
+		if err != nil {
+			sv.stop()
+		}
+	}()
+	if err != nil {
+		return nil, err
+	}
+	sv.died = func(err error) error {
+		if isClosed(q.exited) {
+			return q.diedError()
+		}
+		return fmt.Errorf("%w\nquire serve's log ends with:\n%s", err, q.stderr)
+	}
+	if err := waitReady(ctx, q.url+mePath, token, q.exited); err != nil {
+		return nil, sv.died(fmt.Errorf("quire: %w", err))
+	}
+	if err := waitReady(ctx, r.bare+mePath, token, nil); err != nil {
+		return nil, fmt.Errorf("bare handler: %w", err)
+	}
+	if sv.poll, err = store.Open(ctx, fs.cfg); err != nil {
+		return nil, err
+	}
+	return sv, nil
+}
+
+// stop closes the store handle and stops the server.
+func (sv *served) stop() {
+	if sv.poll != nil {
+		sv.poll.Close()
+	}
+	if sv.q != nil {
+		sv.q.stop()
+	}
+}
+
 // prepareLoader writes wrk's scripts (the built-in generator only needs the token).
 func (r *runner) prepareLoader(eps []endpoint, token string) error {
 	switch l := r.loader.(type) {
@@ -129,6 +166,7 @@ type measurer struct {
 	loader loader
 	urls   [2]string // quire, bare
 	drain  func() error
+	queue  func() (int64, error) // with it, the queue's length is recorded around each quire run
 	stderr io.Writer
 }
 
@@ -138,7 +176,13 @@ type measurer struct {
 // favours neither. After quire has run a write, the indexer's queue is let empty before
 // anything else runs, so that embedding the appended text does not slow the next run.
 func (m *measurer) measure(ctx context.Context, eps []endpoint) ([]row, error) {
+	pending := false
 	run := func(e endpoint, i, conns int, d time.Duration) (wrkResult, error) {
+		if pending {
+			if err := m.drain(); err != nil {
+				return wrkResult{}, err
+			}
+		}
 		res, err := m.loader.load(ctx, m.urls[i], e, conns, d)
 		if errors.Is(err, errNoneFinished) {
 			// Recorded as nothing served (0 req/s), not a failure of the whole run.
@@ -151,9 +195,9 @@ func (m *measurer) measure(ctx context.Context, eps []endpoint) ([]row, error) {
 		if res.sockErrs != "" {
 			fmt.Fprintf(m.stderr, "  warning: %s c=%d: %s\n", e.name, conns, res.sockErrs)
 		}
-		if e.grows && i == 0 {
-			err = m.drain()
-		}
+		// After quire has run a write, the indexer's queue is let empty before the next run (not
+		// after the last, where --scenario speed goes on to measure while it indexes).
+		pending = e.grows && i == 0
 		return res, err
 	}
 	if m.cfg.warmup > 0 {
@@ -183,8 +227,18 @@ func (m *measurer) measure(ctx context.Context, eps []endpoint) ([]row, error) {
 				var res [2]wrkResult
 				for _, i := range order {
 					var err error
+					if i == 0 && m.queue != nil {
+						if err = m.recordQueue(&rows[k].QueueBefore); err != nil {
+							return nil, err
+						}
+					}
 					if res[i], err = run(e, i, c, m.cfg.duration); err != nil {
 						return nil, err
+					}
+					if i == 0 && m.queue != nil {
+						if err = m.recordQueue(&rows[k].QueueAfter); err != nil {
+							return nil, err
+						}
 					}
 					if m.cfg.verbose {
 						logRun(m.stderr, round, e.name, c, [2]string{"quire", "bare"}[i], res[i])
@@ -197,4 +251,11 @@ func (m *measurer) measure(ctx context.Context, eps []endpoint) ([]row, error) {
 		}
 	}
 	return rows, nil
+}
+
+// recordQueue appends the indexer's queue length to into.
+func (m *measurer) recordQueue(into *[]int64) error {
+	n, err := m.queue()
+	*into = append(*into, n)
+	return err
 }

@@ -64,16 +64,7 @@ func seedStore(ctx context.Context, cfg store.Config, blocks, embedPages int, st
 	}
 	defer st.Close()
 	svc := service.New(st, service.Options{BaseURL: "http://127.0.0.1"})
-	ws, err := svc.CreateWorkspace(ctx, "Bench")
-	if err != nil {
-		return nil, err
-	}
-	u, err := svc.CreateUser(ctx, ws.ID, "Bench Owner", "owner@bench.example")
-	if err != nil {
-		return nil, err
-	}
-	secret, _, err := svc.CreateToken(ctx, service.TokenSpec{WorkspaceID: ws.ID, OwnerID: u.ID,
-		Name: "bench bot", Scopes: quire.AllScopes, WorkspaceScoped: true})
+	secret, _, err := newWorkspace(ctx, svc, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -90,6 +81,29 @@ func seedStore(ctx context.Context, cfg store.Config, blocks, embedPages int, st
 	}
 	out.SeedSecs = time.Since(start).Seconds()
 	return out, nil
+}
+
+// newWorkspace creates the workspace, its owner, extra more members, and a workspace-scoped
+// token with every scope; it returns the token and the users' ids, the owner's first.
+func newWorkspace(ctx context.Context, svc *service.Service, extra int) (token string, users []string, err error) {
+	ws, err := svc.CreateWorkspace(ctx, "Bench")
+	if err != nil {
+		return "", nil, err
+	}
+	for i := range extra + 1 {
+		name, email := "Bench Owner", "owner@bench.example"
+		if i > 0 {
+			name, email = fmt.Sprintf("Bench Member %d", i), fmt.Sprintf("member%d@bench.example", i)
+		}
+		u, err := svc.CreateUser(ctx, ws.ID, name, email)
+		if err != nil {
+			return "", nil, err
+		}
+		users = append(users, u.ID)
+	}
+	token, _, err = svc.CreateToken(ctx, service.TokenSpec{WorkspaceID: ws.ID, OwnerID: users[0],
+		Name: "bench bot", Scopes: quire.AllScopes, WorkspaceScoped: true})
+	return token, users, err
 }
 
 // unqueue takes the content pages past the first keep off the embedding queue: the built-in

@@ -156,6 +156,11 @@ func (s *seeder) mindMap(ctx context.Context, parent string, m int) error {
 
 // progress prints the seeded blocks every 10 seconds until stop is called.
 func (s *seeder) progress(total int, stderr io.Writer) (stop func()) {
+	return s.progressOf(total, "blocks", stderr)
+}
+
+// progressOf prints the seeded things every 10 seconds until stop is called.
+func (s *seeder) progressOf(total int, things string, stderr io.Writer) (stop func()) {
 	done := make(chan struct{})
 	start := time.Now()
 	go func() {
@@ -167,7 +172,7 @@ func (s *seeder) progress(total int, stderr io.Writer) (stop func()) {
 				return
 			case <-t.C:
 				n := s.done.Load()
-				fmt.Fprintf(stderr, "  seeded %d of %d blocks (%.0f/s)\n", n, total, float64(n)/time.Since(start).Seconds())
+				fmt.Fprintf(stderr, "  seeded %d of %d %s (%.0f/s)\n", n, total, things, float64(n)/time.Since(start).Seconds())
 			}
 		}
 	}()

@@ -1,0 +1,230 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/quire-dev/quire/internal/service"
+	"github.com/quire-dev/quire/internal/store"
+)
+
+// scenarioSpeed is --scenario speed: issue 15's speed table, row by row.
+const scenarioSpeed = "speed"
+
+// speedSet is what --scenario speed measured on one engine.
+type speedSet struct {
+	Engine      string    `json:"engine"`
+	Size        speedSize `json:"size"`
+	Seed        speedSeed `json:"seed"`
+	RecordsSeed phase     `json:"records"` // seeding the records, then the indexer embedding them
+	CorpusSeed  phase     `json:"corpus"`  // the corpus pages, likewise
+	Load        string    `json:"load_average"`
+	LoadAfter   string    `json:"load_average_after"`
+	Steady      []row     `json:"steady"`
+	// While is the query and the search at c=1 while the indexer embeds the revised corpus,
+	// with the queue's length around each round; Revised is that queue's length at the start.
+	While   []row `json:"while_indexing"`
+	Revised int64 `json:"revised_queue"`
+}
+
+// phase is one bulk write over HTTP and the indexer's work on it.
+type phase struct {
+	Writes    int     `json:"writes"`          // records or pages written
+	WriteSecs float64 `json:"write_seconds"`   // from the first write to the last answer
+	IndexSecs float64 `json:"index_seconds"`   // from the first write until the queue was empty
+	Chunks    int64   `json:"chunks_embedded"` // by the server's indexer meanwhile (its /metrics)
+	Reused    int64   `json:"chunks_reused"`
+}
+
+// speed runs the scenario on engine eng: a fresh store with only a workspace, its members and a
+// token seeded in process; quire serve on it; then every row's data written over HTTP and timed,
+// the steady rows measured after the indexer's queue drained, and the query and search rows
+// again while it embeds the corpus a second time.
+func (r *runner) speed(ctx context.Context, eng string, pg *postgresServer, size speedSize) (*speedSet, error) {
+	fs, err := r.fresh(ctx, eng, pg)
+	if err != nil {
+		return nil, err
+	}
+	defer fs.remove()
+	set := &speedSet{Engine: eng, Size: size}
+	sd := &set.Seed
+	if sd.Token, sd.Users, err = setupWorkspace(ctx, fs.cfg); err != nil {
+		return nil, err
+	}
+	sv, err := r.serve(ctx, fs, sd.Token)
+	if err != nil {
+		return nil, err
+	}
+	defer sv.stop()
+	q, poll, died := sv.q, sv.poll, sv.died
+	w := &speedWriter{runner: r, q: q, poll: poll, s: &seeder{api: newRemote(q.url), token: sd.Token}}
+	if err := w.seed(ctx, set); err != nil {
+		return nil, died(err)
+	}
+	if err := analyze(ctx, fs.cfg); err != nil {
+		return nil, err
+	}
+	if sd.Matches, err = w.s.countMatches(ctx, sd.Database); err != nil {
+		return nil, died(err)
+	}
+	if want := opt7Records(size.Records); sd.Matches != want {
+		return nil, fmt.Errorf("the query matched %d records; %d of those written have opt7", sd.Matches, want)
+	}
+	sd.Words, sd.WordParas = searchWords(size.Pages, speedSearchWords)
+	if err := w.checkSearch(ctx, sd); err != nil {
+		return nil, died(err)
+	}
+	set.Load = loadAverage()
+	eps := speedEndpoints(sd)
+	if err := r.prepareLoader(eps, sd.Token); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(r.stderr, "  steady: %s …\n", estimate(r.cfg, len(eps)).Round(time.Second))
+	m := &measurer{cfg: r.cfg, loader: r.loader, urls: [2]string{q.url, r.bare}, stderr: r.stderr,
+		drain: func() error { return waitIndexed(ctx, poll, q.exited, io.Discard) }}
+	if set.Steady, err = m.measure(ctx, eps); err != nil {
+		return nil, died(err)
+	}
+	if set.While, set.Revised, err = w.whileIndexing(ctx, sd, eps); err != nil {
+		return nil, died(err)
+	}
+	set.LoadAfter = loadAverage()
+	return set, nil
+}
+
+// setupWorkspace creates the workspace, its owner and four members, and the token in process.
+func setupWorkspace(ctx context.Context, cfg store.Config) (token string, users []string, err error) {
+	st, err := store.Open(ctx, cfg)
+	if err != nil {
+		return "", nil, err
+	}
+	defer st.Close()
+	return newWorkspace(ctx, service.New(st, service.Options{BaseURL: "http://127.0.0.1"}), 4)
+}
+
+// speedWriter writes the scenario's data through the running server and times the indexer.
+type speedWriter struct {
+	*runner
+	q    *quireServer
+	poll *store.Store
+	s    *seeder
+}
+
+// seed writes the top-level pages and the long page, then the records, then the corpus, each
+// bulk write followed by the indexer's drain, so that each phase's indexing is its own.
+func (w *speedWriter) seed(ctx context.Context, set *speedSet) error {
+	sd, size := &set.Seed, set.Size
+	fmt.Fprintf(w.stderr, "%s: the long page (%d paragraphs) and %d append targets …\n", engineTitles[set.Engine], size.LongPage, speedTargets)
+	data, err := w.s.speedTops(ctx, sd, size)
+	if err != nil {
+		return err
+	}
+	if err := waitIndexed(ctx, w.poll, w.q.exited, w.stderr); err != nil {
+		return err
+	}
+	fmt.Fprintf(w.stderr, "  %d records through POST …/mutations (batches of 100, %d at a time) …\n", size.Records, seedWorkers)
+	if set.RecordsSeed, err = w.phase(ctx, size.Records, "records", func() error { return w.s.speedRecords(ctx, sd, data, size.Records) }); err != nil {
+		return err
+	}
+	fmt.Fprintf(w.stderr, "  %d corpus pages of %d paragraphs …\n", size.Pages, speedParagraphs)
+	set.CorpusSeed, err = w.phase(ctx, size.Pages, "pages", func() error { return w.s.speedCorpus(ctx, sd, size.Pages) })
+	return err
+}
+
+// phase times write and then the indexer until its queue is empty.
+func (w *speedWriter) phase(ctx context.Context, n int, things string, write func() error) (phase, error) {
+	p := phase{Writes: n}
+	e0, r0, err := indexerCounters(ctx, w.q.url)
+	if err != nil {
+		return p, err
+	}
+	w.s.done.Store(0)
+	stop := w.s.progressOf(n, things, w.stderr)
+	start := time.Now()
+	err = write()
+	stop()
+	if err != nil {
+		return p, err
+	}
+	p.WriteSecs = time.Since(start).Seconds()
+	fmt.Fprintf(w.stderr, "  written in %.1f s (%.0f/s); indexing …\n", p.WriteSecs, float64(n)/p.WriteSecs)
+	if err := waitIndexed(ctx, w.poll, w.q.exited, w.stderr); err != nil {
+		return p, err
+	}
+	p.IndexSecs = time.Since(start).Seconds()
+	e1, r1, err := indexerCounters(ctx, w.q.url)
+	p.Chunks, p.Reused = e1-e0, r1-r0
+	fmt.Fprintf(w.stderr, "  queue empty %.1f s after the first write: %d chunks embedded\n", p.IndexSecs, p.Chunks)
+	return p, err
+}
+
+// checkSearch fails unless each WORD finds something: the search row must measure answers.
+func (w *speedWriter) checkSearch(ctx context.Context, sd *speedSeed) error {
+	for _, word := range sd.Words {
+		var out struct {
+			Results []any `json:"results"`
+		}
+		if err := w.s.call(ctx, "POST", "/v2/search", map[string]any{"query": word, "page_size": 20}, &out); err != nil {
+			return err
+		}
+		if len(out.Results) == 0 {
+			return fmt.Errorf("POST /v2/search %q found nothing; the corpus has it in %d paragraphs", word, sd.WordParas[word])
+		}
+	}
+	return nil
+}
+
+// whileIndexing revises every corpus page (the indexer must embed them all again) and at once
+// measures the query and the search at c=1, recording the queue's length around each round.
+func (w *speedWriter) whileIndexing(ctx context.Context, sd *speedSeed, steady []endpoint) ([]row, int64, error) {
+	fmt.Fprintf(w.stderr, "  revising the %d corpus pages, then query and search while the indexer embeds them …\n", len(sd.First))
+	if err := w.s.speedRevise(ctx, sd); err != nil {
+		return nil, 0, err
+	}
+	queued, err := w.poll.EmbedQueueLength(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	var eps []endpoint
+	for _, e := range steady {
+		if e.name == "query" || e.name == "search" {
+			eps = append(eps, e)
+		}
+	}
+	cfg := w.cfg
+	cfg.conns, cfg.warmup = []int{1}, 0
+	m := &measurer{cfg: cfg, loader: w.loader, urls: [2]string{w.q.url, w.bare}, stderr: w.stderr,
+		queue: func() (int64, error) { return w.poll.EmbedQueueLength(ctx) }}
+	rows, err := m.measure(ctx, eps)
+	return rows, queued, err
+}
+
+// speedEndpoints are the table's rows over the seeded data, in measuring order (the append
+// last: it queues work for the indexer, which is let finish after each of its runs).
+func speedEndpoints(sd *speedSeed) []endpoint {
+	r := newRand(42, 7)
+	page := endpoint{name: "page", label: "GET /v2/pages/{id}"}
+	for _, p := range sample(r, sd.Corpus, 1000) {
+		page.reqs = append(page.reqs, request{"GET", "/v2/pages/" + p, ""})
+	}
+	children := endpoint{name: "children", label: "GET /v2/blocks/{id}/children",
+		reqs: []request{{"GET", "/v2/blocks/" + sd.Long + "/children?page_size=100", ""}}}
+	query := endpoint{name: "query", label: "POST /v2/databases/{id}/query",
+		reqs: []request{{"POST", "/v2/databases/" + sd.Database + "/query", speedQueryBody()}}}
+	search := endpoint{name: "search", label: "POST /v2/search"}
+	for _, word := range sd.Words {
+		search.reqs = append(search.reqs, request{"POST", "/v2/search", mustJSON(map[string]any{"query": word, "page_size": 20})})
+	}
+	app := endpoint{name: "append", label: "PATCH /v2/blocks/{id}/children", grows: true}
+	for k, p := range sd.Targets {
+		children := make([]any, 100)
+		for j := range children {
+			children[j] = map[string]any{"type": "paragraph", "paragraph": map[string]any{
+				"rich_text": richText(sentence(r, topics[(k+j)%len(topics)], j))}}
+		}
+		app.reqs = append(app.reqs, request{"PATCH", "/v2/blocks/" + p + "/children", mustJSON(map[string]any{"children": children})})
+	}
+	return []endpoint{page, children, query, search, app}
+}
