@@ -22,7 +22,7 @@ const denseAfter = 200
 // count once, so a term in 350 blocks of one long page is one match, which the walk took 8–12 ms
 // to learn at 10,000 blocks and 70–90 ms at 100,000 (it read 20,000 entries looking for more).
 // Otherwise denseAfter entries are read: reading thousands of matches of a common term, to walk
-// after all, cost 6–8 ms at a million blocks. PostgreSQL reads denseAfter entries, after its
+// after all, cost 6–8 ms at a million blocks. PostgreSQL reads up to 5,000 entries, after its
 // probe.
 const entriesPerNode = 25
 
@@ -117,14 +117,25 @@ func (r *run) indexMatches(ctx context.Context, terms []string, titles bool, den
 		return map[string]bool{}, nil
 	}
 	entries := denseAfter
-	if few {
+	if few || r.d == Postgres {
+		// PostgreSQL has no cheap count to say the entries are few, but it asks the index only
+		// after its probe found the term on too few of the first nodes, and the GIN bitmap is
+		// built whole before the first row whatever the LIMIT: reading up to entriesPerNode
+		// times as many rows costs their recheck alone and spares the walk.
 		entries = entriesPerNode * denseAfter
 	}
 	field := "body"
 	if titles {
 		field = "title"
 	}
-	query := `SELECT d.node_id FROM ` + src + ` WHERE ` + where + ` AND d.field = '` + field + `'`
+	fieldCol := "d.field"
+	if r.d == Postgres {
+		// An expression, not the column: PostgreSQL would otherwise read every entry's
+		// (node_id, field) from search_docs_node to test the field, rather than the trigram
+		// index for the text.
+		fieldCol = "(d.field || '')"
+	}
+	query := `SELECT d.node_id FROM ` + src + ` WHERE ` + where + ` AND ` + fieldCol + ` = '` + field + `'`
 	if titles && r.d == Postgres {
 		// The titles' trigram index is on nodes (nodes_title_trgm).
 		a = sqlq.NewArgs()
