@@ -11,19 +11,21 @@ import (
 	"github.com/quire-dev/quire/internal/sqlq"
 )
 
-// denseAfter is how many matching nodes make a term set "dense": past it, a search walks the
-// nodes in result order and checks each for a match (it stops as soon as a page of results is
-// found); below it, the few matches are gathered from the index and sorted.
+// denseAfter is how many matching entries the index is read for at first: when it lists fewer,
+// those are every match, gathered from the index; when it has more, the term set is "dense" and
+// a search walks the nodes in result order, checking each for a match (it stops as soon as a
+// page of results is found), unless the entries are few (entriesPerNode).
 const denseAfter = 200
 
 // entriesPerNode × denseAfter (5,000) is how many matching block entries the index is read for
 // when its rarest trigram occurs in fewer entries than that (SQLite; the count reads that
-// trigram's list alone), and the term set is then dense past denseAfter nodes: a page's blocks
-// count once, so a term in 350 blocks of one long page is one match, which the walk took 8–12 ms
-// to learn at 10,000 blocks and 70–90 ms at 100,000 (it read 20,000 entries looking for more).
-// Otherwise denseAfter entries are read: reading thousands of matches of a common term, to walk
-// after all, cost 6–8 ms at a million blocks. PostgreSQL reads up to 5,000 entries, after its
-// probe.
+// trigram's list alone), or after PostgreSQL's probe. A list the index ends within that bound
+// holds every match, on however many nodes: a term in 350 blocks of one long page is one match,
+// which the walk took 8–12 ms to learn at 10,000 blocks and 70–90 ms at 100,000 (it read 20,000
+// entries looking for more), and a word in 0.6% of 100,000 blocks is on 450 of 1,000 pages,
+// which the walk found by reading 4,700 entries one by one (20 ms of CPU a search, against 5 ms
+// from the list; issue 15). Otherwise denseAfter entries are read: reading thousands of matches
+// of a common term, to walk after all, cost 6–8 ms at a million blocks.
 const entriesPerNode = 25
 
 // Relevance tiers: the title matches, or only some block does.
@@ -50,14 +52,15 @@ const probeNodes = 50
 // the chosen time and id, each a column of the node alone, so every plan below gives one order
 // and a cursor walk stays exact while other content changes:
 //
-//   - titles: the titles' own trigram index gives the matching nodes when there are fewer than
-//     denseAfter; otherwise the nodes are walked in order, checking each title;
+//   - titles: the titles' own trigram index gives the matching nodes when it lists them all
+//     (indexMatches); otherwise the nodes are walked in order, checking each title;
 //   - blocks: on PostgreSQL, first the next probeNodes nodes in result order are checked one by
-//     one against their own entries (a common term fills the page here); if that does not fill the page,
-//     the trigram index gives the nodes with a matching block when there are fewer than
-//     denseAfter entries (sparse), and otherwise the walk goes on, unbounded, until the page is
-//     full (dense). Terms all shorter than three characters are looked up on SQLite by the
-//     trigrams they start (shortMatch); on PostgreSQL they have no trigram to look up: walk.
+//     one against their own entries (a common term fills the page here); if that does not fill
+//     the page, the trigram index gives the nodes with a matching block when it lists every
+//     matching entry within its bound (sparse; the nodes are then read by id, or found by a walk
+//     of the nodes testing ids: byIDNodes), and otherwise the walk goes on, unbounded, until the
+//     page is full (dense). Terms all shorter than three characters are looked up on SQLite by
+//     the trigrams they start (shortMatch); on PostgreSQL they have no trigram to look up: walk.
 func (r *run) searchTerms(ctx context.Context, q Query) ([]Result, *Key, error) {
 	dense := cmp.Or(q.Tuning.DenseAfter, denseAfter)
 	titles, err := r.indexMatches(ctx, q.Terms, true, dense)
