@@ -82,7 +82,8 @@ type Query struct {
 
 // Tuning overrides the thresholds that choose a plan. A zero field keeps the default.
 type Tuning struct {
-	// DenseAfter is how many matching entries make terms dense (denseAfter).
+	// DenseAfter is how many matching entries make terms dense (denseAfter); when set, as many
+	// matching nodes do too (by default a complete list is used whatever its nodes).
 	DenseAfter int
 	// Probe is how many nodes are checked one by one before the index is asked (probeNodes);
 	// negative: none.

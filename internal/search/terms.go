@@ -3,6 +3,7 @@ package search
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,19 +11,21 @@ import (
 	"github.com/quire-dev/quire/internal/sqlq"
 )
 
-// denseAfter is how many matching nodes make a term set "dense": past it, a search walks the
-// nodes in result order and checks each for a match (it stops as soon as a page of results is
-// found); below it, the few matches are gathered from the index and sorted.
+// denseAfter is how many matching entries the index is read for at first: when it lists fewer,
+// those are every match, gathered from the index; when it has more, the term set is "dense" and
+// a search walks the nodes in result order, checking each for a match (it stops as soon as a
+// page of results is found), unless the entries are few (entriesPerNode).
 const denseAfter = 200
 
 // entriesPerNode × denseAfter (5,000) is how many matching block entries the index is read for
 // when its rarest trigram occurs in fewer entries than that (SQLite; the count reads that
-// trigram's list alone), and the term set is then dense past denseAfter nodes: a page's blocks
-// count once, so a term in 350 blocks of one long page is one match, which the walk took 8–12 ms
-// to learn at 10,000 blocks and 70–90 ms at 100,000 (it read 20,000 entries looking for more).
-// Otherwise denseAfter entries are read: reading thousands of matches of a common term, to walk
-// after all, cost 6–8 ms at a million blocks. PostgreSQL reads denseAfter entries, after its
-// probe.
+// trigram's list alone), or after PostgreSQL's probe. A list the index ends within that bound
+// holds every match, on however many nodes: a term in 350 blocks of one long page is one match,
+// which the walk took 8–12 ms to learn at 10,000 blocks and 70–90 ms at 100,000 (it read 20,000
+// entries looking for more), and a word in 0.6% of 100,000 blocks is on 450 of 1,000 pages,
+// which the walk found by reading 4,700 entries one by one (20 ms of CPU a search, against 5 ms
+// from the list; issue 15). Otherwise denseAfter entries are read: reading thousands of matches
+// of a common term, to walk after all, cost 6–8 ms at a million blocks.
 const entriesPerNode = 25
 
 // Relevance tiers: the title matches, or only some block does.
@@ -30,6 +33,12 @@ const (
 	tierTitle   = 2
 	tierContent = 1
 )
+
+// byIDNodes is how many listed nodes are read by id and sorted; more are found by walking the
+// workspace's nodes in result order, testing each id against the list (about 0.7 µs a node,
+// against 2.5 µs a node read by id, on SQLite): a word in 0.6% of 100,000 blocks is on 450 of
+// 1,000 pages, and the first 21 of them come within the first 50 nodes.
+const byIDNodes = 200
 
 // probeNodes is how many nodes, in result order, a search on PostgreSQL checks one by one before
 // it asks the trigram index for the matching blocks: a common term fills a page of results among
@@ -43,14 +52,15 @@ const probeNodes = 50
 // the chosen time and id, each a column of the node alone, so every plan below gives one order
 // and a cursor walk stays exact while other content changes:
 //
-//   - titles: the titles' own trigram index gives the matching nodes when there are fewer than
-//     denseAfter; otherwise the nodes are walked in order, checking each title;
+//   - titles: the titles' own trigram index gives the matching nodes when it lists them all
+//     (indexMatches); otherwise the nodes are walked in order, checking each title;
 //   - blocks: on PostgreSQL, first the next probeNodes nodes in result order are checked one by
-//     one against their own entries (a common term fills the page here); if that does not fill the page,
-//     the trigram index gives the nodes with a matching block when there are fewer than
-//     denseAfter entries (sparse), and otherwise the walk goes on, unbounded, until the page is
-//     full (dense). Terms all shorter than three characters are looked up on SQLite by the
-//     trigrams they start (shortMatch); on PostgreSQL they have no trigram to look up: walk.
+//     one against their own entries (a common term fills the page here); if that does not fill
+//     the page, the trigram index gives the nodes with a matching block when it lists every
+//     matching entry within its bound (sparse; the nodes are then read by id, or found by a walk
+//     of the nodes testing ids: byIDNodes), and otherwise the walk goes on, unbounded, until the
+//     page is full (dense). Terms all shorter than three characters are looked up on SQLite by
+//     the trigrams they start (shortMatch); on PostgreSQL they have no trigram to look up: walk.
 func (r *run) searchTerms(ctx context.Context, q Query) ([]Result, *Key, error) {
 	dense := cmp.Or(q.Tuning.DenseAfter, denseAfter)
 	titles, err := r.indexMatches(ctx, q.Terms, true, dense)
@@ -96,9 +106,10 @@ func (r *run) searchTerms(ctx context.Context, q Query) ([]Result, *Key, error) 
 }
 
 // indexMatches reads, from a trigram index, the nodes whose title (titles) or some block holds
-// every term: fewer than denseAfter nodes, from fewer than denseAfter entries (entriesPerNode
-// times as many when indexMatch says they are few). nil means more (dense), or that the index
-// has nothing to look up.
+// every term, from fewer than denseAfter entries (entriesPerNode times as many when indexMatch
+// says they are few): every such node when the index listed fewer entries than that, however
+// many nodes they are on, unless Tuning.DenseAfter caps the nodes too. nil means more (dense),
+// or that the index has nothing to look up.
 func (r *run) indexMatches(ctx context.Context, terms []string, titles bool, denseAfter int) (map[string]bool, error) {
 	a := sqlq.NewArgs()
 	src, where, few, ok, none, err := r.indexMatch(ctx, terms, titles, denseAfter, a)
@@ -109,14 +120,27 @@ func (r *run) indexMatches(ctx context.Context, terms []string, titles bool, den
 		return map[string]bool{}, nil
 	}
 	entries := denseAfter
-	if few {
+	if few || r.d == Postgres && !titles {
+		// PostgreSQL has no cheap count to say the entries are few, but it asks the index for
+		// blocks only after its probe found the term on too few of the first nodes, and the GIN
+		// bitmap is built whole before the first row whatever the LIMIT: reading up to
+		// entriesPerNode times as many rows costs their recheck alone and spares the walk.
+		// Titles are asked first, with no probe: a common word in the titles of 100,000
+		// records is read for denseAfter rows, not 5,000, before their walk.
 		entries = entriesPerNode * denseAfter
 	}
 	field := "body"
 	if titles {
 		field = "title"
 	}
-	query := `SELECT d.node_id FROM ` + src + ` WHERE ` + where + ` AND d.field = '` + field + `'`
+	fieldCol := "d.field"
+	if r.d == Postgres {
+		// An expression, not the column: PostgreSQL would otherwise read every entry's
+		// (node_id, field) from search_docs_node to test the field, rather than the trigram
+		// index for the text.
+		fieldCol = "(d.field || '')"
+	}
+	query := `SELECT d.node_id FROM ` + src + ` WHERE ` + where + ` AND ` + fieldCol + ` = '` + field + `'`
 	if titles && r.d == Postgres {
 		// The titles' trigram index is on nodes (nodes_title_trgm).
 		a = sqlq.NewArgs()
@@ -143,7 +167,10 @@ func (r *run) indexMatches(ctx context.Context, terms []string, titles bool, den
 		set[id] = true
 		n++
 	}
-	if n >= entries || len(set) >= denseAfter {
+	// A complete list is the answer's set whatever its size (a word in a few hundred blocks is
+	// on a few hundred pages): searchSegment reads them by id or, when they are many, walks the
+	// nodes in order testing each id against the list, never the entries one by one.
+	if n >= entries || r.q.Tuning.DenseAfter != 0 && len(set) >= denseAfter {
 		return nil, rows.Err()
 	}
 	return set, rows.Err()
@@ -255,6 +282,7 @@ func (r *run) searchSegment(ctx context.Context, q Query, tier int, m *matches, 
 	// Built only where used: PostgreSQL cannot type a parameter that no clause reads.
 	inTitle := func() string { return r.all("n.title_plain", q.Terms, a) }
 	inBody := func() string { return r.inBody(q.Terms, a) }
+	listed := 0 // the ids the match lists
 	in := func(sets ...map[string]bool) string {
 		seen := map[string]bool{}
 		var ids []string
@@ -269,7 +297,13 @@ func (r *run) searchSegment(ctx context.Context, q Query, tier int, m *matches, 
 		if len(ids) == 0 {
 			return "FALSE"
 		}
+		listed = len(ids)
 		slices.Sort(ids) // one SQL text per set, whatever the map order
+		if r.d == SQLite {
+			// One statement text for any number of ids.
+			list, _ := json.Marshal(ids)
+			return "n.id IN (SELECT value FROM json_each(" + a.Arg(string(list)) + "))"
+		}
 		return "n.id IN (" + sqlq.In(a, ids) + ")"
 	}
 	var match string
@@ -288,12 +322,16 @@ func (r *run) searchSegment(ctx context.Context, q Query, tier int, m *matches, 
 	default:
 		match, byID = "("+inTitle()+" OR "+inBody()+")", false
 	}
+	if byID && listed == 0 {
+		return nil, true, nil, nil // the index lists no node: nothing to ask the nodes
+	}
 	ms, _ := keyOrder(q)
 	order, wsCol := ms, "n.workspace_id"
-	if byID && prefix == 0 && r.d == SQLite {
+	if byID && prefix == 0 && r.d == SQLite && listed <= byIDNodes {
 		// Read by id and sorted: without statistics SQLite prefers to walk the workspace's
 		// nodes in order (an index on workspace_id and the time) to avoid the sort, testing each
 		// against the few ids (2 ms for 10,000 pages). The unary plus keeps it off those indexes.
+		// More ids than byIDNodes are left to that walk, which stops at the page's last result.
 		order, wsCol = "+"+ms, "+n.workspace_id"
 	}
 	var base strings.Builder // the nodes in order, before matching

@@ -20,7 +20,7 @@ const (
 	// it is: the gaps between their rowids give its density.
 	trigramSample = 32
 	// rareRatio: a trigram at most this many times as dense as the rarest one is looked up.
-	rareRatio = 8
+	rareRatio = 4
 	// maxSampled bounds the trigrams sampled for one query (a long quoted phrase has many).
 	maxSampled = 24
 )

@@ -1,0 +1,147 @@
+package store_test
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/quire-dev/quire/internal/search"
+	"github.com/quire-dev/quire/internal/store"
+	"github.com/quire-dev/quire/internal/testdb"
+)
+
+// seedWordPages writes 600 pages ("p0" … "p599", page i last edited at i) with 50 entries each
+// of filler text; "pudefa" is in one entry of every second page (300 pages: more than a search
+// reads by id), "kovila" in one of every thirtieth (20 pages).
+func seedWordPages(t *testing.T, s *store.Store, ws string) {
+	t.Helper()
+	mustTx(t, s, func(tx *store.Tx) error {
+		if err := tx.ExecForTest(ctx, `WITH RECURSIVE seq (i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM seq WHERE i + 1 < 600)
+			INSERT INTO nodes (id, workspace_id, object, page_type, parent_type, position, title, title_plain, properties,
+				description, created_ms, created_by, edited_ms, edited_by)
+			SELECT 'p' || CAST(i AS TEXT), $1, 'page', 'page', 'workspace', 'a0', '[]', 'Page ' || CAST(i AS TEXT), '{}', '[]',
+				i, 'u', i, 'u' FROM seq`, ws); err != nil {
+			return err
+		}
+		return tx.ExecForTest(ctx, `WITH RECURSIVE seq (i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM seq WHERE i + 1 < 30000)
+			INSERT INTO search_docs (ref, node_id, field, text)
+			SELECT 'e' || CAST(i AS TEXT), 'p' || CAST(i / 50 AS TEXT), 'body', 'filler text ' || CAST(i * 7 AS TEXT) ||
+				CASE WHEN i % 50 = 0 AND (i / 50) % 2 = 0 THEN ' pudefa' WHEN i % 50 = 1 AND (i / 50) % 30 = 0 THEN ' kovila' ELSE '' END
+			FROM seq`)
+	})
+	if s.Engine() == store.Postgres {
+		// What autovacuum does after a bulk write: the statistics the planner reads.
+		mustTx(t, s, func(tx *store.Tx) error { return tx.ExecForTest(ctx, `ANALYZE nodes, search_docs`) })
+	}
+}
+
+// TestSearchPlans_WordFromIndex (issue 15, item 6): a word in a few hundred entries is answered
+// from the trigram index, its entries listed and their pages found by id, or (more pages than
+// are read by id) by a walk of the workspace's nodes in result order that tests each id against
+// the list; no statement reads a page's entries one by one (search_docs_node, the walks'
+// index), and a walk bound of one entry never stops the search. SQLite reads FTS5 and looks
+// each entry up by rowid; PostgreSQL's lookup of the rarer word reads the GIN trigram index.
+func TestSearchPlans_WordFromIndex(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, s *store.Store) {
+		ws, _ := seed(t, s)
+		seedWordPages(t, s, ws.ID)
+		for _, tc := range []struct {
+			word  string
+			every int                       // the word is on every every-th page
+			want  map[store.Engine][]string // in the plans of the statements, each in some plan
+		}{
+			{"pudefa", 2, map[store.Engine][]string{
+				store.SQLite:   {"VIRTUAL TABLE INDEX", "SEARCH d USING INTEGER PRIMARY KEY (rowid=?)", "SEARCH n USING INDEX nodes_recent (workspace_id=?)"},
+				store.Postgres: {"Bitmap Index Scan on search_docs_text"},
+			}},
+			{"kovila", 30, map[store.Engine][]string{
+				store.SQLite:   {"VIRTUAL TABLE INDEX", "SEARCH d USING INTEGER PRIMARY KEY (rowid=?)", "SEARCH n USING INDEX sqlite_autoindex_nodes_1 (id=?)"},
+				store.Postgres: {"Bitmap Index Scan on search_docs_text"},
+			}},
+		} {
+			var plans []string
+			q := search.Query{Workspace: ws.ID, Terms: []string{tc.word}, Limit: 10, Tuning: search.Tuning{Walk: 1, Probe: -1}}
+			res, resume, err := s.SearchTraceForTest(ctx, q, func(query string, args []any) {
+				plans = append(plans, explainPlan(t, s, query, args))
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got, want []string
+			for _, r := range res {
+				got = append(got, r.Node.ID)
+			}
+			for i := 599; len(want) < 10; i-- {
+				if i%tc.every == 0 {
+					want = append(want, fmt.Sprintf("p%d", i))
+				}
+			}
+			if !slices.Equal(got, want) || resume != nil {
+				t.Errorf("%s: %v (resume %v), want %v and no walk", tc.word, got, resume, want)
+			}
+			all := strings.Join(plans, "\n---\n")
+			for _, bad := range []string{"search_docs_node", "SCAN search_docs", "SCAN d", "Seq Scan on search_docs"} {
+				if strings.Contains(all, bad) {
+					t.Errorf("%s: a statement reads entries one by one (%s):\n%s", tc.word, bad, all)
+				}
+			}
+			for _, w := range tc.want[s.Engine()] {
+				if !strings.Contains(all, w) {
+					t.Errorf("%s: no plan has %q:\n%s", tc.word, w, all)
+				}
+			}
+			if tc.every == 2 && strings.Contains(all, "TEMP B-TREE FOR ORDER BY") {
+				t.Errorf("%s: the pages are sorted, not walked in order:\n%s", tc.word, all)
+			}
+		}
+	})
+}
+
+// explainPlan is the engine's plan of query, one step a line: SQLite's EXPLAIN QUERY PLAN
+// details, or PostgreSQL's plan nodes from EXPLAIN (FORMAT JSON) as "<Node Type> on <Index
+// Name or Relation Name>".
+func explainPlan(t *testing.T, s *store.Store, query string, args []any) string {
+	t.Helper()
+	if s.Engine() == store.SQLite {
+		rows, err := s.RowsForTest(ctx, "EXPLAIN QUERY PLAN "+query, args...)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, query)
+		}
+		return strings.Join(rows, "\n")
+	}
+	// PostgreSQL plans by its statistics, and at the test's 30,000 entries a scan of the table
+	// costs about what the trigram index does; with sequential scans priced out, a scan is left
+	// only where no index can serve the statement.
+	var raw string
+	mustTx(t, s, func(tx *store.Tx) error {
+		if err := tx.ExecForTest(ctx, `SET LOCAL enable_seqscan = off`); err != nil {
+			return err
+		}
+		return tx.QueryRowForTest(ctx, "EXPLAIN (FORMAT JSON) "+query, args...).Scan(&raw)
+	})
+	type node struct {
+		Type     string `json:"Node Type"`
+		Index    string `json:"Index Name"`
+		Relation string `json:"Relation Name"`
+		Plans    []node `json:"Plans"`
+	}
+	var doc []struct{ Plan node }
+	if err := json.Unmarshal([]byte(raw), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	var walk func(n node)
+	walk = func(n node) {
+		lines = append(lines, n.Type+" on "+cmp.Or(n.Index, n.Relation))
+		for _, c := range n.Plans {
+			walk(c)
+		}
+	}
+	for _, d := range doc {
+		walk(d.Plan)
+	}
+	return strings.Join(lines, "\n")
+}
