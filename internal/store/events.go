@@ -74,7 +74,7 @@ const headSQL = `INSERT INTO event_heads (workspace_id, seq, swept_seq) VALUES (
 	RETURNING seq`
 
 // flushWorkspace gives evs, events of workspace ws, their positions and writes them. On
-// PostgreSQL the head and (up to) the first 50 events go in one statement, a round trip less
+// PostgreSQL the head and (up to) the first 100 events go in one statement, a round trip less
 // while the head's lock is held: the outbox's whole cost on an append (issue 18's 10% bound).
 // SQLite runs in-process, where a second statement costs no round trip.
 func (tx *Tx) flushWorkspace(ctx context.Context, ws string, evs []*quire.Event) error {
@@ -108,8 +108,9 @@ func (tx *Tx) flushWorkspace(ctx context.Context, ws string, evs []*quire.Event)
 	return tx.insertEvents(ctx, rest)
 }
 
-// eventsPerStatement bounds a multi-row insert of events (13 parameters a row).
-const eventsPerStatement = 50
+// eventsPerStatement bounds a multi-row insert of events (13 parameters a row, 1,300 in all):
+// a mutation batch of 100 creates records its 100 events in one statement.
+const eventsPerStatement = 100
 
 // eventValues renders evs as VALUES rows with parameters numbered from first: all 13 columns
 // in eventCols order, or, with ordinal, the position within evs (a literal, 1 up) and the 10

@@ -85,7 +85,7 @@ func TestEvents_ManyInOneTransaction(t *testing.T) {
 		}
 		want := map[string][]string{}
 		err := s.InTx(ctx, func(tx *store.Tx) error {
-			for i := range 130 {
+			for i := range 250 {
 				ws := []string{ws1.ID, ws2.ID}[i%3/2] // two thirds in ws1
 				ev := event(ws, quire.EventPageCreated, quire.NewID(), quire.EventData{PropertyIDs: []string{fmt.Sprint(i)}})
 				ev.UserID, ev.ParentType, ev.ParentID = "u", quire.ParentPage, "p"

@@ -3,6 +3,7 @@ package service_test
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -107,4 +108,64 @@ func seedBody(n int) []byte {
 	}
 	raw, _ := json.Marshal(map[string]any{"mutations": ops})
 	return raw
+}
+
+// BenchmarkAppend100Concurrent measures issue 15's append row at c=16: sixteen callers each
+// appending 100 paragraphs, to one page or each to a page of its own (what the page's lock
+// costs them), reporting the median wall time of an append and the wall time per append.
+func BenchmarkAppend100Concurrent(b *testing.B) {
+	for _, e := range engines {
+		for _, shared := range []bool{true, false} {
+			name := map[bool]string{true: "one-page", false: "own-pages"}[shared]
+			b.Run(e.name+"/c=16/"+name, func(b *testing.B) {
+				st, _, pgURL := openBenchStore(b, e.name)
+				svc, p := caller(b, st)
+				batch := paragraphs(100, "The quick brown fox jumps over the lazy dog.")
+				pages := make([]string, 16)
+				for i := range pages {
+					if i == 0 || !shared {
+						pages[i] = newPage(b, svc, p).ID
+					} else {
+						pages[i] = pages[0]
+					}
+				}
+				var mu sync.Mutex
+				var took []time.Duration
+				run := func(n int) {
+					var wg sync.WaitGroup
+					var left atomic.Int64
+					left.Store(int64(n))
+					for w := range 16 {
+						wg.Go(func() {
+							for left.Add(-1) >= 0 {
+								start := time.Now()
+								if _, _, err := svc.AppendChildren(ctx, p, pages[w], batch, service.Placement{}); err != nil {
+									b.Error(err)
+									return
+								}
+								mu.Lock()
+								took = append(took, time.Since(start))
+								mu.Unlock()
+							}
+						})
+					}
+					wg.Wait()
+				}
+				run(32)
+				took = took[:0]
+				b.ResetTimer()
+				start, cpu := time.Now(), cpuTime()
+				pg, pgOK := serverCPU(pgURL)
+				run(b.N)
+				b.StopTimer()
+				slices.Sort(took)
+				b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
+				b.ReportMetric(float64((time.Since(start)/time.Duration(b.N)).Microseconds())/1000, "ms-per-append")
+				b.ReportMetric(float64((cpuTime()-cpu).Microseconds())/1000/float64(b.N), "cpu-ms")
+				if after, ok := serverCPU(pgURL); pgOK && ok {
+					b.ReportMetric(float64((after-pg).Microseconds())/1000/float64(b.N), "pg-cpu-ms")
+				}
+			})
+		}
+	}
 }
