@@ -21,8 +21,8 @@ import (
 // batches, in ≤ 20 s over HTTP). Each operation decodes the body as the handler does, then
 // applies it, on a database that grows by 100 records an operation from 1,000 seeded the same
 // way first. c=1 applies one batch at a time (p50, CPU per batch); c=4 four at a time, as the
-// issue's seeding does, and reports the wall time per batch (1,000 of them: s-per-100k) and the
-// CPU per batch, this process's and PostgreSQL's.
+// issue's seeding does (concurrently's figures, and the wall time of 1,000 batches at that pace:
+// s-per-100k).
 func BenchmarkSeedBatch(b *testing.B) {
 	for _, e := range engines {
 		for _, conc := range []int{1, 4} {
@@ -56,28 +56,8 @@ func BenchmarkSeedBatch(b *testing.B) {
 					timedServer(b, pgURL, apply)
 					return
 				}
-				b.ResetTimer()
-				start, cpu := time.Now(), cpuTime()
-				pg, pgOK := serverCPU(pgURL)
-				var wg sync.WaitGroup
-				var left atomic.Int64
-				left.Store(int64(b.N))
-				for range conc {
-					wg.Go(func() {
-						for left.Add(-1) >= 0 {
-							apply()
-						}
-					})
-				}
-				wg.Wait()
-				b.StopTimer()
-				per := time.Since(start) / time.Duration(b.N)
-				b.ReportMetric(float64(per.Microseconds())/1000, "ms-per-batch")
+				per := concurrently(b, conc, pgURL, func(int) { apply() })
 				b.ReportMetric(per.Seconds()*1000, "s-per-100k")
-				b.ReportMetric(float64((cpuTime()-cpu).Microseconds())/1000/float64(b.N), "cpu-ms")
-				if after, ok := serverCPU(pgURL); pgOK && ok {
-					b.ReportMetric(float64((after-pg).Microseconds())/1000/float64(b.N), "pg-cpu-ms")
-				}
 			})
 		}
 	}
@@ -112,7 +92,7 @@ func seedBody(n int) []byte {
 
 // BenchmarkAppend100Concurrent measures issue 15's append row at c=16: sixteen callers each
 // appending 100 paragraphs, to one page or each to a page of its own (what the page's lock
-// costs them), reporting the median wall time of an append and the wall time per append.
+// costs them): concurrently's figures.
 func BenchmarkAppend100Concurrent(b *testing.B) {
 	for _, e := range engines {
 		for _, shared := range []bool{true, false} {
@@ -129,43 +109,54 @@ func BenchmarkAppend100Concurrent(b *testing.B) {
 						pages[i] = pages[0]
 					}
 				}
-				var mu sync.Mutex
-				var took []time.Duration
-				run := func(n int) {
-					var wg sync.WaitGroup
-					var left atomic.Int64
-					left.Store(int64(n))
-					for w := range 16 {
-						wg.Go(func() {
-							for left.Add(-1) >= 0 {
-								start := time.Now()
-								if _, _, err := svc.AppendChildren(ctx, p, pages[w], batch, service.Placement{}); err != nil {
-									b.Error(err)
-									return
-								}
-								mu.Lock()
-								took = append(took, time.Since(start))
-								mu.Unlock()
-							}
-						})
+				appendTo := func(w int) {
+					if _, _, err := svc.AppendChildren(ctx, p, pages[w], batch, service.Placement{}); err != nil {
+						b.Error(err)
 					}
-					wg.Wait()
 				}
-				run(32)
-				took = took[:0]
-				b.ResetTimer()
-				start, cpu := time.Now(), cpuTime()
-				pg, pgOK := serverCPU(pgURL)
-				run(b.N)
-				b.StopTimer()
-				slices.Sort(took)
-				b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
-				b.ReportMetric(float64((time.Since(start)/time.Duration(b.N)).Microseconds())/1000, "ms-per-append")
-				b.ReportMetric(float64((cpuTime()-cpu).Microseconds())/1000/float64(b.N), "cpu-ms")
-				if after, ok := serverCPU(pgURL); pgOK && ok {
-					b.ReportMetric(float64((after-pg).Microseconds())/1000/float64(b.N), "pg-cpu-ms")
+				for w := range 32 { // warm-up, as BenchmarkAppend100's
+					appendTo(w % 16)
 				}
+				concurrently(b, 16, pgURL, appendTo)
 			})
 		}
 	}
+}
+
+// concurrently runs op b.N times from workers goroutines at once (op is given its worker's
+// number) and reports the median wall time of one op (p50-ms), the wall time of the whole run
+// per op (ms-per-op, which it returns), and the CPU per op of this process (cpu-ms) and of the
+// PostgreSQL server at pgURL when there is one (pg-cpu-ms).
+func concurrently(b *testing.B, workers int, pgURL string, op func(w int)) time.Duration {
+	b.Helper()
+	var mu sync.Mutex
+	took := make([]time.Duration, 0, b.N)
+	var left atomic.Int64
+	left.Store(int64(b.N))
+	b.ResetTimer()
+	start, cpu := time.Now(), cpuTime()
+	pg, pgOK := serverCPU(pgURL)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for left.Add(-1) >= 0 {
+				t := time.Now()
+				op(w)
+				mu.Lock()
+				took = append(took, time.Since(t))
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	b.StopTimer()
+	per := time.Since(start) / time.Duration(b.N)
+	slices.Sort(took)
+	b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(per.Microseconds())/1000, "ms-per-op")
+	b.ReportMetric(float64((cpuTime()-cpu).Microseconds())/1000/float64(b.N), "cpu-ms")
+	if after, ok := serverCPU(pgURL); pgOK && ok {
+		b.ReportMetric(float64((after-pg).Microseconds())/1000/float64(b.N), "pg-cpu-ms")
+	}
+	return per
 }
