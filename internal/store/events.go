@@ -74,9 +74,10 @@ const headSQL = `INSERT INTO event_heads (workspace_id, seq, swept_seq) VALUES (
 	RETURNING seq`
 
 // flushWorkspace gives evs, events of workspace ws, their positions and writes them. On
-// PostgreSQL the head and (up to) the first 100 events go in one statement, a round trip less
-// while the head's lock is held: the outbox's whole cost on an append (issue 18's 10% bound).
-// SQLite runs in-process, where a second statement costs no round trip.
+// PostgreSQL the head and (up to) the first 100 events go in one statement: a round trip less
+// for every write, and less time holding the head's lock, which every writer of the workspace
+// waits on (issue 18 bounds what the outbox may add to a write). SQLite runs in process, where
+// a second statement costs no round trip.
 func (tx *Tx) flushWorkspace(ctx context.Context, ws string, evs []*quire.Event) error {
 	n := int64(len(evs))
 	var last int64
