@@ -51,7 +51,8 @@ func threadCPU() time.Duration {
 func BenchmarkAppend100(b *testing.B) {
 	for _, e := range engines {
 		b.Run(e.name, func(b *testing.B) {
-			svc, p := caller(b, e.open(b))
+			st, _, pgURL := openBenchStore(b, e.name)
+			svc, p := caller(b, st)
 			batch := paragraphs(100, "The quick brown fox jumps over the lazy dog.")
 			// A store's first writes cost up to twice as much as later ones (SQLite's page cache
 			// and the Go heap still growing, statements being prepared): 30 appends to another
@@ -63,7 +64,7 @@ func BenchmarkAppend100(b *testing.B) {
 				}
 			}
 			page := newPage(b, svc, p)
-			timedCPU(b, func() {
+			timedServer(b, pgURL, func() {
 				if _, _, err := svc.AppendChildren(ctx, p, page.ID, batch, service.Placement{}); err != nil {
 					b.Fatal(err)
 				}

@@ -68,6 +68,57 @@ func TestEvents_Outbox(t *testing.T) {
 	})
 }
 
+// TestEvents_ManyInOneTransaction: a transaction that records more events than one statement
+// writes, in two workspaces, gives each workspace's events consecutive positions in the order
+// they were recorded, with every field stored.
+func TestEvents_ManyInOneTransaction(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		ws1, _ := seed(t, s)
+		ws2, _ := seed(t, s)
+		// One event first, so the second transaction advances an existing head.
+		if err := s.InTx(ctx, func(tx *store.Tx) error {
+			tx.Record(event(ws1.ID, quire.EventPageCreated, quire.NewID(), quire.EventData{}))
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string][]string{}
+		err := s.InTx(ctx, func(tx *store.Tx) error {
+			for i := range 250 {
+				ws := []string{ws1.ID, ws2.ID}[i%3/2] // two thirds in ws1
+				ev := event(ws, quire.EventPageCreated, quire.NewID(), quire.EventData{PropertyIDs: []string{fmt.Sprint(i)}})
+				ev.UserID, ev.ParentType, ev.ParentID = "u", quire.ParentPage, "p"
+				tx.Record(ev)
+				want[ws] = append(want[ws], fmt.Sprintf("%s page.created u bot %s p [%d]", ev.EntityID, quire.ParentPage, i))
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for ws, first := range map[string]int64{ws1.ID: 2, ws2.ID: 1} {
+			evs, err := s.Events(ctx, ws, first-1, 200, store.EventFilter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for i, ev := range evs {
+				if ev.Seq != first+int64(i) || ev.WorkspaceID != ws || ev.CreatedMs == 0 {
+					t.Fatalf("event %d: seq %d, workspace %s, created %d; want seq %d", i, ev.Seq, ev.WorkspaceID, ev.CreatedMs, first+int64(i))
+				}
+				got = append(got, fmt.Sprint(ev.EntityID, " ", ev.Type, " ", ev.UserID, " ", ev.BotID, " ", ev.ParentType, " ", ev.ParentID, " ", ev.Data.PropertyIDs))
+			}
+			if diff := cmp.Diff(want[ws], got); diff != "" {
+				t.Fatalf("workspace events (-want +got):\n%s", diff)
+			}
+			if last, _, err := s.EventHead(ctx, ws); err != nil || last != first-1+int64(len(want[ws])) {
+				t.Fatalf("head = %d, %v; want %d", last, err, first-1+int64(len(want[ws])))
+			}
+		}
+	})
+}
+
 // TestEvents_CommitOrder: concurrent transactions that record events, each holding its
 // position a random while before COMMIT, are read by a concurrent walker in position order
 // with no position ever appearing behind one already read.
