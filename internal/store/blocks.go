@@ -24,7 +24,7 @@ func scanBlock(row interface{ Scan(...any) error }) (*quire.Block, error) {
 
 // Block returns block id of workspace ws, or not_found.
 func (s *Store) Block(ctx context.Context, ws, id string) (*quire.Block, error) {
-	return block(ctx, s.read, ws, id)
+	return block(ctx, s.hot(), ws, id)
 }
 
 // Block reads a block inside the transaction.
@@ -49,7 +49,7 @@ type ChildKey struct {
 // Children returns up to limit blocks under parent (a page, database or block) in order, after
 // key when set, leaving out blocks in trash. It walks the (parent_id, position, id) index.
 func (s *Store) Children(ctx context.Context, parent string, after *ChildKey, limit int) ([]*quire.Block, error) {
-	return children(ctx, s.read, parent, after, limit)
+	return children(ctx, s.hot(), parent, after, limit)
 }
 
 // Children reads children inside the transaction (or snapshot).
@@ -200,7 +200,7 @@ func (s *Store) ChildContents(ctx context.Context, parent string, after *ChildKe
 		query += ` AND (b.position, b.id) > ($3, $4)`
 		args = append(args, after.Position, after.ID)
 	}
-	rows, err := s.read.QueryContext(ctx, query+` ORDER BY b.position, b.id LIMIT $2`, args...)
+	rows, err := s.hot().QueryContext(ctx, query+` ORDER BY b.position, b.id LIMIT $2`, args...)
 	if err != nil {
 		return nil, err
 	}

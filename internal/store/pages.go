@@ -54,7 +54,7 @@ func nullString(s string) any {
 
 // Node returns node id of workspace ws, or not_found.
 func (s *Store) Node(ctx context.Context, ws, id string) (*quire.Node, error) {
-	return node(ctx, s.read, ws, id)
+	return node(ctx, s.hot(), ws, id)
 }
 
 func node(ctx context.Context, q querier, ws, id string) (*quire.Node, error) {

@@ -12,7 +12,7 @@ const maxDepth = 1000
 // workspace ws: whether the node or one of its ancestors is granted to the token. One recursive
 // query walks up the parent chain on the primary key.
 func (s *Store) Reaches(ctx context.Context, ws, tokenID, id string) (bool, error) {
-	return reaches(ctx, s.read, ws, tokenID, id)
+	return reaches(ctx, s.hot(), ws, tokenID, id)
 }
 
 func reaches(ctx context.Context, q querier, ws, tokenID, id string) (bool, error) {
@@ -36,7 +36,7 @@ func (tx *Tx) Reaches(ctx context.Context, ws, tokenID, id string) (bool, error)
 
 // NodeInWorkspace reports whether node id exists in workspace ws.
 func (s *Store) NodeInWorkspace(ctx context.Context, ws, id string) (bool, error) {
-	return nodeInWorkspace(ctx, s.read, ws, id)
+	return nodeInWorkspace(ctx, s.hot(), ws, id)
 }
 
 func nodeInWorkspace(ctx context.Context, q querier, ws, id string) (bool, error) {

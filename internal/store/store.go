@@ -47,6 +47,8 @@ type Store struct {
 	file   string     // SQLite's database file
 	secret []byte     // signs cursors and file URLs; shared by every server on the store
 	events bell       // rung when this process commits events (events.go)
+	// prep runs the per-request reads prepared on SQLite's read pool (reads.go); nil on PostgreSQL.
+	prep *preparedReads
 }
 
 // Open connects to the store, applies pending migrations and loads the signing secret.
@@ -131,7 +133,8 @@ func openSQLite(dir string) (*Store, error) {
 	}
 	ckpt.SetMaxOpenConns(1)
 	ckpt.SetConnMaxLifetime(0)
-	return &Store{engine: SQLite, read: read, write: write, kept: newStmtCache(write), upkeep: startUpkeep(ckpt, write), file: path}, nil
+	return &Store{engine: SQLite, read: read, write: write, kept: newStmtCache(write), prep: &preparedReads{db: read},
+		upkeep: startUpkeep(ckpt, write), file: path}, nil
 }
 
 func openPostgres(dsn string) (*Store, error) {
@@ -198,6 +201,9 @@ func (s *Store) PoolStats() []PoolStats {
 func (s *Store) Close() error {
 	if s.kept != nil {
 		s.kept.close()
+	}
+	if s.prep != nil {
+		s.prep.close()
 	}
 	var err error
 	if s.upkeep != nil {

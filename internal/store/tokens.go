@@ -107,7 +107,7 @@ func (s *Store) Token(ctx context.Context, id string) (*quire.Token, error) {
 // Authenticate returns the live token whose secret hashes to secretHash, with its workspace's
 // name, or unauthorized. Grants are not loaded: reach is checked in SQL.
 func (s *Store) Authenticate(ctx context.Context, secretHash string) (*quire.Principal, error) {
-	row := s.read.QueryRowContext(ctx, `SELECT t.id, t.workspace_id, t.owner_id, t.integration_id, t.name,
+	row := s.hot().QueryRowContext(ctx, `SELECT t.id, t.workspace_id, t.owner_id, t.integration_id, t.name,
 		t.scopes, t.workspace_scoped, t.created_ms, t.revoked_ms, w.name
 		FROM tokens t JOIN workspaces w ON w.id = t.workspace_id
 		WHERE t.secret_hash = $1 AND t.revoked_ms = 0`, secretHash)
