@@ -57,8 +57,11 @@ func (s *Store) Node(ctx context.Context, ws, id string) (*quire.Node, error) {
 	return node(ctx, s.hot(), ws, id)
 }
 
+// nodeQuery reads node $1 of workspace $2 on the primary key.
+const nodeQuery = `SELECT ` + nodeColumns + ` FROM nodes WHERE id = $1 AND workspace_id = $2`
+
 func node(ctx context.Context, q querier, ws, id string) (*quire.Node, error) {
-	n, err := scanNode(q.QueryRowContext(ctx, `SELECT `+nodeColumns+` FROM nodes WHERE id = $1 AND workspace_id = $2`, id, ws))
+	n, err := scanNode(q.QueryRowContext(ctx, nodeQuery, id, ws))
 	if err != nil {
 		return nil, notFoundIf(err, "page or database "+id)
 	}

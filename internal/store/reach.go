@@ -15,17 +15,20 @@ func (s *Store) Reaches(ctx context.Context, ws, tokenID, id string) (bool, erro
 	return reaches(ctx, s.hot(), ws, tokenID, id)
 }
 
-func reaches(ctx context.Context, q querier, ws, tokenID, id string) (bool, error) {
-	var ok bool
-	err := q.QueryRowContext(ctx, `
+// reachesQuery walks up from node $1 of workspace $2 (at most $4 steps) on the nodes' primary key
+// and looks each ancestor up in token $3's grants on theirs.
+const reachesQuery = `
 		WITH RECURSIVE up (id, parent_id, depth) AS (
 			SELECT id, parent_id, 0 FROM nodes WHERE id = $1 AND workspace_id = $2
 			UNION ALL
 			SELECT n.id, n.parent_id, up.depth + 1 FROM nodes n JOIN up ON n.id = up.parent_id
 			WHERE up.depth < $4
 		)
-		SELECT EXISTS (SELECT 1 FROM up JOIN grants g ON g.target_id = up.id AND g.token_id = $3)`,
-		id, ws, tokenID, maxDepth).Scan(&ok)
+		SELECT EXISTS (SELECT 1 FROM up JOIN grants g ON g.target_id = up.id AND g.token_id = $3)`
+
+func reaches(ctx context.Context, q querier, ws, tokenID, id string) (bool, error) {
+	var ok bool
+	err := q.QueryRowContext(ctx, reachesQuery, id, ws, tokenID, maxDepth).Scan(&ok)
 	return ok, err
 }
 
