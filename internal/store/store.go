@@ -33,6 +33,9 @@ const (
 type Config struct {
 	Dir         string // folder of the SQLite file quire.db
 	DatabaseURL string // postgres://…; overrides Dir
+	// Observe, when set, is told every statement the store runs, before it runs (tests count
+	// the statements of a request with it; observe.go).
+	Observe func(query string)
 }
 
 // Store is Quire's storage on one engine. SQLite gets a single-connection write pool beside a
@@ -56,9 +59,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	var s *Store
 	var err error
 	if cfg.DatabaseURL != "" {
-		s, err = openPostgres(cfg.DatabaseURL)
+		s, err = openPostgres(cfg.DatabaseURL, cfg.Observe)
 	} else {
-		s, err = openSQLite(cfg.Dir)
+		s, err = openSQLite(cfg.Dir, cfg.Observe)
 	}
 	if err != nil {
 		return nil, err
@@ -74,7 +77,11 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	return s, nil
 }
 
-func openSQLite(dir string) (*Store, error) {
+func openSQLite(dir string, observe func(string)) (*Store, error) {
+	open := sql.Open
+	if observe != nil {
+		open = func(name, dsn string) (*sql.DB, error) { return openObserved(name, dsn, observe) }
+	}
 	if dir == "" {
 		dir = "quire-data"
 	}
@@ -102,7 +109,7 @@ func openSQLite(dir string) (*Store, error) {
 	// journal only undoes a failed statement; durability is the WAL's, unchanged. A
 	// mutation batch's multi-row INSERTs spent a tenth of their CPU there.
 	// wal_autocheckpoint: the writer checkpoints only as a backstop (upkeep.go).
-	write, err := sql.Open("sqlite", u+"?"+pragmas+"&_pragma=temp_store(MEMORY)"+
+	write, err := open("sqlite", u+"?"+pragmas+"&_pragma=temp_store(MEMORY)"+
 		fmt.Sprintf("&_pragma=wal_autocheckpoint(%d)", walBackstop)+"&_txlock=immediate")
 	if err != nil {
 		return nil, err
@@ -110,7 +117,7 @@ func openSQLite(dir string) (*Store, error) {
 	write.SetMaxOpenConns(1)
 	write.SetMaxIdleConns(1)
 	write.SetConnMaxLifetime(0)
-	read, err := sql.Open("sqlite", u+"?"+pragmas+"&_pragma=query_only(1)")
+	read, err := open("sqlite", u+"?"+pragmas+"&_pragma=query_only(1)")
 	if err != nil {
 		write.Close()
 		return nil, err
@@ -125,7 +132,7 @@ func openSQLite(dir string) (*Store, error) {
 		read.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	ckpt, err := sql.Open("sqlite", u+"?"+pragmas)
+	ckpt, err := open("sqlite", u+"?"+pragmas)
 	if err != nil {
 		write.Close()
 		read.Close()
@@ -137,7 +144,7 @@ func openSQLite(dir string) (*Store, error) {
 		upkeep: startUpkeep(ckpt, write), file: path}, nil
 }
 
-func openPostgres(dsn string) (*Store, error) {
+func openPostgres(dsn string, observe func(string)) (*Store, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, redactDSN(err, dsn)
@@ -150,6 +157,9 @@ func openPostgres(dsn string) (*Store, error) {
 		cfg.RuntimeParams["jit"] = "off"
 	}
 	db := stdlib.OpenDB(*cfg)
+	if observe != nil {
+		db = observedDB(stdlib.GetConnector(*cfg), observe)
+	}
 	db.SetMaxOpenConns(32)
 	db.SetMaxIdleConns(32)
 	db.SetConnMaxIdleTime(5 * time.Minute)
