@@ -16,7 +16,9 @@ func (s *Store) Reaches(ctx context.Context, ws, tokenID, id string) (bool, erro
 }
 
 // reachesQuery walks up from node $1 of workspace $2 (at most $4 steps) on the nodes' primary key
-// and looks each ancestor up in token $3's grants on theirs.
+// and looks each ancestor up in token $3's grants on theirs: a probe per ancestor, whatever the
+// number of grants. (As a join, SQLite read every grant of the token and built a temporary
+// index over the ancestors on every request.)
 const reachesQuery = `
 		WITH RECURSIVE up (id, parent_id, depth) AS (
 			SELECT id, parent_id, 0 FROM nodes WHERE id = $1 AND workspace_id = $2
@@ -24,7 +26,7 @@ const reachesQuery = `
 			SELECT n.id, n.parent_id, up.depth + 1 FROM nodes n JOIN up ON n.id = up.parent_id
 			WHERE up.depth < $4
 		)
-		SELECT EXISTS (SELECT 1 FROM up JOIN grants g ON g.target_id = up.id AND g.token_id = $3)`
+		SELECT EXISTS (SELECT 1 FROM up WHERE EXISTS (SELECT 1 FROM grants g WHERE g.token_id = $3 AND g.target_id = up.id))`
 
 func reaches(ctx context.Context, q querier, ws, tokenID, id string) (bool, error) {
 	var ok bool

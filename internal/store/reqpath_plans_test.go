@@ -75,7 +75,7 @@ func TestRequestPathPlans(t *testing.T) {
 			{"reach", store.ReachesQueryForTest, []any{"n1999", ws, "t3", 1000},
 				[]string{"nodes_pkey", "grants_pkey"},
 				[]string{"SEARCH nodes USING INDEX sqlite_autoindex_nodes_1 (id=?)", "SEARCH n USING INDEX sqlite_autoindex_nodes_1 (id=?)",
-					"SEARCH g USING COVERING INDEX sqlite_autoindex_grants_1 (token_id=?)"}},
+					"SEARCH g EXISTS USING COVERING INDEX sqlite_autoindex_grants_1 (token_id=? AND target_id=?)"}},
 			{"node", store.NodeQueryForTest, []any{"n1500", ws},
 				[]string{"nodes_pkey"},
 				[]string{"SEARCH nodes USING INDEX sqlite_autoindex_nodes_1 (id=?)"}},
