@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"database/sql"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/quire-dev/quire/internal/quire"
@@ -58,32 +60,69 @@ type ChildKey struct {
 // Children returns up to limit blocks under parent (a page, database or block) in order, after
 // key when set, leaving out blocks in trash. It walks the (parent_id, position, id) index.
 func (s *Store) Children(ctx context.Context, parent string, after *ChildKey, limit int) ([]*quire.Block, error) {
-	return children(ctx, s.hot(), parent, after, limit)
+	return children(ctx, s.hot(), s.engine, parent, after, limit)
 }
 
 // Children reads children inside the transaction (or snapshot).
 func (tx *Tx) Children(ctx context.Context, parent string, after *ChildKey, limit int) ([]*quire.Block, error) {
-	return children(ctx, tx.tx, parent, after, limit)
+	return children(ctx, tx.tx, tx.engine, parent, after, limit)
 }
 
 // The children of $1 out of trash, in order, at most $2, from the start or after ($3, $4): on
 // the (parent_id, position, id) index.
 const (
-	childrenFirst = `SELECT ` + blockColumns + ` FROM blocks b WHERE b.parent_id = $1 AND b.in_trash = FALSE
-		ORDER BY b.position, b.id LIMIT $2`
-	childrenAfter = `SELECT ` + blockColumns + ` FROM blocks b WHERE b.parent_id = $1 AND b.in_trash = FALSE
-		AND (b.position, b.id) > ($3, $4) ORDER BY b.position, b.id LIMIT $2`
+	childrenSelect = `SELECT ` + blockColumns + ` FROM blocks b WHERE b.parent_id = $1 AND b.in_trash = FALSE`
+	childrenFirst  = childrenSelect + ` ORDER BY b.position, b.id LIMIT $2`
+	childrenAfter  = childrenSelect + ` AND (b.position, b.id) > ($3, $4) ORDER BY b.position, b.id LIMIT $2`
 )
 
-func children(ctx context.Context, q querier, parent string, after *ChildKey, limit int) ([]*quire.Block, error) {
+// SQLite's children statements end in a literal LIMIT, the first of childLimits at or above the
+// rows wanted, and the rows past those are left unread (SQLite steps a result lazily): SQLite
+// compiles a prepared statement again every time a bound LIMIT is bound, since its value may
+// change the plan, which undid the statement's preparation. The parameters are $1 and, after a
+// key, ($2, $3).
+var (
+	childLimits                                = []int{21, 101, 501}
+	childrenFirstLiteral, childrenAfterLiteral = literalChildren()
+)
+
+func literalChildren() (first, after map[int]string) {
+	first, after = map[int]string{}, map[int]string{}
+	for _, n := range childLimits {
+		limit := ` ORDER BY b.position, b.id LIMIT ` + strconv.Itoa(n)
+		first[n] = childrenSelect + limit
+		after[n] = childrenSelect + ` AND (b.position, b.id) > ($2, $3)` + limit
+	}
+	return first, after
+}
+
+func children(ctx context.Context, q querier, engine Engine, parent string, after *ChildKey, limit int) ([]*quire.Block, error) {
 	var rows *sql.Rows
 	var err error
-	if after == nil {
+	i, _ := slices.BinarySearch(childLimits, limit)
+	switch {
+	case engine == SQLite && i < len(childLimits) && after == nil:
+		rows, err = q.QueryContext(ctx, childrenFirstLiteral[childLimits[i]], parent)
+	case engine == SQLite && i < len(childLimits):
+		rows, err = q.QueryContext(ctx, childrenAfterLiteral[childLimits[i]], parent, after.Position, after.ID)
+	case after == nil:
 		rows, err = q.QueryContext(ctx, childrenFirst, parent, limit)
-	} else {
+	default:
 		rows, err = q.QueryContext(ctx, childrenAfter, parent, limit, after.Position, after.ID)
 	}
-	return scanAll(rows, err, scanBlock)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make([]*quire.Block, 0, min(limit, 101))
+	for len(out) < limit && rows.Next() {
+		b, err := scanBlock(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, rows.Err()
 }
 
 // LastChildPosition is the position of parent's last child, in trash or not ("" when none), so

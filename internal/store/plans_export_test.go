@@ -16,6 +16,9 @@ const (
 	BlockQueryForTest         = `SELECT ` + blockColumns + ` FROM blocks b WHERE b.id = $1 AND b.workspace_id = $2`
 )
 
+// ChildrenFirstLiteralQueryForTest is SQLite's first page of children, with a literal LIMIT.
+var ChildrenFirstLiteralQueryForTest = childrenFirstLiteral[101]
+
 // PlanForTest returns the engine's plan of query run with args: SQLite's EXPLAIN QUERY PLAN
 // details, one a line; PostgreSQL's EXPLAIN (FORMAT JSON) of the statement prepared and run with
 // a custom plan, or the generic plan a pooled connection settles on after five runs. args are
