@@ -78,10 +78,10 @@ var listCommands = map[string]adminCommand{
 		}),
 	"token rotate": tokenIDCommand("token rotate --token-id BOT_ID\n\n"+
 		"Gives a live token a new secret and prints {\"token\",\"bot_id\",\"integration_id\"}; the secret is shown only\n"+
-		"this once. The token keeps its id, scopes and grants. The old secret is refused at once by the store;\n"+
-		"the command returns after the servers' token cache time (2 s), when no server accepts it any more.",
+		"this once. The token keeps its id, scopes and grants. Every server refuses the old secret from the\n"+
+		"moment the command returns.",
 		func(ctx context.Context, svc *service.Service, id string) (any, error) {
-			secret, t, err := svc.RotateToken(ctx, id, service.DefaultTokenCacheTTL)
+			secret, t, err := svc.RotateToken(ctx, id)
 			if err != nil {
 				return nil, err
 			}

@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/quire-dev/quire/internal/testdb"
 )
@@ -84,13 +83,9 @@ func TestAdmin_ListShowRotate(t *testing.T) {
 				done <- run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--log-level", "warn", "--access-log", "off"}, sf...), stdout, io.Discard)
 			}()
 			base := waitForURL(t, stdout, done)
-			get(t, base+"/v2/users/me", secret) // now in the server's token cache
+			get(t, base+"/v2/users/me", secret) // the server has accepted the secret once
 
-			start := time.Now()
 			rot := cmd("token", "rotate", "--token-id", botID)
-			if took := time.Since(start); took < 2*time.Second {
-				t.Fatalf("rotate returned after %v, before the servers' token cache time", took)
-			}
 			fresh := rot["token"].(string)
 			if rot["bot_id"] != botID || rot["integration_id"] != tok["integration_id"] || fresh == secret || !strings.HasPrefix(fresh, "quire_") {
 				t.Fatalf("rotate printed %v (was %v)", rot, tok)

@@ -189,7 +189,7 @@ func TestCLI_UsageAndHelp(t *testing.T) {
 		{[]string{"token", "create", "--help"}, false, "--workspace-scoped"},
 		{[]string{"token", "grant", "--help"}, false, "--grant"},
 		{[]string{"token", "revoke", "--help"}, false, "--token-id"},
-		{[]string{"token", "rotate", "--help"}, false, "no server accepts it any more"},
+		{[]string{"token", "rotate", "--help"}, false, "Every server refuses the old secret"},
 		{[]string{"token", "list", "--help"}, false, "--workspace"},
 		{[]string{"token", "show", "--help"}, false, "never its secret"},
 		{[]string{"workspace", "list", "--help"}, false, "--create"},

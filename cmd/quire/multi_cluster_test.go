@@ -53,6 +53,7 @@ func TestSeveralServers(t *testing.T) {
 	t.Run("servers C and D", func(t *testing.T) { c.testOtherPair(t, es.URL) })
 	t.Run("revoked token", c.testRevoke)
 	t.Run("rotated token", c.testRotate)
+	t.Run("withdrawn reach", c.testWithdrawnReach)
 }
 
 // serverArgs gives a server's flags: the shared store and file folder, and the embeddings

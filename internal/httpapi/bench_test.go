@@ -18,9 +18,9 @@ import (
 
 // benchEnv is a production-configured server over a fresh SQLite store, with one
 // workspace-scoped token holding every scope. It is newEnv for benchmarks: newEnv takes a
-// *testing.T and a 50 ms token cache; this one uses the service's default cache, as "quire
-// serve" does, and logs every request as JSON at level info (to io.Discard) so that the
-// request log's formatting is part of the cost, and counts it for /metrics unless metricsOff.
+// *testing.T; this one logs every request as JSON at level info (to io.Discard), as "quire
+// serve" does, so that the request log's formatting is part of the cost, and counts it for
+// /metrics unless metricsOff.
 type benchEnv struct {
 	srv    *Server
 	http   *httptest.Server

@@ -26,19 +26,10 @@ type blockObject struct {
 	Content        json.RawMessage
 }
 
-// MarshalJSON writes the block with its type's field.
+// MarshalJSON writes the block with its type's field (blocks_json.go).
 func (b blockObject) MarshalJSON() ([]byte, error) {
-	head, err := json.Marshal(blockDoc{
-		Object: "block", ID: b.ID, Parent: b.Parent, CreatedTime: b.CreatedTime, LastEditedTime: b.LastEditedTime,
-		CreatedBy: ref(b.CreatedBy), LastEditedBy: ref(b.LastEditedBy), HasChildren: b.HasChildren, InTrash: b.InTrash, Type: b.Type,
-	})
-	if err != nil {
-		return nil, err
-	}
-	typeKey, _ := json.Marshal(b.Type)
-	out := append(head[:len(head)-1], ',')
-	out = append(append(append(out, typeKey...), ':'), rawOr(b.Content, "{}")...)
-	return append(out, '}'), nil
+	out, _ := b.appendJSON(nil)
+	return out, nil
 }
 
 // Schema describes a block in the document, one variant per block type (schema_blocks.go).

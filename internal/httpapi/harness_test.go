@@ -67,7 +67,7 @@ func newEnv(t testing.TB, st *store.Store, opts ...envOptions) *env {
 	if o.embedder == nil {
 		o.embedder = wordHashEmbedder{model: "word-hash-64"}
 	}
-	svc := service.New(st, service.Options{TokenCacheTTL: 50 * time.Millisecond, BaseURL: base, Embedder: o.embedder, Files: o.files})
+	svc := service.New(st, service.Options{BaseURL: base, Embedder: o.embedder, Files: o.files})
 	e.svc = svc
 	h = newServer(Config{Service: svc, Logger: logger, BaseURL: base, RateLimit: o.rateLimit, Metrics: !o.metricsOff, DocTime: time.Unix(1700000000, 0)}, o.extra...)
 	e.srv.Config.Handler = h

@@ -88,7 +88,6 @@ func (s *Service) RevokeToken(ctx context.Context, id string) (*quire.Token, err
 	if err := s.store.Revoke(ctx, id); err != nil {
 		return nil, err
 	}
-	s.tokens.forget(id)
 	return s.store.Token(ctx, id)
 }
 

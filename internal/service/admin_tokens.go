@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"time"
 
 	"github.com/quire-dev/quire/internal/quire"
 	"github.com/quire-dev/quire/internal/store"
@@ -51,23 +50,17 @@ func (s *Service) Token(ctx context.Context, id string) (*quire.Token, error) {
 	return s.store.Token(ctx, id)
 }
 
-// RotateToken gives live token id a new secret and returns it. The old secret is refused by
-// the store from the moment this writes, and by this process's cache at once; other processes
-// (servers on the same store) may trust it from their caches for up to wait, so RotateToken
-// returns only when that time has passed: when it returns, no server accepts the old secret.
-// wait is the servers' token cache time (DefaultTokenCacheTTL); 0 returns at once.
-func (s *Service) RotateToken(ctx context.Context, id string, wait time.Duration) (string, *quire.Token, error) {
+// RotateToken gives live token id a new secret and returns it. Every server refuses the old
+// secret from the moment this commits: no server keeps a token's validity in memory, each
+// request asks the store.
+func (s *Service) RotateToken(ctx context.Context, id string) (string, *quire.Token, error) {
 	secret := newSecret()
 	if err := s.store.RotateSecret(ctx, id, hashSecret(secret)); err != nil {
 		return "", nil, err
 	}
-	s.tokens.forget(id)
 	t, err := s.store.Token(ctx, id)
 	if err != nil {
 		return "", nil, err
 	}
-	// Not cut short by ctx: the rotation is written, and a caller that gave up now would lose
-	// the only copy of the new secret.
-	time.Sleep(wait)
 	return secret, t, nil
 }

@@ -7,7 +7,6 @@ import (
 	"context"
 
 	"strings"
-	"time"
 
 	"github.com/quire-dev/quire/internal/cursor"
 	"github.com/quire-dev/quire/internal/filestore"
@@ -16,10 +15,6 @@ import (
 
 // Options tune a Service; the zero value is the production default.
 type Options struct {
-	// TokenCacheTTL is how long an authenticated token is trusted without asking the store.
-	// A revoke made through this process takes effect at once; one made by another process
-	// (an admin command, another server) within this time. Default DefaultTokenCacheTTL.
-	TokenCacheTTL time.Duration
 	// BaseURL is the server's absolute URL, for the url fields of objects and Markdown links.
 	BaseURL string
 	// Embedder makes the vectors of semantic search; nil turns semantic search off.
@@ -33,16 +28,10 @@ type Options struct {
 	Webhooks WebhookOptions
 }
 
-// DefaultTokenCacheTTL is how long a server trusts a token it has authenticated, unless Options
-// say otherwise: `quire token rotate` waits this long before it returns, so that when it does,
-// no server anywhere still accepts the old secret.
-const DefaultTokenCacheTTL = 2 * time.Second
-
 // Service is the one entry point of every handler.
 type Service struct {
 	store    *store.Store
 	cursors  *cursor.Codec
-	tokens   *tokenCache
 	baseURL  string
 	embedder Embedder
 	files    *files
@@ -54,11 +43,7 @@ type Service struct {
 
 // New returns a service over st.
 func New(st *store.Store, opts Options) *Service {
-	ttl := opts.TokenCacheTTL
-	if ttl == 0 {
-		ttl = DefaultTokenCacheTTL
-	}
-	svc := &Service{store: st, cursors: cursor.New(st.Secret()), tokens: newTokenCache(ttl),
+	svc := &Service{store: st, cursors: cursor.New(st.Secret()),
 		baseURL: strings.TrimSuffix(opts.BaseURL, "/"), embedder: opts.Embedder, files: newFiles(st, opts.Files),
 		webhooks: opts.Webhooks.withDefaults()}
 	if opts.VectorCacheBytes >= 0 {

@@ -26,7 +26,7 @@ func Exists(ctx context.Context, cfg Config) (bool, error) {
 		}
 		return err == nil, err
 	}
-	s, err := openPostgres(cfg.DatabaseURL)
+	s, err := openPostgres(cfg.DatabaseURL, nil)
 	if err != nil {
 		return false, err
 	}

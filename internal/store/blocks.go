@@ -2,6 +2,9 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/quire-dev/quire/internal/quire"
@@ -10,8 +13,16 @@ import (
 // blockColumns are read with has_children computed on the children index, so it is always true
 // to the tree.
 const blockColumns = `b.id, b.workspace_id, b.page_id, b.parent_id, b.position, b.type, b.content,
-	EXISTS (SELECT 1 FROM blocks c WHERE c.parent_id = b.id AND c.in_trash = FALSE),
-	b.in_trash, b.version, b.created_ms, b.created_by, b.edited_ms, b.edited_by`
+	` + hasChildren + `, b.in_trash, b.version, b.created_ms, b.created_by, b.edited_ms, b.edited_by`
+
+// hasChildren tells whether block b has a child out of trash, on the children index. Not
+// EXISTS: PostgreSQL estimates parent_id = b.id to match as many rows as the average parent
+// has (a thousand, on pages of a thousand blocks), so it expects an EXISTS to stop early in a
+// sequential scan, and read the whole table for every block of a page that has none: a page of
+// 100 children took a second. Ordered by the index and limited to one row, the subquery is
+// cheapest on the index whatever the estimate (plans_test.go pins it on both engines).
+const hasChildren = `(SELECT 1 FROM blocks c WHERE c.parent_id = b.id AND c.in_trash = FALSE
+		ORDER BY c.parent_id, c.position, c.id LIMIT 1) IS NOT NULL`
 
 func scanBlock(row interface{ Scan(...any) error }) (*quire.Block, error) {
 	b := &quire.Block{}
@@ -24,7 +35,7 @@ func scanBlock(row interface{ Scan(...any) error }) (*quire.Block, error) {
 
 // Block returns block id of workspace ws, or not_found.
 func (s *Store) Block(ctx context.Context, ws, id string) (*quire.Block, error) {
-	return block(ctx, s.read, ws, id)
+	return block(ctx, s.hot(), ws, id)
 }
 
 // Block reads a block inside the transaction.
@@ -49,25 +60,69 @@ type ChildKey struct {
 // Children returns up to limit blocks under parent (a page, database or block) in order, after
 // key when set, leaving out blocks in trash. It walks the (parent_id, position, id) index.
 func (s *Store) Children(ctx context.Context, parent string, after *ChildKey, limit int) ([]*quire.Block, error) {
-	return children(ctx, s.read, parent, after, limit)
+	return children(ctx, s.hot(), s.engine, parent, after, limit)
 }
 
 // Children reads children inside the transaction (or snapshot).
 func (tx *Tx) Children(ctx context.Context, parent string, after *ChildKey, limit int) ([]*quire.Block, error) {
-	return children(ctx, tx.tx, parent, after, limit)
+	return children(ctx, tx.tx, tx.engine, parent, after, limit)
 }
 
-func children(ctx context.Context, q querier, parent string, after *ChildKey, limit int) ([]*quire.Block, error) {
-	query := `SELECT ` + blockColumns + ` FROM blocks b WHERE b.parent_id = $1 AND b.in_trash = FALSE`
-	args := []any{parent}
-	if after != nil {
-		query += ` AND (b.position, b.id) > ($3, $4)`
-		args = append(args, limit, after.Position, after.ID)
-	} else {
-		args = append(args, limit)
+// The children of $1 out of trash, in order, at most $2, from the start or after ($3, $4): on
+// the (parent_id, position, id) index.
+const (
+	childrenSelect = `SELECT ` + blockColumns + ` FROM blocks b WHERE b.parent_id = $1 AND b.in_trash = FALSE`
+	childrenFirst  = childrenSelect + ` ORDER BY b.position, b.id LIMIT $2`
+	childrenAfter  = childrenSelect + ` AND (b.position, b.id) > ($3, $4) ORDER BY b.position, b.id LIMIT $2`
+)
+
+// SQLite's children statements end in a literal LIMIT, the first of childLimits at or above the
+// rows wanted, and the rows past those are left unread (SQLite steps a result lazily): SQLite
+// compiles a prepared statement again every time a bound LIMIT is bound, since its value may
+// change the plan, which undid the statement's preparation. The parameters are $1 and, after a
+// key, ($2, $3).
+var (
+	childLimits                                = []int{21, 101, 501}
+	childrenFirstLiteral, childrenAfterLiteral = literalChildren()
+)
+
+func literalChildren() (first, after map[int]string) {
+	first, after = map[int]string{}, map[int]string{}
+	for _, n := range childLimits {
+		limit := ` ORDER BY b.position, b.id LIMIT ` + strconv.Itoa(n)
+		first[n] = childrenSelect + limit
+		after[n] = childrenSelect + ` AND (b.position, b.id) > ($2, $3)` + limit
 	}
-	rows, err := q.QueryContext(ctx, query+` ORDER BY b.position, b.id LIMIT $2`, args...)
-	return scanAll(rows, err, scanBlock)
+	return first, after
+}
+
+func children(ctx context.Context, q querier, engine Engine, parent string, after *ChildKey, limit int) ([]*quire.Block, error) {
+	var rows *sql.Rows
+	var err error
+	i, _ := slices.BinarySearch(childLimits, limit)
+	switch {
+	case engine == SQLite && i < len(childLimits) && after == nil:
+		rows, err = q.QueryContext(ctx, childrenFirstLiteral[childLimits[i]], parent)
+	case engine == SQLite && i < len(childLimits):
+		rows, err = q.QueryContext(ctx, childrenAfterLiteral[childLimits[i]], parent, after.Position, after.ID)
+	case after == nil:
+		rows, err = q.QueryContext(ctx, childrenFirst, parent, limit)
+	default:
+		rows, err = q.QueryContext(ctx, childrenAfter, parent, limit, after.Position, after.ID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make([]*quire.Block, 0, min(limit, 101))
+	for len(out) < limit && rows.Next() {
+		b, err := scanBlock(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, rows.Err()
 }
 
 // LastChildPosition is the position of parent's last child, in trash or not ("" when none), so
@@ -192,15 +247,14 @@ type ChildContent struct {
 // ChildContents is Children for an export: the same keyset walk, reading only what rendering
 // needs (a third of the columns, a third of the allocations per row).
 func (s *Store) ChildContents(ctx context.Context, parent string, after *ChildKey, limit int) ([]ChildContent, error) {
-	query := `SELECT b.id, b.position, b.type, b.content,
-		EXISTS (SELECT 1 FROM blocks c WHERE c.parent_id = b.id AND c.in_trash = FALSE)
+	query := `SELECT b.id, b.position, b.type, b.content, ` + hasChildren + `
 		FROM blocks b WHERE b.parent_id = $1 AND b.in_trash = FALSE`
 	args := []any{parent, limit}
 	if after != nil {
 		query += ` AND (b.position, b.id) > ($3, $4)`
 		args = append(args, after.Position, after.ID)
 	}
-	rows, err := s.read.QueryContext(ctx, query+` ORDER BY b.position, b.id LIMIT $2`, args...)
+	rows, err := s.hot().QueryContext(ctx, query+` ORDER BY b.position, b.id LIMIT $2`, args...)
 	if err != nil {
 		return nil, err
 	}

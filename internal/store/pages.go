@@ -54,11 +54,14 @@ func nullString(s string) any {
 
 // Node returns node id of workspace ws, or not_found.
 func (s *Store) Node(ctx context.Context, ws, id string) (*quire.Node, error) {
-	return node(ctx, s.read, ws, id)
+	return node(ctx, s.hot(), ws, id)
 }
 
+// nodeQuery reads node $1 of workspace $2 on the primary key.
+const nodeQuery = `SELECT ` + nodeColumns + ` FROM nodes WHERE id = $1 AND workspace_id = $2`
+
 func node(ctx context.Context, q querier, ws, id string) (*quire.Node, error) {
-	n, err := scanNode(q.QueryRowContext(ctx, `SELECT `+nodeColumns+` FROM nodes WHERE id = $1 AND workspace_id = $2`, id, ws))
+	n, err := scanNode(q.QueryRowContext(ctx, nodeQuery, id, ws))
 	if err != nil {
 		return nil, notFoundIf(err, "page or database "+id)
 	}

@@ -33,6 +33,9 @@ const (
 type Config struct {
 	Dir         string // folder of the SQLite file quire.db
 	DatabaseURL string // postgres://…; overrides Dir
+	// Observe, when set, is told every statement the store runs, before it runs (tests count
+	// the statements of a request with it; observe.go).
+	Observe func(query string)
 }
 
 // Store is Quire's storage on one engine. SQLite gets a single-connection write pool beside a
@@ -47,6 +50,8 @@ type Store struct {
 	file   string     // SQLite's database file
 	secret []byte     // signs cursors and file URLs; shared by every server on the store
 	events bell       // rung when this process commits events (events.go)
+	// prep runs the per-request reads prepared on SQLite's read pool (reads.go); nil on PostgreSQL.
+	prep *preparedReads
 }
 
 // Open connects to the store, applies pending migrations and loads the signing secret.
@@ -54,9 +59,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	var s *Store
 	var err error
 	if cfg.DatabaseURL != "" {
-		s, err = openPostgres(cfg.DatabaseURL)
+		s, err = openPostgres(cfg.DatabaseURL, cfg.Observe)
 	} else {
-		s, err = openSQLite(cfg.Dir)
+		s, err = openSQLite(cfg.Dir, cfg.Observe)
 	}
 	if err != nil {
 		return nil, err
@@ -72,7 +77,11 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	return s, nil
 }
 
-func openSQLite(dir string) (*Store, error) {
+func openSQLite(dir string, observe func(string)) (*Store, error) {
+	open := sql.Open
+	if observe != nil {
+		open = func(name, dsn string) (*sql.DB, error) { return openObserved(name, dsn, observe) }
+	}
 	if dir == "" {
 		dir = "quire-data"
 	}
@@ -105,7 +114,7 @@ func openSQLite(dir string) (*Store, error) {
 	// batch of 100 new records changes several hundred pages of record_values' indexes) SQLite
 	// spilled them to the WAL halfway, writing a page again each time the batch changed it
 	// again: about a tenth of the batch's CPU.
-	write, err := sql.Open("sqlite", u+"?"+pragmas+"&_pragma=temp_store(MEMORY)&_pragma=cache_size(-16384)"+
+	write, err := open("sqlite", u+"?"+pragmas+"&_pragma=temp_store(MEMORY)&_pragma=cache_size(-16384)"+
 		fmt.Sprintf("&_pragma=wal_autocheckpoint(%d)", walBackstop)+"&_txlock=immediate")
 	if err != nil {
 		return nil, err
@@ -113,7 +122,7 @@ func openSQLite(dir string) (*Store, error) {
 	write.SetMaxOpenConns(1)
 	write.SetMaxIdleConns(1)
 	write.SetConnMaxLifetime(0)
-	read, err := sql.Open("sqlite", u+"?"+pragmas+"&_pragma=query_only(1)")
+	read, err := open("sqlite", u+"?"+pragmas+"&_pragma=query_only(1)")
 	if err != nil {
 		write.Close()
 		return nil, err
@@ -128,7 +137,7 @@ func openSQLite(dir string) (*Store, error) {
 		read.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	ckpt, err := sql.Open("sqlite", u+"?"+pragmas)
+	ckpt, err := open("sqlite", u+"?"+pragmas)
 	if err != nil {
 		write.Close()
 		read.Close()
@@ -136,10 +145,11 @@ func openSQLite(dir string) (*Store, error) {
 	}
 	ckpt.SetMaxOpenConns(1)
 	ckpt.SetConnMaxLifetime(0)
-	return &Store{engine: SQLite, read: read, write: write, kept: newStmtCache(write), upkeep: startUpkeep(ckpt, write), file: path}, nil
+	return &Store{engine: SQLite, read: read, write: write, kept: newStmtCache(write), prep: &preparedReads{db: read},
+		upkeep: startUpkeep(ckpt, write), file: path}, nil
 }
 
-func openPostgres(dsn string) (*Store, error) {
+func openPostgres(dsn string, observe func(string)) (*Store, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, redactDSN(err, dsn)
@@ -152,6 +162,9 @@ func openPostgres(dsn string) (*Store, error) {
 		cfg.RuntimeParams["jit"] = "off"
 	}
 	db := stdlib.OpenDB(*cfg)
+	if observe != nil {
+		db = observedDB(stdlib.GetConnector(*cfg), observe)
+	}
 	db.SetMaxOpenConns(32)
 	db.SetMaxIdleConns(32)
 	db.SetConnMaxIdleTime(5 * time.Minute)
@@ -203,6 +216,9 @@ func (s *Store) PoolStats() []PoolStats {
 func (s *Store) Close() error {
 	if s.kept != nil {
 		s.kept.close()
+	}
+	if s.prep != nil {
+		s.prep.close()
 	}
 	var err error
 	if s.upkeep != nil {

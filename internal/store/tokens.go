@@ -104,13 +104,17 @@ func (s *Store) Token(ctx context.Context, id string) (*quire.Token, error) {
 	return t, rows.Err()
 }
 
+// authenticate reads the live token of secret hash $1 and its workspace's name: on the unique
+// index of secret hashes, then the workspace's primary key.
+const authenticate = `SELECT t.id, t.workspace_id, t.owner_id, t.integration_id, t.name,
+		t.scopes, t.workspace_scoped, t.created_ms, t.revoked_ms, w.name
+		FROM tokens t JOIN workspaces w ON w.id = t.workspace_id
+		WHERE t.secret_hash = $1 AND t.revoked_ms = 0`
+
 // Authenticate returns the live token whose secret hashes to secretHash, with its workspace's
 // name, or unauthorized. Grants are not loaded: reach is checked in SQL.
 func (s *Store) Authenticate(ctx context.Context, secretHash string) (*quire.Principal, error) {
-	row := s.read.QueryRowContext(ctx, `SELECT t.id, t.workspace_id, t.owner_id, t.integration_id, t.name,
-		t.scopes, t.workspace_scoped, t.created_ms, t.revoked_ms, w.name
-		FROM tokens t JOIN workspaces w ON w.id = t.workspace_id
-		WHERE t.secret_hash = $1 AND t.revoked_ms = 0`, secretHash)
+	row := s.hot().QueryRowContext(ctx, authenticate, secretHash)
 	p := &quire.Principal{}
 	t, err := scanToken(scanFunc(func(dest ...any) error {
 		return row.Scan(append(dest, &p.WorkspaceName)...)

@@ -1,0 +1,72 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/quire-dev/quire/internal/quire"
+)
+
+// TestBlockJSON: a block and a list of blocks written by appendJSON decode to what encoding/json
+// writes for the same fields (blockDoc with the type's field), for every kind of parent and for
+// strings that need escaping; the written bytes are valid JSON.
+func TestBlockJSON(t *testing.T) {
+	id := quire.NewID()
+	blocks := []blockObject{
+		{ID: id, Parent: newParent(quire.ParentPage, id), CreatedTime: "2026-01-02T03:04:05.000Z", LastEditedTime: "2026-01-02T03:04:05.000Z",
+			CreatedBy: id, LastEditedBy: id, HasChildren: true, Type: "paragraph",
+			Content: json.RawMessage(`{"rich_text":[{"type":"text","text":{"content":"a <b> & \"c\" \u2028 é"}}],"color":"default"}`)},
+		{ID: id, Parent: newParent(quire.ParentBlock, id), InTrash: true, Type: "divider"},
+		{ID: id, Parent: newParent(quire.ParentDatabase, id), Type: "child_database", Content: json.RawMessage(`{"title":"x"}`)},
+		{ID: "odd \"id\" <&>\n", Parent: newParent(quire.ParentWorkspace, ""), Type: "to_do", Content: json.RawMessage(`{}`)},
+	}
+	for _, b := range blocks {
+		got, ok := b.appendJSON(nil)
+		if !ok || !json.Valid(got) {
+			t.Fatalf("appendJSON(%+v) = %s, %v", b, got, ok)
+		}
+		want := map[string]any{}
+		head, _ := json.Marshal(blockDoc{Object: "block", ID: b.ID, Parent: b.Parent, CreatedTime: b.CreatedTime,
+			LastEditedTime: b.LastEditedTime, CreatedBy: ref(b.CreatedBy), LastEditedBy: ref(b.LastEditedBy),
+			HasChildren: b.HasChildren, InTrash: b.InTrash, Type: b.Type})
+		mustUnmarshal(t, head, &want)
+		want[b.Type] = json.RawMessage(rawOr(b.Content, "{}"))
+		wantBytes, _ := json.Marshal(want)
+		if diff := cmp.Diff(decode(t, wantBytes), decode(t, got)); diff != "" {
+			t.Errorf("block %s (-encoding/json +appendJSON):\n%s", b.Type, diff)
+		}
+	}
+	next := "cursor/with+odd=chars"
+	for _, l := range []list[blockObject]{newList(blocks, ""), newList(blocks, next)} {
+		got, ok := l.appendJSON(nil)
+		if !ok {
+			t.Fatal("a list of blocks does not write itself")
+		}
+		want, _ := json.Marshal(l)
+		if diff := cmp.Diff(decode(t, want), decode(t, got)); diff != "" {
+			t.Errorf("list (-encoding/json +appendJSON):\n%s", diff)
+		}
+	}
+	// An empty list, or one of items that do not write themselves, goes through encoding/json.
+	if _, ok := newList[blockObject](nil, "").appendJSON(nil); ok {
+		t.Error("an empty list wrote itself")
+	}
+	if _, ok := newList([]userRef{ref(id)}, "").appendJSON(nil); ok {
+		t.Error("a list of users wrote itself")
+	}
+}
+
+func mustUnmarshal(t *testing.T, b []byte, v any) {
+	t.Helper()
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+}
+
+func decode(t *testing.T, b []byte) any {
+	t.Helper()
+	var v any
+	mustUnmarshal(t, b, &v)
+	return v
+}
