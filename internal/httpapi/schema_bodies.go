@@ -13,8 +13,9 @@ import (
 
 // A request body's schema is built from the description its decoder reads (jsonbody.Body), so
 // the document lists exactly the keys the decoder takes, with the limits its constants hold.
-// Each body is a type whose Schema names its component and its description; reqBody[R] puts
-// it in the document.
+// Each body is an empty type named after its component (createPageRequest documents
+// CreatePageRequest) whose body method returns that description; reqBody[R] puts it in the
+// document.
 
 // bodyShapes are the schemas a body's field may name by Shape: the types that document a
 // value as written. A name missing here stops the server before it serves a document that
@@ -45,7 +46,7 @@ var bodyShapes = map[string]reflect.Type{
 	"PositionInput":        reflect.TypeFor[positionInput](),
 }
 
-// The request bodies, each its component's name and its decoder's description.
+// The request bodies, described by their decoders (body methods below).
 type (
 	createPageRequest          struct{}
 	updatePageRequest          struct{}
@@ -66,59 +67,24 @@ type (
 	updateWebhookRequest       struct{}
 )
 
-// Schema methods: the body's component, built from its decoder's description.
-
-func (createPageRequest) Schema(r huma.Registry) *huma.Schema {
-	return bodySchema(r, "CreatePageRequest", service.NewPageBody)
-}
-func (updatePageRequest) Schema(r huma.Registry) *huma.Schema {
-	return bodySchema(r, "UpdatePageRequest", service.PagePatchBody)
-}
-func (movePageRequest) Schema(r huma.Registry) *huma.Schema {
-	return bodySchema(r, "MovePageRequest", service.MoveBody)
-}
-func (createDatabaseRequest) Schema(r huma.Registry) *huma.Schema {
-	return bodySchema(r, "CreateDatabaseRequest", service.NewDatabaseBody)
-}
-func (updateDatabaseRequest) Schema(r huma.Registry) *huma.Schema {
-	return bodySchema(r, "UpdateDatabaseRequest", service.DatabasePatchBody)
-}
-func (createViewRequest) Schema(r huma.Registry) *huma.Schema {
-	return bodySchema(r, "CreateViewRequest", views.CreateBody)
-}
-func (updateViewRequest) Schema(r huma.Registry) *huma.Schema {
-	return bodySchema(r, "UpdateViewRequest", service.ViewPatchBody)
-}
-func (createMindMapRequest) Schema(r huma.Registry) *huma.Schema {
-	return bodySchema(r, "CreateMindMapRequest", mindmap.NewBody)
-}
-func (updateMindMapRequest) Schema(r huma.Registry) *huma.Schema {
-	return bodySchema(r, "UpdateMindMapRequest", mindmap.PatchBody)
-}
-func (searchRequest) Schema(r huma.Registry) *huma.Schema {
-	return bodySchema(r, "SearchRequest", service.SearchBody)
-}
-func (semanticRequest) Schema(r huma.Registry) *huma.Schema {
-	return bodySchema(r, "SemanticRequest", service.SemanticBody)
-}
-func (queryDatabaseRequest) Schema(r huma.Registry) *huma.Schema {
-	return bodySchema(r, "QueryDatabaseRequest", service.RecordQueryBody)
-}
-func (mutationsRequest) Schema(r huma.Registry) *huma.Schema {
-	return bodySchema(r, "MutationsRequest", service.MutationsBody)
-}
-func (appendBlockChildrenRequest) Schema(r huma.Registry) *huma.Schema {
-	return bodySchema(r, "AppendBlockChildrenRequest", service.AppendBody)
-}
-func (createUploadRequest) Schema(r huma.Registry) *huma.Schema {
-	return bodySchema(r, "CreateUploadRequest", service.NewUploadBody)
-}
-func (createWebhookRequest) Schema(r huma.Registry) *huma.Schema {
-	return bodySchema(r, "CreateWebhookRequest", service.NewWebhookBody)
-}
-func (updateWebhookRequest) Schema(r huma.Registry) *huma.Schema {
-	return bodySchema(r, "UpdateWebhookRequest", service.WebhookChangeBody)
-}
+// body methods: each request is read by the decoder that reads this description.
+func (createPageRequest) body() jsonbody.Body          { return service.NewPageBody }
+func (updatePageRequest) body() jsonbody.Body          { return service.PagePatchBody }
+func (movePageRequest) body() jsonbody.Body            { return service.MoveBody }
+func (createDatabaseRequest) body() jsonbody.Body      { return service.NewDatabaseBody }
+func (updateDatabaseRequest) body() jsonbody.Body      { return service.DatabasePatchBody }
+func (createViewRequest) body() jsonbody.Body          { return views.CreateBody }
+func (updateViewRequest) body() jsonbody.Body          { return service.ViewPatchBody }
+func (createMindMapRequest) body() jsonbody.Body       { return mindmap.NewBody }
+func (updateMindMapRequest) body() jsonbody.Body       { return mindmap.PatchBody }
+func (searchRequest) body() jsonbody.Body              { return service.SearchBody }
+func (semanticRequest) body() jsonbody.Body            { return service.SemanticBody }
+func (queryDatabaseRequest) body() jsonbody.Body       { return service.RecordQueryBody }
+func (mutationsRequest) body() jsonbody.Body           { return service.MutationsBody }
+func (appendBlockChildrenRequest) body() jsonbody.Body { return service.AppendBody }
+func (createUploadRequest) body() jsonbody.Body        { return service.NewUploadBody }
+func (createWebhookRequest) body() jsonbody.Body       { return service.NewWebhookBody }
+func (updateWebhookRequest) body() jsonbody.Body       { return service.WebhookChangeBody }
 
 // bodySchema registers the object b describes under name and returns a reference to it.
 func bodySchema(r huma.Registry, name string, b jsonbody.Body) *huma.Schema {
