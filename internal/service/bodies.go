@@ -1,6 +1,8 @@
 package service
 
 import (
+	"slices"
+
 	"github.com/quire-dev/quire/internal/blocks"
 	"github.com/quire-dev/quire/internal/jsonbody"
 	"github.com/quire-dev/quire/internal/quire"
@@ -64,8 +66,9 @@ var (
 
 // ViewPatchBody is PATCH /v2/databases/{id}/views/{view_id}: the view's settings, which
 // views.DecodePatch reads, and in_trash, which PatchView reads.
-var ViewPatchBody = jsonbody.Body{Noun: views.PatchBody.Noun, Fields: append(views.PatchBody.Fields[:len(views.PatchBody.Fields):len(views.PatchBody.Fields)],
-	jsonbody.Field{Name: "in_trash", Type: "boolean", Doc: "true trashes the view, false restores it."})}
+var ViewPatchBody = jsonbody.Body{Noun: views.PatchBody.Noun, Fields: slices.Concat(views.PatchBody.Fields, []jsonbody.Field{
+	{Name: "in_trash", Type: "boolean", Doc: "true trashes the view, false restores it."},
+})}
 
 // The search bodies: POST /v2/search, POST /v2/search/semantic.
 var (
