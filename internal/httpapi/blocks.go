@@ -86,13 +86,6 @@ type childrenInput struct {
 	PageParams
 }
 
-type appendBlockChildrenRequest struct {
-	Children []blockInput   `json:"children" maxItems:"100" doc:"Blocks to append, nested two levels deep, at most 1000 in all."`
-	After    string         `json:"after,omitempty" format:"uuid" nullable:"true" doc:"Insert right after this child instead of at the end; null is the end."`
-	Before   string         `json:"before,omitempty" format:"uuid" nullable:"true" doc:"Insert right before this child instead of at the end; null is the end. Not with after."`
-	Position *positionInput `json:"position,omitempty" doc:"Where to insert: start, end, or after_block."`
-}
-
 type positionInput struct {
 	Type       string         `json:"type" enum:"start,end,after_block"`
 	AfterBlock *fileUploadRef `json:"after_block,omitempty"`

@@ -14,16 +14,25 @@ import (
 
 // reqBody is every write's request body: huma hands over its bytes untouched (rawBodies), and the
 // handler reads them once with jsonbody, which reports each problem at its path, U+0000 in
-// any string or key included. The document describes the body with R, the request struct
-// (or a type with its own Schema method).
+// any string or key included. The document describes the body with R: the description its
+// decoder reads (a described type, schema_bodies.go), or R's own Schema method (a block
+// update, whose fields are its type's).
 type reqBody[R any] struct{ raw []byte }
+
+// described is a request body documented by its decoder's description.
+type described interface{ body() jsonbody.Body }
 
 // setRaw keeps the body's bytes; huma's buffer is reused after the request.
 func (b *reqBody[R]) setRaw(data []byte) { b.raw = append([]byte(nil), data...) }
 
 // Schema describes the body in the document.
 func (reqBody[R]) Schema(r huma.Registry) *huma.Schema {
-	return r.Schema(reflect.TypeFor[R](), true, "")
+	t := reflect.TypeFor[R]()
+	var zero R
+	if d, ok := any(zero).(described); ok {
+		return bodySchema(r, huma.DefaultSchemaNamer(t, ""), d.body())
+	}
+	return r.Schema(t, true, "")
 }
 
 // object reads the body, which must be a JSON object.

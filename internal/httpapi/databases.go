@@ -72,32 +72,12 @@ func (s *Server) databaseOutput(n *quire.Node) (*databaseOutput, error) {
 	return &databaseOutput{ETag: etag(n.Version), Body: obj}, nil
 }
 
-type createDatabaseRequest struct {
-	Parent      parentInput           `json:"parent" doc:"A page ({\"type\":\"page_id\",\"page_id\":…}) or the workspace (workspace-scoped tokens only)."`
-	Title       []richTextItemInput   `json:"title,omitempty" maxItems:"100"`
-	Description []richTextItemInput   `json:"description,omitempty" maxItems:"100"`
-	IsInline    bool                  `json:"is_inline,omitempty"`
-	Icon        *fileObject           `json:"icon,omitempty"`
-	Cover       *fileObject           `json:"cover,omitempty"`
-	Properties  map[string]schemaEdit `json:"properties" doc:"Property name → {<type>: configuration} (or {\"type\":T, T: configuration}); exactly one title property."`
-}
-
 // schemaEdit documents a property as written: {"type"?, "name"?, <type>: configuration}; in a
 // PATCH, null removes the property.
 type schemaEdit struct{}
 
 // Schema describes a property as written, one variant per property type (schema_database.go).
 func (schemaEdit) Schema(r huma.Registry) *huma.Schema { return propertySchemaInput(r) }
-
-type updateDatabaseRequest struct {
-	Title       []richTextItemInput   `json:"title,omitempty" maxItems:"100"`
-	Description []richTextItemInput   `json:"description,omitempty" maxItems:"100"`
-	IsInline    *bool                 `json:"is_inline,omitempty"`
-	Icon        *fileObjectOrNull     `json:"icon,omitempty" doc:"null clears it."`
-	Cover       *fileObjectOrNull     `json:"cover,omitempty" doc:"null clears it."`
-	InTrash     *bool                 `json:"in_trash,omitempty" doc:"true trashes the database, false restores it."`
-	Properties  map[string]schemaEdit `json:"properties,omitempty" doc:"Property name or id → new configuration, {\"name\": …} to rename, or null to remove."`
-}
 
 type createDatabaseInput struct {
 	Body reqBody[createDatabaseRequest]

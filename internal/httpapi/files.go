@@ -46,14 +46,6 @@ type uploadedFile struct {
 
 type fileUploadOutput struct{ Body fileUploadObject }
 
-type createUploadRequest struct {
-	Parent        *uploadParent `json:"parent,omitempty" doc:"The page the file is for; a token that reads it may download the file."`
-	Filename      string        `json:"filename" minLength:"1" maxLength:"255" doc:"A name, not a path: no / or \\, no control characters."`
-	ContentType   string        `json:"content_type" maxLength:"255" doc:"The media type the PUT must send, e.g. image/png."`
-	Size          *int64        `json:"size,omitempty" minimum:"0" maximum:"5368709120" nullable:"true" doc:"Bytes the PUT must send, exactly. Optional: left out (with content_length) the PUT may send up to 100 MiB (104857600 bytes) and the size is what it sent."`
-	ContentLength *int64        `json:"content_length,omitempty" minimum:"0" maximum:"5368709120" nullable:"true" doc:"The same as size, under the original service's generated client's name; when both are given they must be equal."`
-}
-
 type uploadParent struct {
 	Type   string `json:"type,omitempty" enum:"page_id"`
 	PageID string `json:"page_id" format:"uuid"`

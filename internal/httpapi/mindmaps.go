@@ -114,13 +114,6 @@ func (s *Server) mindMapResponses() map[string]*huma.Response {
 		Content: map[string]*huma.MediaType{"application/json": {Schema: schema}}}}
 }
 
-type createMindMapRequest struct {
-	Parent   parentInput           `json:"parent" doc:"{\"type\":\"page_id\",\"page_id\":…} or {\"type\":\"workspace\",\"workspace\":true} (workspace-scoped tokens only); type may be left out."`
-	Title    mindMapTitleInput     `json:"title"`
-	Root     *mindMapNodeInput     `json:"root,omitempty" doc:"The tree; when left out, a root whose text is the title."`
-	Settings *mindMapSettingsInput `json:"settings,omitempty"`
-}
-
 // mindMapTitleInput documents a title as written: rich text, or a plain string.
 type mindMapTitleInput struct{}
 
@@ -144,12 +137,6 @@ type mindMapNodeInput struct {
 type mindMapSettingsInput struct {
 	Layout string `json:"layout,omitempty" enum:"right,left,both,tree,org"`
 	Theme  string `json:"theme,omitempty" enum:"default,classic,colorful,dark,minimal"`
-}
-
-type updateMindMapRequest struct {
-	Title    *mindMapTitleInput    `json:"title,omitempty"`
-	Settings *mindMapSettingsInput `json:"settings,omitempty" doc:"The settings named change; the others stay."`
-	Edits    []mindMapEdit         `json:"edits,omitempty" maxItems:"100" doc:"Applied in order, all or none."`
 }
 
 // mindMapEdit documents one edit: a variant per op (schema_mindmap.go), with the fields of

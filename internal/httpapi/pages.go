@@ -72,16 +72,6 @@ func (s *Server) pageList(nodes []*quire.Node, next string) *pageListOutput {
 	return &pageListOutput{Body: listOf(nodes, next, s.newPageObject)}
 }
 
-type createPageRequest struct {
-	Parent     *parentInput         `json:"parent,omitempty" doc:"{\"type\":\"page_id\",\"page_id\":…} or {\"type\":\"workspace\",\"workspace\":true} (workspace-scoped tokens only); type may be left out. Left out: the workspace."`
-	PageType   string               `json:"page_type,omitempty" enum:"page,folder,mind_map" default:"page"`
-	Properties *propertyValuesInput `json:"properties,omitempty"`
-	Icon       *fileObject          `json:"icon,omitempty"`
-	Cover      *fileObject          `json:"cover,omitempty"`
-	Children   []blockInput         `json:"children,omitempty" maxItems:"100" doc:"Content blocks, nested two levels deep; or send markdown instead."`
-	Markdown   string               `json:"markdown,omitempty" doc:"GitHub-flavoured Markdown, parsed into blocks instead of children."`
-}
-
 // propertyValuesInput documents the properties of a page or record as written: by name, each
 // value in its type's shape.
 type propertyValuesInput struct{}
@@ -144,23 +134,10 @@ type createPageInput struct {
 	Body reqBody[createPageRequest]
 }
 
-type updatePageRequest struct {
-	Properties *propertyValuesInput `json:"properties,omitempty"`
-	Icon       *fileObjectOrNull    `json:"icon,omitempty" doc:"null clears it."`
-	Cover      *fileObjectOrNull    `json:"cover,omitempty" doc:"null clears it."`
-	InTrash    *bool                `json:"in_trash,omitempty" doc:"true trashes the page, false restores it."`
-}
-
 type patchPageInput struct {
 	PageID  string `path:"page_id" format:"uuid"`
 	IfMatch string `header:"If-Match" doc:"The page's ETag; 409 conflict when the page changed since."`
 	Body    reqBody[updatePageRequest]
-}
-
-type movePageRequest struct {
-	Parent parentInput `json:"parent" doc:"The workspace, a page or folder, or a database: a page moved into one becomes a record (its title carries over, its other properties start empty); a record moved out becomes a page (its other property values are dropped). Folders, mind maps and databases do not go into a database."`
-	After  string      `json:"after,omitempty" format:"uuid" nullable:"true" doc:"Place the node right after this sibling (a child block of a page parent, a top-level node); at the end when left out or null. Not with a database parent."`
-	Before string      `json:"before,omitempty" format:"uuid" nullable:"true" doc:"Place the node right before this sibling; at the end when left out or null. Not with after, nor with a database parent."`
 }
 
 // MoveFields are what the original service's move answer holds beyond the node's id and parent.

@@ -14,23 +14,10 @@ import (
 // The routes of a database's records: the query, the mutations batch, and one property of a
 // page or record. (A record is a page: created, read and changed through the page routes too.)
 
-type queryDatabaseRequest struct {
-	Filter           *queryFilterInput `json:"filter,omitempty"`
-	Sorts            []sortInput       `json:"sorts,omitempty" maxItems:"100"`
-	StartCursor      string            `json:"start_cursor,omitempty"`
-	PageSize         int               `json:"page_size,omitempty" minimum:"1" maximum:"100" default:"20"`
-	FilterProperties []string          `json:"filter_properties,omitempty" doc:"Return only these properties (ids or names)."`
-	ViewID           string            `json:"view_id,omitempty" format:"uuid" nullable:"true" doc:"Query through a view of this database: its filter and the request's filter both apply, and the request's sorts come first, then the view's. Not a view of this database (unknown, in trash, another database's): 400 at view_id."`
-}
-
 type sortInput struct {
 	Property  string `json:"property,omitempty"`
 	Timestamp string `json:"timestamp,omitempty" enum:"created_time,last_edited_time"`
 	Direction string `json:"direction" enum:"ascending,descending"`
-}
-
-type mutationsRequest struct {
-	Mutations []mutationInput `json:"mutations" minItems:"1" maxItems:"100"`
 }
 
 type mutationInput struct {

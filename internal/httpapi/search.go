@@ -10,15 +10,6 @@ import (
 	"github.com/quire-dev/quire/internal/service"
 )
 
-// searchRequest documents the body of POST /v2/search; the service's decoder reads it.
-type searchRequest struct {
-	Query       string        `json:"query,omitempty" maxLength:"1000" doc:"Words or \"quoted phrases\", at most 20; each must occur in the title or in one block. Empty or left out: everything, last edited first."`
-	Filter      *searchFilter `json:"filter,omitempty"`
-	Sort        *searchSort   `json:"sort,omitempty" doc:"Replaces the ranking by relevance."`
-	StartCursor string        `json:"start_cursor,omitempty"`
-	PageSize    int           `json:"page_size,omitempty" minimum:"1" maximum:"100" default:"20"`
-}
-
 type searchFilter struct {
 	Property string `json:"property" enum:"object"`
 	Value    string `json:"value" enum:"page,database,folder,mind_map"`
@@ -62,17 +53,6 @@ func (s *Server) search(ctx context.Context, in *searchInput) (*nodeListOutput, 
 		}
 	}
 	return &nodeListOutput{Body: newList(items, pg.NextCursor)}, nil
-}
-
-// semanticRequest documents the body of POST /v2/search/semantic: the original service's
-// {query, page_size, start_cursor, space_id, score_threshold}, and Quire's filter.
-type semanticRequest struct {
-	Query          string        `json:"query" minLength:"1" maxLength:"1000" doc:"What to look for, in your own words."`
-	Filter         *searchFilter `json:"filter,omitempty" doc:"Only fragments of pages, databases, folders or mind maps."`
-	PageSize       int           `json:"page_size,omitempty" minimum:"1" maximum:"100" default:"10" doc:"Fragments per page, 1 to 100."`
-	StartCursor    string        `json:"start_cursor,omitempty" nullable:"true" doc:"next_cursor of the previous page, unchanged, with the same query, filter and score_threshold; null or left out: the first page."`
-	SpaceID        string        `json:"space_id,omitempty" nullable:"true" doc:"The token's workspace id (any other answers 404); null or left out: the token's workspace."`
-	ScoreThreshold float64       `json:"score_threshold,omitempty" minimum:"0" maximum:"1" doc:"Leave out fragments scoring less (scores run from 0 to 1)."`
 }
 
 // semanticResult is one fragment of a semantic search's answer: the original service's

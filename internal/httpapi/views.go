@@ -146,31 +146,9 @@ type viewIDInput struct {
 	ViewID     string `path:"view_id" format:"uuid"`
 }
 
-type createViewRequest struct {
-	Name           string           `json:"name" maxLength:"200"`
-	Type           string           `json:"type" enum:"table,board,gallery,list,calendar,timeline,form"`
-	PropertyLayout []viewLayoutItem `json:"property_layout,omitempty" maxItems:"100" doc:"Columns by property id (title is accepted for the title property); timeline and form views take none."`
-	Filter         viewFilterOrNull `json:"filter,omitempty" doc:"Select options may be named by their unique name; they are stored as ids."`
-	Sorts          []viewSort       `json:"sorts,omitempty" maxItems:"100"`
-	GroupBy        viewGroupByOrNil `json:"group_by,omitempty" doc:"Table and board views only."`
-	Config         *viewConfig      `json:"config,omitempty" doc:"Only the keys of the view's type; keys left out take their defaults."`
-}
-
 type createViewInput struct {
 	DatabaseID string `path:"database_id" format:"uuid"`
 	Body       reqBody[createViewRequest]
-}
-
-type updateViewRequest struct {
-	Name           string            `json:"name,omitempty" maxLength:"200"`
-	Type           string            `json:"type,omitempty" enum:"table,board,gallery,list,calendar,timeline,form" doc:"May be repeated, never changed (reason immutable)."`
-	PropertyLayout *[]viewLayoutItem `json:"property_layout,omitempty" maxItems:"100" doc:"Replaces the layout; null clears it."`
-	Filter         viewFilterOrNull  `json:"filter,omitempty" doc:"Replaces the filter; null clears it."`
-	Sorts          *[]viewSort       `json:"sorts,omitempty" maxItems:"100" doc:"Replaces the sorts; null clears them."`
-	GroupBy        viewGroupByOrNil  `json:"group_by,omitempty"`
-	Config         *viewConfig       `json:"config,omitempty" doc:"Keys given replace those keys; a null key takes its default; null resets every key."`
-	PageSort       *[]string         `json:"page_sort,omitempty" maxItems:"10000" doc:"Manual record order: ids of records of the database."`
-	InTrash        *bool             `json:"in_trash,omitempty" doc:"true trashes the view, false restores it."`
 }
 
 type patchViewInput struct {

@@ -42,19 +42,6 @@ type webhookDelivery struct {
 
 type webhookDeliveryListOutput struct{ Body list[webhookDelivery] }
 
-type createWebhookRequest struct {
-	URL         string   `json:"url" format:"uri" maxLength:"2000" doc:"https, or http to loopback (any http with the server's --webhook-allow-private). Redirects are not followed."`
-	EventTypes  []string `json:"event_types,omitempty" doc:"Only these event types; absent or empty: every type."`
-	Description string   `json:"description,omitempty" maxLength:"2000"`
-}
-
-type updateWebhookRequest struct {
-	URL         string   `json:"url,omitempty" format:"uri" maxLength:"2000"`
-	EventTypes  []string `json:"event_types,omitempty" nullable:"true" doc:"null or empty: every type."`
-	Description string   `json:"description,omitempty" maxLength:"2000"`
-	Status      string   `json:"status,omitempty" enum:"active" doc:"active resumes a failing webhook with the event that failed."`
-}
-
 type createWebhookInput struct {
 	Body reqBody[createWebhookRequest]
 }

@@ -74,6 +74,17 @@ func Array(p *quire.Problems, path string, v any, max int) ([]any, bool) {
 	return a, true
 }
 
+// EachObject calls each with every item of arr, the array at path, that is an object, and the
+// item's path; an item that is not is reported as invalid_type and skipped.
+func EachObject(p *quire.Problems, path string, arr []any, each func(path string, m map[string]any)) {
+	for i, item := range arr {
+		ip := Index(path, i)
+		if m, ok := Object(p, ip, item); ok {
+			each(ip, m)
+		}
+	}
+}
+
 // String reads v as a string.
 func String(p *quire.Problems, path string, v any) (string, bool) {
 	s, ok := v.(string)

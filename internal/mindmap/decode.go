@@ -31,6 +31,9 @@ func DecodeNew(body map[string]any) (New, error) {
 	out := New{Settings: DefaultSettings()}
 	ids := map[string]bool{}
 	for _, k := range jsonbody.SortedKeys(body) {
+		if !NewBody.Takes(&p, k) {
+			continue
+		}
 		v := body[k]
 		switch k {
 		case "parent":
@@ -40,8 +43,6 @@ func DecodeNew(body map[string]any) (New, error) {
 			out.Root = decodeNode(&p, "root", v, 1, ids)
 		case "settings":
 			out.Settings = decodeSettings(&p, "settings", v).Apply(out.Settings)
-		default:
-			p.Add(jsonbody.Join("", k), quire.ReasonUnknownField, "A mind map has no field "+k+".")
 		}
 	}
 	if _, ok := body["title"]; !ok {
@@ -58,6 +59,9 @@ func DecodePatch(body map[string]any) (Patch, error) {
 	var p quire.Problems
 	var out Patch
 	for _, k := range jsonbody.SortedKeys(body) {
+		if !PatchBody.Takes(&p, k) {
+			continue
+		}
 		v := body[k]
 		switch k {
 		case "title":
@@ -67,8 +71,6 @@ func DecodePatch(body map[string]any) (Patch, error) {
 			out.Settings = decodeSettings(&p, "settings", v)
 		case "edits":
 			out.Edits = decodeEdits(&p, "edits", v)
-		default:
-			p.Add(jsonbody.Join("", k), quire.ReasonUnknownField, "A mind map update has no field "+k+".")
 		}
 	}
 	return out, p.Err()

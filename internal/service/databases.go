@@ -42,13 +42,7 @@ func DecodeNewDatabase(raw []byte) (NewDatabase, error) {
 	}
 	var p quire.Problems
 	var out NewDatabase
-	for _, k := range jsonbody.SortedKeys(body) {
-		switch k {
-		case "parent", "title", "description", "is_inline", "icon", "cover", "properties":
-		default:
-			p.Add(jsonbody.Join("", k), quire.ReasonUnknownField, "A database has no field "+k+".")
-		}
-	}
+	NewDatabaseBody.Unknown(&p, body)
 	out.Parent = DecodeParent(&p, "parent", body["parent"])
 	if out.Parent.Type == quire.ParentDatabase {
 		p.Add("parent.type", quire.ReasonInvalidValue, "A database goes under a page or the workspace.")
@@ -88,6 +82,9 @@ func DecodeDatabasePatch(raw []byte) (DatabasePatch, error) {
 	var p quire.Problems
 	var out DatabasePatch
 	for _, k := range jsonbody.SortedKeys(body) {
+		if !DatabasePatchBody.Takes(&p, k) {
+			continue
+		}
 		v := body[k]
 		switch k {
 		case "title", "description":
@@ -124,8 +121,6 @@ func DecodeDatabasePatch(raw []byte) (DatabasePatch, error) {
 				continue
 			}
 			out.Properties = members[k]
-		default:
-			p.Add(jsonbody.Join("", k), quire.ReasonUnknownField, "A database update has no field "+k+".")
 		}
 	}
 	return out, p.Err()

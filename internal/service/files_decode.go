@@ -38,13 +38,7 @@ type NewUpload struct {
 func DecodeNewUpload(body map[string]any) (NewUpload, error) {
 	var p quire.Problems
 	var out NewUpload
-	for _, k := range jsonbody.SortedKeys(body) {
-		switch k {
-		case "parent", "filename", "content_type", "size", "content_length":
-		default:
-			p.Add(jsonbody.Join("", k), quire.ReasonUnknownField, "An upload has no field "+k+".")
-		}
-	}
+	NewUploadBody.Unknown(&p, body)
 	if v, ok := body["parent"]; ok && v != nil {
 		out.ParentID = decodeUploadParent(&p, v)
 	}
@@ -173,7 +167,7 @@ func checkFileName(name string) (d quire.Detail, msg string) {
 // normalizeContentType parses a media type and writes it back canonically (lower-case type
 // and subtype, parameters kept), so that the upload's Content-Type can be compared with it.
 func normalizeContentType(ct string) (string, bool) {
-	if len(ct) > 255 {
+	if len(ct) > maxContentType {
 		return "", false
 	}
 	mt, params, err := mime.ParseMediaType(ct)

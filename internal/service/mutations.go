@@ -30,11 +30,7 @@ func DecodeMutations(raw []byte) ([]Mutation, error) {
 		return nil, err
 	}
 	var p quire.Problems
-	for _, k := range jsonbody.SortedKeys(body) {
-		if k != "mutations" {
-			p.Add(jsonbody.Join("", k), quire.ReasonUnknownField, "A mutations body has no field "+k+".")
-		}
-	}
+	MutationsBody.Unknown(&p, body)
 	arr, ok := body["mutations"].([]any)
 	switch {
 	case body["mutations"] == nil:

@@ -47,13 +47,7 @@ func DecodeNewPage(body map[string]any) (NewPage, string, error) {
 	var p quire.Problems
 	var out NewPage
 	var md string
-	for _, k := range jsonbody.SortedKeys(body) {
-		switch k {
-		case "parent", "page_type", "properties", "icon", "cover", "children", "markdown":
-		default:
-			p.Add(jsonbody.Join("", k), quire.ReasonUnknownField, "A page has no field "+k+".")
-		}
-	}
+	NewPageBody.Unknown(&p, body)
 	out.Parent = DecodeNewParent(&p, "parent", body)
 	out.PageType = quire.PageTypePage
 	if v, ok := body["page_type"]; ok {
@@ -116,6 +110,9 @@ func DecodePagePatch(body map[string]any) (PagePatch, error) {
 	var p quire.Problems
 	var out PagePatch
 	for _, k := range jsonbody.SortedKeys(body) {
+		if !PagePatchBody.Takes(&p, k) {
+			continue
+		}
 		v := body[k]
 		switch k {
 		case "properties":
@@ -142,8 +139,6 @@ func DecodePagePatch(body map[string]any) (PagePatch, error) {
 				continue
 			}
 			out.InTrash = &b
-		default:
-			p.Add(jsonbody.Join("", k), quire.ReasonUnknownField, "A page update has no field "+k+".")
 		}
 	}
 	return out, p.Err()

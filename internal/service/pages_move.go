@@ -30,6 +30,9 @@ func DecodeMove(body map[string]any) (Move, error) {
 	var pr quire.Problems
 	m := Move{To: DecodeParent(&pr, "parent", body["parent"])}
 	for _, k := range jsonbody.SortedKeys(body) {
+		if !MoveBody.Takes(&pr, k) {
+			continue
+		}
 		v := body[k]
 		switch k {
 		case "parent":
@@ -46,8 +49,6 @@ func DecodeMove(body map[string]any) (Move, error) {
 			} else {
 				m.Before = s
 			}
-		default:
-			pr.Add(jsonbody.Join("", k), quire.ReasonUnknownField, "A move has no field "+k+".")
 		}
 	}
 	if m.After != "" && m.Before != "" {

@@ -71,6 +71,9 @@ func DecodePlacement(body map[string]any) (Placement, error) {
 		return s
 	}
 	for _, k := range jsonbody.SortedKeys(body) {
+		if !AppendBody.Takes(&pr, k) {
+			continue
+		}
 		v := body[k]
 		switch k {
 		case "children":
@@ -98,8 +101,6 @@ func DecodePlacement(body map[string]any) (Placement, error) {
 			default:
 				pr.Add("position.type", quire.ReasonInvalidValue, "position.type is start, end or after_block.")
 			}
-		default:
-			pr.Add(jsonbody.Join("", k), quire.ReasonUnknownField, "An append has no field "+k+".")
 		}
 	}
 	_, position := body["position"]

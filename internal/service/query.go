@@ -28,7 +28,7 @@ type RecordQuery struct {
 // DecodeRecordQuery validates a query body's shape (the filter and sorts are checked against
 // the schema by QueryDatabase).
 func DecodeRecordQuery(raw []byte) (RecordQuery, error) {
-	out := RecordQuery{PageSize: 20}
+	out := RecordQuery{PageSize: defaultPageSize}
 	if len(raw) == 0 {
 		return out, nil
 	}
@@ -38,6 +38,9 @@ func DecodeRecordQuery(raw []byte) (RecordQuery, error) {
 	}
 	var p quire.Problems
 	for _, k := range jsonbody.SortedKeys(body) {
+		if !RecordQueryBody.Takes(&p, k) {
+			continue
+		}
 		v := body[k]
 		switch k {
 		case "filter":
@@ -65,8 +68,6 @@ func DecodeRecordQuery(raw []byte) (RecordQuery, error) {
 				}
 				out.FilterProperties = append(out.FilterProperties, s)
 			}
-		default:
-			p.Add(jsonbody.Join("", k), quire.ReasonUnknownField, "A query has no field "+k+".")
 		}
 	}
 	return out, p.Err()

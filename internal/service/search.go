@@ -31,8 +31,11 @@ type SearchRequest struct {
 // DecodeSearch reads a search body (contract §8), reporting every problem with its path.
 func DecodeSearch(body map[string]any) (SearchRequest, error) {
 	var p quire.Problems
-	out := SearchRequest{PageSize: 20}
+	out := SearchRequest{PageSize: defaultPageSize}
 	for _, k := range jsonbody.SortedKeys(body) {
+		if !SearchBody.Takes(&p, k) {
+			continue
+		}
 		v := body[k]
 		switch k {
 		case "query":
@@ -45,8 +48,6 @@ func DecodeSearch(body map[string]any) (SearchRequest, error) {
 			out.StartCursor = nullableString(&p, k, v)
 		case "page_size":
 			out.PageSize = decodePageSize(&p, v, out.PageSize)
-		default:
-			p.Add(jsonbody.Join("", k), quire.ReasonUnknownField, "A search has no field "+k+".")
 		}
 	}
 	if n := len(searchTerms(out.Query)); n > MaxQueryTerms {

@@ -37,6 +37,9 @@ func DecodeSemanticSearch(body map[string]any) (SemanticRequest, error) {
 	var p quire.Problems
 	out := SemanticRequest{PageSize: semanticPageSize}
 	for _, k := range jsonbody.SortedKeys(body) {
+		if !SemanticBody.Takes(&p, k) {
+			continue
+		}
 		v := body[k]
 		switch k {
 		case "query":
@@ -59,8 +62,6 @@ func DecodeSemanticSearch(body map[string]any) (SemanticRequest, error) {
 			default:
 				out.ScoreThreshold = n
 			}
-		default:
-			p.Add(jsonbody.Join("", k), quire.ReasonUnknownField, "A semantic search has no field "+k+".")
 		}
 	}
 	if _, ok := body["query"]; !ok {

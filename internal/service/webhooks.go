@@ -66,7 +66,7 @@ type NewWebhook struct {
 // DecodeNewWebhook validates a POST /v2/webhooks body, every problem with its path.
 func (s *Service) DecodeNewWebhook(body map[string]any) (NewWebhook, error) {
 	var p quire.Problems
-	jsonbody.Unknown(&p, "", body, "url", "event_types", "description")
+	NewWebhookBody.Unknown(&p, body)
 	var out NewWebhook
 	if u, ok := jsonbody.RequiredStr(&p, "", body, "url"); ok {
 		out.URL = s.checkWebhookURL(&p, u)
@@ -83,7 +83,7 @@ func (s *Service) DecodeNewWebhook(body map[string]any) (NewWebhook, error) {
 // DecodeWebhookChange validates a PATCH /v2/webhooks/{id} body.
 func (s *Service) DecodeWebhookChange(body map[string]any) (store.WebhookChange, error) {
 	var p quire.Problems
-	jsonbody.Unknown(&p, "", body, "url", "event_types", "description", "status")
+	WebhookChangeBody.Unknown(&p, body)
 	var c store.WebhookChange
 	if u, ok := jsonbody.Str(&p, "", body, "url"); ok {
 		u = s.checkWebhookURL(&p, u)

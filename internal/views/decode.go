@@ -25,7 +25,7 @@ func DecodeCreate(s quire.Schema, v any) (*View, error) {
 		return nil, notObject()
 	}
 	d := &decoder{s: s, p: &quire.Problems{}}
-	jsonbody.Unknown(d.p, "", m, "name", "type", "property_layout", "filter", "sorts", "group_by", "config")
+	CreateBody.Unknown(d.p, m)
 	out := &View{}
 	if t, ok := required(d.p, "", m, "type"); ok {
 		if IsKind(t) {
@@ -60,7 +60,7 @@ func DecodePatch(s quire.Schema, current *View, v any) (*View, error) {
 		return nil, notObject()
 	}
 	d := &decoder{s: s, p: &quire.Problems{}, kind: current.Type}
-	jsonbody.Unknown(d.p, "", m, "name", "type", "property_layout", "filter", "sorts", "group_by", "config", "page_sort")
+	PatchBody.Unknown(d.p, m)
 	out := Read(s, current, true)
 	if t := m["type"]; t != nil {
 		if ts, ok := jsonbody.String(d.p, "type", t); ok && ts != current.Type {

@@ -23,12 +23,7 @@ func (d *decoder) layout(path string, v any) []LayoutEntry {
 	}
 	out := make([]LayoutEntry, 0, len(arr))
 	seen := map[string]bool{}
-	for i, item := range arr {
-		ip := jsonbody.Index(path, i)
-		m, ok := jsonbody.Object(d.p, ip, item)
-		if !ok {
-			continue
-		}
+	jsonbody.EachObject(d.p, path, arr, func(ip string, m map[string]any) {
 		jsonbody.Unknown(d.p, ip, m, "property", "visible", "width")
 		e := LayoutEntry{Property: d.listedProperty(ip, m, seen, d.titleAlias, "already in the layout")}
 		if m["visible"] == nil {
@@ -42,7 +37,7 @@ func (d *decoder) layout(path string, v any) []LayoutEntry {
 			}
 		}
 		out = append(out, e)
-	}
+	})
 	return out
 }
 
@@ -91,12 +86,7 @@ func (d *decoder) sorts(path string, v any) []Sort {
 	}
 	out := make([]Sort, 0, len(arr))
 	seen := map[string]bool{}
-	for i, item := range arr {
-		ip := jsonbody.Index(path, i)
-		m, ok := jsonbody.Object(d.p, ip, item)
-		if !ok {
-			continue
-		}
+	jsonbody.EachObject(d.p, path, arr, func(ip string, m map[string]any) {
 		jsonbody.Unknown(d.p, ip, m, "property", "direction")
 		s := Sort{Property: d.listedProperty(ip, m, seen, nil, "already sorted on")}
 		if m["direction"] == nil {
@@ -105,7 +95,7 @@ func (d *decoder) sorts(path string, v any) []Sort {
 			s.Direction, _ = jsonbody.Enum(d.p, jsonbody.Join(ip, "direction"), m["direction"], []string{Ascending, Descending})
 		}
 		out = append(out, s)
-	}
+	})
 	return out
 }
 

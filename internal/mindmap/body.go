@@ -1,0 +1,19 @@
+package mindmap
+
+import "github.com/quire-dev/quire/internal/jsonbody"
+
+// NewBody is POST /v2/mind-maps as DecodeNew reads it (the caller decodes parent) and as the
+// document shows it.
+var NewBody = jsonbody.Body{Noun: "A mind map", Fields: []jsonbody.Field{
+	{Name: "parent", Shape: "ParentInput", Required: true, Doc: `{"type":"page_id","page_id":…} or {"type":"workspace","workspace":true} (workspace-scoped tokens only); type may be left out.`},
+	{Name: "title", Shape: "MindMapTitleInput", Required: true},
+	{Name: "root", Shape: "MindMapNodeInput", Doc: "The tree; when left out, a root whose text is the title."},
+	{Name: "settings", Shape: "MindMapSettingsInput"},
+}}
+
+// PatchBody is PATCH /v2/mind-maps/{id} as DecodePatch reads it.
+var PatchBody = jsonbody.Body{Noun: "A mind map update", Fields: []jsonbody.Field{
+	{Name: "title", Shape: "MindMapTitleInput"},
+	{Name: "settings", Shape: "MindMapSettingsInput", Doc: "The settings named change; the others stay."},
+	{Name: "edits", Type: "array", Shape: "MindMapEdit", Nullable: true, MaxItems: MaxArray, Doc: "Applied in order, all or none."},
+}}
