@@ -188,6 +188,12 @@ func (s *Store) QueryRecords(ctx context.Context, ws string, q dbquery.Query, pa
 		}
 		q.Records = max(1, int(n.Float64))
 	}
+	if q.Pair, err = dbquery.FindPair(ctx, tx, q); err != nil {
+		return nil, err
+	}
+	if q.Pair == nil {
+		s.wantPair(q)
+	}
 	ids, next, err := dbquery.Page(ctx, tx, dbquery.Dialect(s.engine), q, pageSize)
 	if err != nil {
 		return nil, err

@@ -47,6 +47,7 @@ type Store struct {
 	file   string     // SQLite's database file
 	secret []byte     // signs cursors and file URLs; shared by every server on the store
 	events bell       // rung when this process commits events (events.go)
+	pairs  pairs      // the record pairs queries want, and their registration (records_pairs.go)
 }
 
 // Open connects to the store, applies pending migrations and loads the signing secret.
@@ -196,6 +197,7 @@ func (s *Store) PoolStats() []PoolStats {
 
 // Close releases every connection.
 func (s *Store) Close() error {
+	s.pairs.wait()
 	if s.kept != nil {
 		s.kept.close()
 	}
