@@ -183,6 +183,7 @@ func compileNarrow(t testing.TB, filter, sorts string, after *dbquery.Position, 
 func TestPlans(t *testing.T) {
 	db := openSQLite(t)
 	seedBench(t, db, 20_000)
+	benchPairs(t, db)
 	mustContain := func(t *testing.T, plan string, wants ...string) {
 		t.Helper()
 		for _, w := range wants {
@@ -215,6 +216,7 @@ func TestPlans(t *testing.T) {
 			}
 		}
 		t.Run(fmt.Sprintf("analyzed=%v", analyzed), func(t *testing.T) {
+			t.Run("pairs", func(t *testing.T) { pairPlansSQLite(t, db) })
 			for _, sorts := range []string{`[{"property":"num","direction":"ascending"}]`, `[{"property":"num","direction":"descending"}]`} {
 				for _, after := range []*dbquery.Position{nil, {Keys: []dbquery.Key{{Num: &num}}, ID: "m"}} {
 					plan := explain(t, db, compileBench(t, `{"property":"sel","select":{"equals":"opt7"}}`, sorts, after, nil))
