@@ -64,6 +64,9 @@ const (
 // DropPropertyValues deletes every row of property propertyID in database db, on the
 // property's range of each index.
 func (tx *Tx) DropPropertyValues(ctx context.Context, db, propertyID string) error {
+	if err := tx.dropPairsOf(ctx, db, propertyID); err != nil {
+		return err
+	}
 	for _, q := range []string{dropTextRows, dropNumRows} {
 		if _, err := tx.tx.ExecContext(ctx, q, db, propertyID); err != nil {
 			return err

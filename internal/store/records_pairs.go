@@ -135,3 +135,15 @@ const (
 		WHERE f.database_id = $2 AND f.property_id = $3 AND f.v_text IS NOT NULL AND s.v_text IS NOT NULL
 		ON CONFLICT DO NOTHING`
 )
+
+// dropPairsOf deletes the pairs of database db that name property prop, their rows first: the
+// property is being dropped, and its rows then go without the triggers' work per row. A pair
+// that a later query wants again is registered again.
+func (tx *Tx) dropPairsOf(ctx context.Context, db, prop string) error {
+	if _, err := tx.tx.ExecContext(ctx, `DELETE FROM record_pairs WHERE pair_id IN
+		(SELECT id FROM record_pair_keys WHERE database_id = $1 AND (filter_prop = $2 OR sort_prop = $2))`, db, prop); err != nil {
+		return err
+	}
+	_, err := tx.tx.ExecContext(ctx, `DELETE FROM record_pair_keys WHERE database_id = $1 AND (filter_prop = $2 OR sort_prop = $2)`, db, prop)
+	return err
+}

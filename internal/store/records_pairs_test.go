@@ -143,22 +143,36 @@ func TestQueryRecords_RegistersPair(t *testing.T) {
 	})
 }
 
-// TestRegisterPair_Bound: a database gets at most four pairs; registering one twice is a no-op.
+// TestRegisterPair_Bound: a database gets at most four pairs; registering one twice is a no-op;
+// dropping a property drops its pairs, which frees their places.
 func TestRegisterPair_Bound(t *testing.T) {
 	testdb.ForEachEngine(t, func(t *testing.T, s *store.Store) {
 		db := quire.NewID()
-		for i := range 6 {
-			if err := s.RegisterPair(ctx, db, fmt.Sprintf("f%d", i%5), "num", false); err != nil {
-				t.Fatal(err)
+		register := func(filters ...string) {
+			t.Helper()
+			for _, f := range filters {
+				if err := s.RegisterPair(ctx, db, f, "num", false); err != nil {
+					t.Fatal(err)
+				}
 			}
 		}
-		got, err := s.RowsForTest(ctx, `SELECT filter_prop FROM record_pair_keys WHERE database_id = $1 ORDER BY filter_prop`, db)
-		if err != nil {
-			t.Fatal(err)
+		keys := func(want ...string) {
+			t.Helper()
+			got, err := s.RowsForTest(ctx, `SELECT filter_prop FROM record_pair_keys WHERE database_id = $1 ORDER BY filter_prop`, db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("pairs (-want +got):\n%s", diff)
+			}
 		}
-		if diff := cmp.Diff([]string{"f0", "f1", "f2", "f3"}, got); diff != "" {
-			t.Errorf("pairs (-want +got):\n%s", diff)
-		}
+		register("f0", "f1", "f2", "f3", "f4", "f0")
+		keys("f0", "f1", "f2", "f3")
+		mustTx(t, s, func(tx *store.Tx) error { return tx.DropPropertyValues(ctx, db, "f1") })
+		register("f4")
+		keys("f0", "f2", "f3", "f4")
+		mustTx(t, s, func(tx *store.Tx) error { return tx.DropPropertyValues(ctx, db, "num") })
+		keys()
 	})
 }
 
