@@ -24,6 +24,8 @@ const (
 	// records with one value of the filter property each (measured on SQLite: its table and
 	// two indexes), and a little on every write of either property.
 	maxPairs = 4
+	// maxWanted bounds the pairs a server counts queries of (a few hundred kilobytes).
+	maxWanted = 10000
 )
 
 // pairName names a pair that a query wanted: a database, its filter and sort properties.
@@ -54,8 +56,8 @@ func (s *Store) wantPair(q dbquery.Query) {
 	p := &s.pairs
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.seen == nil {
-		p.seen = map[pairName]int{}
+	if p.seen == nil || len(p.seen) >= maxWanted {
+		p.seen = map[pairName]int{} // counts lost only delay a registration
 	}
 	p.seen[name]++
 	if p.seen[name] < pairAfterUses || p.running {
