@@ -118,6 +118,22 @@ func TestPairPlansPostgres(t *testing.T) {
 	if _, err := db.Exec(`VACUUM ANALYZE`); err != nil {
 		t.Fatal(err)
 	}
+	// The triggers' insert (quire_record_pairs_write) reads a written record's rows by its id.
+	var body string
+	if err := db.QueryRow(`SELECT prosrc FROM pg_proc WHERE proname = 'quire_record_pairs_write'`).Scan(&body); err != nil {
+		t.Fatal(err)
+	}
+	var raw []byte
+	if err := db.QueryRow("EXPLAIN (FORMAT JSON) " + strings.ReplaceAll(body, "ANY (ids)", "ANY (ARRAY['r7', 'r8'])")).Scan(&raw); err != nil {
+		t.Fatalf("%v\n%s", err, body)
+	}
+	var trig []struct{ Plan pgNode }
+	if err := json.Unmarshal(raw, &trig); err != nil || len(trig) != 1 {
+		t.Fatalf("%v %s", err, raw)
+	}
+	if nodes := trig[0].Plan.flatten(); strings.Contains(nodes, "Seq Scan|record_values") || !strings.Contains(nodes, "|record_values|record_values_pkey|") {
+		t.Errorf("the triggers' insert does not read records by id:\n%s", nodes)
+	}
 	for name, st := range pairStmts(t, db, dbquery.Postgres) {
 		var raw []byte
 		if err := db.QueryRow("EXPLAIN (FORMAT JSON) "+st.SQL, st.Args...).Scan(&raw); err != nil {
