@@ -80,8 +80,11 @@ var tables = []table{
 
 // derived are the store's tables that a restore rebuilds instead of carrying: the keyword
 // index, written by the triggers on nodes, blocks and mind_map_nodes (with SQLite's FTS5
-// tables and their shadow tables, matched by prefix), and the migrations' own bookkeeping.
-var derived = []string{"search_docs", "search_fts", "search_title_fts", "search_fts_terms", "search_title_terms", "goose_db_version"}
+// tables and their shadow tables, matched by prefix), the migrations' own bookkeeping, and the
+// record pairs (store/records_pairs.go): a restored store has none, and queries register them
+// again.
+var derived = []string{"search_docs", "search_fts", "search_title_fts", "search_fts_terms", "search_title_terms", "goose_db_version",
+	"record_pair_keys", "record_pairs"}
 
 // tableNamed returns the carried table name.
 func tableNamed(name string) (table, error) {

@@ -29,6 +29,10 @@ type Query struct {
 	// Records is about how many records the database holds, at least (0: unknown): Page weighs
 	// reading a selective condition's records by id against walking the order with it.
 	Records int
+	// Pair, when set, is a composite index of the filter property of one of the filter's
+	// top-level conditions and of the single sort property (see PairWanted): the statement walks
+	// it instead of the sort property's index, unless Within or Narrow is set.
+	Pair *Pair
 }
 
 // Position is a record's place in a query's order: its sort keys (its created time when the
@@ -167,6 +171,9 @@ func (c *compiler) bySortProperty(q Query) (Stmt, error) {
 		if !at.fits(col, true) || (q.After.ID == "" && !at.empty()) {
 			return Stmt{}, errCursor
 		}
+	}
+	if q.Pair != nil {
+		return c.byPair(q, at != nil && at.empty())
 	}
 	prop := b.arg(s.PropertyID)
 	if at != nil && at.empty() {

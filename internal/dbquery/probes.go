@@ -120,6 +120,9 @@ func narrow(ctx context.Context, db Queryer, d Dialect, q Query, pageSize int) (
 		return nil, 0, false, err
 	}
 	for _, p := range probes {
+		if q.Pair != nil && p.Cond == q.Pair.Cond {
+			continue // the pair's walk reads no more of its index than the probe would
+		}
 		rows, err := db.QueryContext(ctx, p.SQL, p.Args...)
 		if err != nil {
 			return nil, 0, false, err

@@ -64,6 +64,9 @@ const (
 // DropPropertyValues deletes every row of property propertyID in database db, on the
 // property's range of each index.
 func (tx *Tx) DropPropertyValues(ctx context.Context, db, propertyID string) error {
+	if err := tx.dropPairsOf(ctx, db, propertyID); err != nil {
+		return err
+	}
 	for _, q := range []string{dropTextRows, dropNumRows} {
 		if _, err := tx.tx.ExecContext(ctx, q, db, propertyID); err != nil {
 			return err
@@ -187,6 +190,12 @@ func (s *Store) QueryRecords(ctx context.Context, ws string, q dbquery.Query, pa
 			return nil, err
 		}
 		q.Records = max(1, int(n.Float64))
+	}
+	if q.Pair, err = dbquery.FindPair(ctx, tx, q); err != nil {
+		return nil, err
+	}
+	if q.Pair == nil {
+		s.wantPair(q)
 	}
 	ids, next, err := dbquery.Page(ctx, tx, dbquery.Dialect(s.engine), q, pageSize)
 	if err != nil {

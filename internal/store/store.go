@@ -51,7 +51,8 @@ type Store struct {
 	secret []byte     // signs cursors and file URLs; shared by every server on the store
 	events bell       // rung when this process commits events (events.go)
 	// prep runs the per-request reads prepared on SQLite's read pool (reads.go); nil on PostgreSQL.
-	prep *preparedReads
+	prep  *preparedReads
+	pairs pairs // the record pairs queries want, and their registration (records_pairs.go)
 }
 
 // Open connects to the store, applies pending migrations and loads the signing secret.
@@ -214,6 +215,7 @@ func (s *Store) PoolStats() []PoolStats {
 
 // Close releases every connection.
 func (s *Store) Close() error {
+	s.pairs.wait()
 	if s.kept != nil {
 		s.kept.close()
 	}
