@@ -119,16 +119,24 @@ func (c *compiler) valuePred(e Cond) (pred string, neg, eq bool) {
 	case argOption, argID:
 		return "v.v_text = " + b.arg(e.Value.(string)), e.Op == "does_not_equal" || e.Op == "does_not_contain", true
 	}
+	parts, eq := c.dateParts("v.v_num", e, func(ms int64) any { return float64(ms) })
+	return strings.Join(parts, " AND "), false, eq
+}
+
+// dateParts compares col with the range a date condition's operator gives, one comparison
+// each; eq reports a single equality. arg gives the bound the column's type wants (v_num is
+// REAL, the nodes row's times BIGINT).
+func (c *compiler) dateParts(col string, e Cond, arg func(ms int64) any) (parts []string, eq bool) {
 	var v Date
 	if d, ok := e.Value.(Date); ok {
 		v = d
 	}
 	rs := dateRange(e.Op, v, c.now)
-	parts := make([]string, len(rs))
+	parts = make([]string, len(rs))
 	for i, r := range rs {
-		parts[i] = "v.v_num " + r.op + " " + b.arg(float64(r.ms))
+		parts[i] = col + " " + r.op + " " + c.b.arg(arg(r.ms))
 	}
-	return strings.Join(parts, " AND "), false, len(rs) == 1 && rs[0].op == "="
+	return parts, len(rs) == 1 && rs[0].op == "="
 }
 
 // nodeCond is a condition on a column of the record's nodes row, which is never empty.
@@ -144,15 +152,7 @@ func (c *compiler) nodeCond(col string, e Cond) string {
 	case "does_not_contain":
 		return col + " <> " + b.arg(e.Value.(string))
 	}
-	var v Date
-	if d, ok := e.Value.(Date); ok {
-		v = d
-	}
-	rs := dateRange(e.Op, v, c.now)
-	parts := make([]string, len(rs))
-	for i, r := range rs {
-		parts[i] = col + " " + r.op + " " + b.arg(r.ms)
-	}
+	parts, _ := c.dateParts(col, e, func(ms int64) any { return ms })
 	if len(parts) == 1 {
 		return parts[0]
 	}
