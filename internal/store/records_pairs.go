@@ -84,6 +84,13 @@ func (s *Store) wantPair(q dbquery.Query) {
 // rows in one transaction, so a query sees the pair with all its rows or not at all. It does
 // nothing when the pair exists or the database has maxPairs already.
 func (s *Store) RegisterPair(ctx context.Context, db, filterProp, sortProp string, byText bool) error {
+	// A database with its pairs already is told by one indexed read, before the transaction:
+	// its queries keep wanting pairs, and on PostgreSQL each registration would otherwise hold
+	// every writer of record_values back (the lock below) only to learn it has nothing to do.
+	var n int
+	if err := s.read.QueryRowContext(ctx, countPairs, db).Scan(&n); err != nil || n >= maxPairs {
+		return err
+	}
 	return s.InTx(ctx, func(tx *Tx) error {
 		if tx.engine == Postgres {
 			// Writers of record_values wait until the key commits, and the rows they committed
@@ -93,8 +100,7 @@ func (s *Store) RegisterPair(ctx context.Context, db, filterProp, sortProp strin
 				return err
 			}
 		}
-		var n int
-		if err := tx.tx.QueryRowContext(ctx, `SELECT count(*) FROM record_pair_keys WHERE database_id = $1`, db).Scan(&n); err != nil {
+		if err := tx.tx.QueryRowContext(ctx, countPairs, db).Scan(&n); err != nil {
 			return err
 		}
 		if n >= maxPairs {
@@ -122,6 +128,9 @@ func (s *Store) RegisterPair(ctx context.Context, db, filterProp, sortProp strin
 		return err
 	})
 }
+
+// countPairs counts the pairs of database $1.
+const countPairs = `SELECT count(*) FROM record_pair_keys WHERE database_id = $1`
 
 // The rows of a new pair $1 of database $2, filter property $3 and sort property $4, as the
 // triggers of migration 00019 write them.
