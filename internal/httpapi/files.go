@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"mime"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -210,26 +208,4 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
-}
-
-// presentFiles wraps the JSON formats so that every answer names its files by fresh signed
-// URLs (see service.PresentFiles): stored content keeps upload ids, never URLs that expire.
-func (s *Server) presentFiles(formats map[string]huma.Format) map[string]huma.Format {
-	out := make(map[string]huma.Format, len(formats))
-	for ct, f := range formats {
-		if marshal := f.Marshal; marshal != nil && strings.Contains(ct, "json") {
-			f.Marshal = func(w io.Writer, v any) error {
-				var buf bytes.Buffer
-				if err := marshal(&buf, v); err != nil {
-					return err
-				}
-				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-				defer cancel()
-				_, err := w.Write(s.svc.PresentFiles(ctx, buf.Bytes()))
-				return err
-			}
-		}
-		out[ct] = f
-	}
-	return out
 }

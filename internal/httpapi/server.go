@@ -103,7 +103,7 @@ func newServer(cfg Config, extra ...func(*Server)) *Server {
 	hc.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
 		"bearer": {Type: "http", Scheme: "bearer", Description: "A token made with `quire token create`."},
 	}
-	hc.Formats = rawBodies(s.presentFiles(appendBodies(hc.Formats)))
+	hc.Formats = rawBodies(s.jsonBodies(hc.Formats))
 	s.api = humago.New(&routeMux{s}, hc)
 
 	s.registerUsers()
