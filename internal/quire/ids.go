@@ -104,9 +104,62 @@ func CanonicalID(s string) (string, bool) {
 // TimeLayout is the specification's timestamp: ISO 8601, milliseconds, Z.
 const TimeLayout = "2006-01-02T15:04:05.000Z"
 
-// FormatMillis formats Unix milliseconds as the specification's timestamp.
+// FormatMillis formats Unix milliseconds as the specification's timestamp. Every answer formats
+// two per object (a page of 100 blocks, 200), and time.Format through the layout was 5% of such
+// an answer's CPU; times from 1970 to 9999 are written digit by digit instead, the same bytes.
 func FormatMillis(ms int64) string {
-	return time.UnixMilli(ms).UTC().Format(TimeLayout)
+	if ms < 0 || ms >= maxFastMillis {
+		return time.UnixMilli(ms).UTC().Format(TimeLayout)
+	}
+	const day = 24 * 60 * 60 * 1000
+	y, mo, d := civilFromDays(ms / day)
+	rem := ms % day
+	var b [len(TimeLayout)]byte
+	put := func(at int, v int64, digits int) {
+		for i := at + digits - 1; i >= at; i-- {
+			b[i] = byte('0' + v%10)
+			v /= 10
+		}
+	}
+	put(0, y, 4)
+	b[4] = '-'
+	put(5, mo, 2)
+	b[7] = '-'
+	put(8, d, 2)
+	b[10] = 'T'
+	put(11, rem/3_600_000, 2)
+	b[13] = ':'
+	put(14, rem/60_000%60, 2)
+	b[16] = ':'
+	put(17, rem/1000%60, 2)
+	b[19] = '.'
+	put(20, rem%1000, 3)
+	b[23] = 'Z'
+	return string(b[:])
+}
+
+// maxFastMillis is 10000-01-01T00:00:00Z, past which a year has five digits.
+const maxFastMillis = 253402300800000
+
+// civilFromDays is the proleptic Gregorian date of a day counted from 1970-01-01 (0 or later):
+// Howard Hinnant's days-to-civil algorithm, over 400-year eras starting on March 1st.
+func civilFromDays(days int64) (year, month, day int64) {
+	z := days + 719468
+	era := z / 146097
+	doe := z - era*146097
+	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
+	doy := doe - (365*yoe + yoe/4 - yoe/100)
+	mp := (5*doy + 2) / 153
+	day = doy - (153*mp+2)/5 + 1
+	month = mp + 3
+	if mp >= 10 {
+		month = mp - 9
+	}
+	year = yoe + era*400
+	if month <= 2 {
+		year++
+	}
+	return year, month, day
 }
 
 // NowMillis is the current time in Unix milliseconds, the only form times are stored in.
