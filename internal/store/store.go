@@ -51,7 +51,7 @@ type Store struct {
 	secret []byte     // signs cursors and file URLs; shared by every server on the store
 	events bell       // rung when this process commits events (events.go)
 	// prep runs the per-request reads prepared on SQLite's read pool (reads.go); nil on PostgreSQL.
-	prep  *preparedReads
+	prep *preparedReads
 	// found keeps keyword search's statements prepared on SQLite's read pool (search.go); nil on
 	// PostgreSQL.
 	found *stmtCache
