@@ -72,6 +72,16 @@ func (r *run) searchTerms(ctx context.Context, q Query) ([]Result, *Key, error) 
 		probe := q.Tuning.Probe
 		if probe == 0 && r.d == Postgres {
 			probe = probeNodes
+			if long, _ := longTerms(q.Terms); len(long) > 0 {
+				// The index has trigrams to look up: a rare term skips the probe (estimate.go).
+				rare, err := r.rareOnPostgres(ctx, q, after)
+				if err != nil {
+					return nil, nil, err
+				}
+				if rare {
+					probe = 0
+				}
+			}
 		}
 		if probe > 0 {
 			res, full, _, err := r.searchSegment(ctx, q, tier, &matches{titles: titles}, after, limit, probe)
@@ -238,7 +248,11 @@ func (r *run) contains(column, term string, a *sqlq.Args) string {
 	case foldsBeyondASCII(term):
 		return "quire_contains(" + column + ", " + a.Arg(fold(term)) + ")"
 	default:
-		return column + " LIKE " + a.Arg("%"+likeEscaper.Replace(term)+"%") + ` ESCAPE '\'`
+		// The pattern as +$n, not $n: SQLite marks a statement whose LIKE pattern is a bare
+		// parameter to be compiled again whenever that parameter is bound (for an index on a
+		// prefix, which a pattern starting with % never uses), which undid keeping the statement
+		// prepared (store/search.go).
+		return column + " LIKE +" + a.Arg("%"+likeEscaper.Replace(term)+"%") + ` ESCAPE '\'`
 	}
 }
 
