@@ -354,12 +354,12 @@ func (r *run) searchSegment(ctx context.Context, q Query, tier int, m *matches, 
 	_, dir := keyOrder(q)
 	orderBy := "\nORDER BY " + order + dir + ", n.id" + dir
 	if prefix > 0 {
-		sb.WriteString("SELECT " + r.columns() + " FROM (" + base.String() + orderBy + " LIMIT " + a.Arg(prefix) + ") AS n")
+		sb.WriteString("SELECT " + r.columns() + " FROM (" + base.String() + orderBy + " LIMIT " + r.limit(a, prefix) + ") AS n")
 		sb.WriteString("\nWHERE " + match)
 	} else {
 		sb.WriteString(base.String() + " AND " + match)
 	}
-	sb.WriteString(orderBy + " LIMIT " + a.Arg(limit))
+	sb.WriteString(orderBy + " LIMIT " + r.limit(a, limit))
 
 	rows, err := r.db.QueryContext(ctx, sb.String(), a.List...)
 	if err != nil {

@@ -168,10 +168,8 @@ func longTerms(terms []string) (long, short []string) {
 // read up to n rowids, without the phrase checks and table reads of a match.
 func (r *run) fewerThan(ctx context.Context, fts, gram string, n int) (bool, error) {
 	var got int
-	// The bound written out: a LIMIT parameter on a virtual table is read when the statement is
-	// planned, so SQLite compiles it again each time the parameter is bound.
-	err := r.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT rowid FROM `+fts+` WHERE `+fts+` MATCH $1 LIMIT `+strconv.Itoa(n)+`) AS g`,
-		ftsString(gram)).Scan(&got)
+	err := r.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT rowid FROM `+fts+` WHERE `+fts+` MATCH $1 LIMIT +$2) AS g`,
+		ftsString(gram), n).Scan(&got) // +$2: see limit
 	return got < n, err
 }
 
