@@ -16,10 +16,15 @@ import (
 // no counterpart), so the frequency is estimated from a sample: the blocks of the next nodes in
 // result order, the entries the probe would read first.
 const (
-	// sampleMin and sampleMax bound the entries sampled; between them, one entry in
-	// samplePer of the table's (pg_class.reltuples), so that a term skips the probe at
-	// about the same share of the bound whatever the size (up to 2,000,000 entries).
-	sampleMin, sampleMax, samplePer = 100, 2000, 1000
+	// sampleMin and sampleMax bound the entries sampled; between them, one entry in samplePer
+	// of the table's (pg_class.reltuples), so that a term skips the probe at about the same
+	// share of the index's bound whatever the size (up to 500,000 entries; beyond, only a
+	// sample with no hit skips it).
+	sampleMin, sampleMax, samplePer = 100, 500, 1000
+	// sampleHits is where the sample stops testing entries: a common term is known as such
+	// after a few, and its search pays for them alone (the probe then finds its results at
+	// once); a rarer one is tested on the whole sample.
+	sampleHits = 10
 	// sampleNodes bounds the nodes whose blocks are sampled (a workspace of empty pages).
 	sampleNodes = 1000
 )
@@ -28,21 +33,26 @@ const (
 // index lists every match within its bound (entriesPerNode × denseAfter): then PostgreSQL skips
 // the probe and asks the index at once. The estimate is pessimistic, (hits + 1) / sampled of
 // the table's entries, so that a sample without a hit does not call a term rare on its own. A
-// table never analyzed (reltuples unknown), or a sample of no entries, keeps the probe.
+// table never analyzed (reltuples unknown), a sample of no entries, or sampleHits hits keep the
+// probe.
 func (r *run) rareOnPostgres(ctx context.Context, q Query, after *Key) (bool, error) {
 	s := q
 	s.ReachOf = "" // an estimate of the workspace's text: what the token reaches is left to the search
 	a := sqlq.NewArgs(s.Workspace)
 	ms, dir := keyOrder(s)
-	query := `WITH t AS (SELECT reltuples::bigint AS total FROM pg_class WHERE oid = 'search_docs'::regclass)
-	SELECT COALESCE((SELECT total FROM t), -1), COUNT(*), COUNT(*) FILTER (WHERE ` + r.all("s.text", s.Terms, a) + `) FROM (
+	// The sample is read twice, not materialized: counted on the entries' index alone, and
+	// tested up to sampleHits hits.
+	query := `WITH t AS (SELECT reltuples::bigint AS total FROM pg_class WHERE oid = 'search_docs'::regclass),
+	s AS NOT MATERIALIZED (
 		SELECT d.text FROM (SELECT n.id, ` + ms + ` FROM nodes n WHERE ` + nodeFilter(s, after, "n.workspace_id", a) + `
 			ORDER BY ` + ms + dir + `, n.id` + dir + ` LIMIT ` + strconv.Itoa(sampleNodes) + `) AS n
 		CROSS JOIN LATERAL (SELECT d.text FROM search_docs d WHERE d.node_id = n.id AND d.field = 'body' OFFSET 0) AS d
-		LIMIT (SELECT LEAST(` + strconv.Itoa(sampleMax) + `, GREATEST(` + strconv.Itoa(sampleMin) + `, total / ` + strconv.Itoa(samplePer) + `)) FROM t)) AS s`
+		LIMIT (SELECT LEAST(` + strconv.Itoa(sampleMax) + `, GREATEST(` + strconv.Itoa(sampleMin) + `, total / ` + strconv.Itoa(samplePer) + `)) FROM t))
+	SELECT COALESCE((SELECT total FROM t), -1), (SELECT COUNT(*) FROM s),
+		(SELECT COUNT(*) FROM (SELECT 1 FROM s WHERE ` + r.all("s.text", s.Terms, a) + ` LIMIT ` + strconv.Itoa(sampleHits) + `) AS h)`
 	var total, sampled, hits int64
 	if err := r.db.QueryRowContext(ctx, query, a.List...).Scan(&total, &sampled, &hits); err != nil {
 		return false, err
 	}
-	return total >= 0 && sampled > 0 && (hits+1)*total <= int64(entriesPerNode*denseAfter)*sampled, nil
+	return total >= 0 && sampled > 0 && hits < sampleHits && (hits+1)*total <= int64(entriesPerNode*denseAfter)*sampled, nil
 }

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -45,7 +44,7 @@ const byIDNodes = 200
 // the first few nodes, and a GIN bitmap of a million entries costs far more than that. SQLite
 // does not probe: FTS5 streams its matches, so asking for at most denseAfter of them costs less
 // than checking 50 pages' blocks by substring (5,000 entries in the 1M benchmark: 6 ms of a
-// selective term's 8).
+// selective term's 8). A term that a sample says is rare skips it (estimate.go).
 const probeNodes = 50
 
 // searchTerms answers a search with terms. Results are ordered by tier (with ByRelevance), then
@@ -312,13 +311,14 @@ func (r *run) searchSegment(ctx context.Context, q Query, tier int, m *matches, 
 			return "FALSE"
 		}
 		listed = len(ids)
-		slices.Sort(ids) // one SQL text per set, whatever the map order
 		if r.d == SQLite {
 			// One statement text for any number of ids.
 			list, _ := json.Marshal(ids)
 			return "n.id IN (SELECT value FROM json_each(" + a.Arg(string(list)) + "))"
 		}
-		return "n.id IN (" + sqlq.In(a, ids) + ")"
+		// One array parameter, not one parameter an id: a statement text for any number of ids
+		// (pgx prepares each text it has not seen), and a few hundred ids bound as one value.
+		return "n.id = ANY(CAST(" + a.Arg(ids) + " AS TEXT[]))"
 	}
 	var match string
 	byID := true // the nodes are a set of ids (sparse), not a walk
