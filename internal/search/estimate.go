@@ -17,9 +17,9 @@ import (
 // result order, the entries the probe would read first.
 const (
 	// sampleMin and sampleMax bound the entries sampled; between them, one entry in samplePer
-	// of the table's (pg_class.reltuples), so that a term skips the probe at about the same
-	// share of the index's bound whatever the size (up to 500,000 entries; beyond, only a
-	// sample with no hit skips it).
+	// of the table's (pg_class.reltuples), so that up to 500,000 entries a term with at most
+	// 4 hits in its sample skips the probe, whatever the size; at a million entries, at most
+	// 1; past 2,500,000, none does.
 	sampleMin, sampleMax, samplePer = 100, 500, 1000
 	// sampleHits is where the sample stops testing entries: a common term is known as such
 	// after a few, and its search pays for them alone (the probe then finds its results at
