@@ -19,13 +19,24 @@ func (r *run) list(ctx context.Context) ([]Result, *Key, error) {
 	sb.WriteString("SELECT " + r.columns() + " FROM nodes n")
 	sb.WriteString("\nWHERE " + nodeFilter(q, q.After, "n.workspace_id", a))
 	sb.WriteString("\nORDER BY " + ms + dir + ", n.id" + dir)
-	sb.WriteString(" LIMIT " + a.Arg(q.Limit))
+	sb.WriteString(" LIMIT " + r.limit(a, q.Limit))
 	rows, err := r.db.QueryContext(ctx, sb.String(), a.List...)
 	if err != nil {
 		return nil, nil, err
 	}
 	out, err := r.results(rows, 0)
 	return out, nil, err
+}
+
+// limit is a LIMIT or OFFSET of n as a parameter. On SQLite it is written +$k: SQLite reads a
+// bare parameter there when it plans the statement, and so compiles the statement again each
+// time the parameter is bound, which undid keeping it prepared (store/search.go); the unary plus
+// hides the value from the planner and changes nothing else. PostgreSQL could not type it.
+func (r *run) limit(a *sqlq.Args, n int) string {
+	if r.d == SQLite {
+		return "+" + a.Arg(n)
+	}
+	return a.Arg(n)
 }
 
 // columns are the node columns of alias n.

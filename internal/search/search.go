@@ -120,6 +120,9 @@ type run struct {
 	d     Dialect
 	nodes NodeRows
 	q     Query
+	// trigrams are the plans of SQLite's two trigram indexes for the terms (planTrigrams), once
+	// sampled.
+	trigrams *[2]ftsPlan
 }
 
 // results reads rows of nodes (the columns of nodes.Columns) as results of tier.

@@ -30,7 +30,7 @@ terms:
 	for _, t := range terms {
 		var docs []int64
 		for _, from := range indexForms(t) {
-			rows, err := r.db.QueryContext(ctx, `SELECT doc FROM `+vocab+` WHERE term >= $1 AND term <= $2 LIMIT $3`,
+			rows, err := r.db.QueryContext(ctx, `SELECT doc FROM `+vocab+` WHERE term >= $1 AND term <= $2 LIMIT +$3`,
 				from, from+"\U0010FFFF\U0010FFFF", limit+1-len(docs))
 			if err != nil {
 				return nil, false, err

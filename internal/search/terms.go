@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -45,7 +44,7 @@ const byIDNodes = 200
 // the first few nodes, and a GIN bitmap of a million entries costs far more than that. SQLite
 // does not probe: FTS5 streams its matches, so asking for at most denseAfter of them costs less
 // than checking 50 pages' blocks by substring (5,000 entries in the 1M benchmark: 6 ms of a
-// selective term's 8).
+// selective term's 8). A term that a sample says is rare skips it (estimate.go).
 const probeNodes = 50
 
 // searchTerms answers a search with terms. Results are ordered by tier (with ByRelevance), then
@@ -72,6 +71,16 @@ func (r *run) searchTerms(ctx context.Context, q Query) ([]Result, *Key, error) 
 		probe := q.Tuning.Probe
 		if probe == 0 && r.d == Postgres {
 			probe = probeNodes
+			if long, _ := longTerms(q.Terms); len(long) > 0 {
+				// The index has trigrams to look up: a rare term skips the probe (estimate.go).
+				rare, err := r.rareOnPostgres(ctx, q, after)
+				if err != nil {
+					return nil, nil, err
+				}
+				if rare {
+					probe = 0
+				}
+			}
 		}
 		if probe > 0 {
 			res, full, _, err := r.searchSegment(ctx, q, tier, &matches{titles: titles}, after, limit, probe)
@@ -238,7 +247,11 @@ func (r *run) contains(column, term string, a *sqlq.Args) string {
 	case foldsBeyondASCII(term):
 		return "quire_contains(" + column + ", " + a.Arg(fold(term)) + ")"
 	default:
-		return column + " LIKE " + a.Arg("%"+likeEscaper.Replace(term)+"%") + ` ESCAPE '\'`
+		// The pattern as +$n, not $n: SQLite marks a statement whose LIKE pattern is a bare
+		// parameter to be compiled again whenever that parameter is bound (for an index on a
+		// prefix, which a pattern starting with % never uses), which undid keeping the statement
+		// prepared (store/search.go).
+		return column + " LIKE +" + a.Arg("%"+likeEscaper.Replace(term)+"%") + ` ESCAPE '\'`
 	}
 }
 
@@ -298,13 +311,14 @@ func (r *run) searchSegment(ctx context.Context, q Query, tier int, m *matches, 
 			return "FALSE"
 		}
 		listed = len(ids)
-		slices.Sort(ids) // one SQL text per set, whatever the map order
 		if r.d == SQLite {
 			// One statement text for any number of ids.
 			list, _ := json.Marshal(ids)
 			return "n.id IN (SELECT value FROM json_each(" + a.Arg(string(list)) + "))"
 		}
-		return "n.id IN (" + sqlq.In(a, ids) + ")"
+		// One array parameter, not one parameter an id: a statement text for any number of ids
+		// (pgx prepares each text it has not seen), and a few hundred ids bound as one value.
+		return "n.id = ANY(CAST(" + a.Arg(ids) + " AS TEXT[]))"
 	}
 	var match string
 	byID := true // the nodes are a set of ids (sparse), not a walk
@@ -340,12 +354,12 @@ func (r *run) searchSegment(ctx context.Context, q Query, tier int, m *matches, 
 	_, dir := keyOrder(q)
 	orderBy := "\nORDER BY " + order + dir + ", n.id" + dir
 	if prefix > 0 {
-		sb.WriteString("SELECT " + r.columns() + " FROM (" + base.String() + orderBy + " LIMIT " + a.Arg(prefix) + ") AS n")
+		sb.WriteString("SELECT " + r.columns() + " FROM (" + base.String() + orderBy + " LIMIT " + r.limit(a, prefix) + ") AS n")
 		sb.WriteString("\nWHERE " + match)
 	} else {
 		sb.WriteString(base.String() + " AND " + match)
 	}
-	sb.WriteString(orderBy + " LIMIT " + a.Arg(limit))
+	sb.WriteString(orderBy + " LIMIT " + r.limit(a, limit))
 
 	rows, err := r.db.QueryContext(ctx, sb.String(), a.List...)
 	if err != nil {

@@ -39,18 +39,36 @@ type ftsPlan struct {
 	rarestMost float64
 }
 
+// ftsIndexes are SQLite's two trigram indexes, in the order trigramPlans samples them.
+var ftsIndexes = [2]string{"search_title_fts", "search_fts"}
+
 // planTrigrams chooses, from the density of each term's trigrams in index fts, the pieces to
 // look up: the runs of rare trigrams (at most rareRatio times as dense as the rarest). A term
 // covered by one run is matched by FTS5 alone; the others are verified by substring. When every
 // trigram is about as common as the rarest, the plan is the terms themselves.
+//
+// Both indexes are sampled by the first call, in one statement (a search asks the titles' index
+// and then the blocks'), and the plans are kept for the run, whose terms do not change.
 func (r *run) planTrigrams(ctx context.Context, fts string, terms []string) (ftsPlan, error) {
-	type gram struct {
-		text    string
-		density float64
+	if r.trigrams == nil {
+		plans, err := r.trigramPlans(ctx, terms)
+		if err != nil {
+			return ftsPlan{}, err
+		}
+		r.trigrams = &plans
 	}
-	perTerm := make([][]*gram, len(terms))
-	var sampled []*gram
-	byText := map[string]*gram{}
+	if fts == ftsIndexes[0] {
+		return r.trigrams[0], nil
+	}
+	return r.trigrams[1], nil
+}
+
+// trigramPlans samples the trigrams of terms in both indexes (ftsIndexes) in one statement and
+// plans each (planTrigrams).
+func (r *run) trigramPlans(ctx context.Context, terms []string) (plans [2]ftsPlan, err error) {
+	perTerm := make([][]int, len(terms)) // per term and trigram position: the sampled gram, or -1
+	var sampled []string
+	byText := map[string]int{}
 	budget := maxSampled
 	for i, t := range terms {
 		r := []rune(t)
@@ -59,85 +77,104 @@ func (r *run) planTrigrams(ctx context.Context, fts string, terms []string) (fts
 		// common (never looked up).
 		share := max(1, budget/(len(terms)-i))
 		step := max(1, (n+share-1)/share)
-		perTerm[i] = make([]*gram, n)
+		perTerm[i] = make([]int, n)
+		for k := range perTerm[i] {
+			perTerm[i][k] = -1
+		}
 		for k := 0; k < n && budget > 0; k += step {
 			text := strings.ToLower(string(r[k : k+3]))
-			g := byText[text]
-			if g == nil {
-				g = &gram{text: text}
+			g, ok := byText[text]
+			if !ok {
+				g = len(sampled)
 				byText[text] = g
-				sampled = append(sampled, g)
+				sampled = append(sampled, text)
 				budget--
 			}
 			perTerm[i][k] = g
 		}
 	}
 	a := sqlq.NewArgs()
-	parts := make([]string, len(sampled))
-	for i, g := range sampled {
-		parts[i] = `SELECT * FROM (SELECT ` + strconv.Itoa(i) + `, rowid FROM ` + fts + ` WHERE ` + fts + ` MATCH ` +
-			a.Arg(ftsString(g.text)) + ` LIMIT ` + strconv.Itoa(trigramSample) + `)`
+	parts := make([]string, 0, 2*len(sampled))
+	for i, text := range sampled {
+		arg := a.Arg(ftsString(text))
+		for x, fts := range ftsIndexes {
+			parts = append(parts, `SELECT * FROM (SELECT `+strconv.Itoa(x)+`, `+strconv.Itoa(i)+`, rowid FROM `+fts+` WHERE `+fts+
+				` MATCH `+arg+` LIMIT `+strconv.Itoa(trigramSample)+`)`)
+		}
 	}
-	query := `SELECT -1, COALESCE(MAX(rid), 0) FROM search_docs UNION ALL ` + strings.Join(parts, " UNION ALL ")
+	query := `SELECT -1, -1, COALESCE(MAX(rid), 0) FROM search_docs UNION ALL ` + strings.Join(parts, " UNION ALL ")
 	rows, err := r.db.QueryContext(ctx, query, a.List...)
 	if err != nil {
-		return ftsPlan{}, err
+		return plans, err
 	}
 	defer rows.Close()
 	var top int64
-	rowids := make([][]int64, len(sampled))
+	var rowids [2][][]int64
+	for x := range rowids {
+		rowids[x] = make([][]int64, len(sampled))
+	}
 	for rows.Next() {
-		var i int
+		var x, i int
 		var rowid int64
-		if err := rows.Scan(&i, &rowid); err != nil {
-			return ftsPlan{}, err
+		if err := rows.Scan(&x, &i, &rowid); err != nil {
+			return plans, err
 		}
-		if i < 0 {
+		if x < 0 {
 			top = max(rowid, 1)
 			continue
 		}
-		rowids[i] = append(rowids[i], rowid)
+		rowids[x][i] = append(rowids[x][i], rowid)
 	}
 	if err := rows.Err(); err != nil {
-		return ftsPlan{}, err
+		return plans, err
 	}
+	for x := range plans {
+		plans[x] = planFromSample(terms, perTerm, sampled, rowids[x], top)
+	}
+	return plans, nil
+}
+
+// planFromSample is the plan of one index from the first rowids of each sampled trigram's list
+// (ids, by gram) and the highest rowid of any entry (top).
+func planFromSample(terms []string, perTerm [][]int, sampled []string, ids [][]int64, top int64) ftsPlan {
+	density := make([]float64, len(sampled))
 	rarest := 2.0
 	p := ftsPlan{rarestCount: -1}
-	for i, g := range sampled {
-		ids := rowids[i]
+	for g, list := range ids {
 		switch {
-		case len(ids) == 0:
-			return ftsPlan{none: true}, nil
-		case len(ids) < trigramSample:
-			g.density = float64(len(ids)) / float64(top) // the whole list was read
+		case len(list) == 0:
+			return ftsPlan{none: true}
+		case len(list) < trigramSample:
+			density[g] = float64(len(list)) / float64(top) // the whole list was read
 		default:
 			// The median gap, not the span: the first entries of a list may sit apart from the
 			// rest (an old page), and the span would count that distance as the list's density.
-			gaps := make([]int64, len(ids)-1)
+			gaps := make([]int64, len(list)-1)
 			for k := range gaps {
-				gaps[k] = ids[k+1] - ids[k]
+				gaps[k] = list[k+1] - list[k]
 			}
 			slices.Sort(gaps)
-			g.density = 1 / float64(gaps[len(gaps)/2])
+			density[g] = 1 / float64(gaps[len(gaps)/2])
 		}
-		if g.density < rarest {
-			rarest, p.rarest, p.rarestCount = g.density, g.text, -1
-			if len(ids) < trigramSample {
-				p.rarestCount = len(ids)
+		if density[g] < rarest {
+			rarest, p.rarest, p.rarestCount = density[g], sampled[g], -1
+			if len(list) < trigramSample {
+				p.rarestCount = len(list)
 			}
 		}
 	}
 	p.rarestMost = rarest * float64(top)
+	rare := func(g int) bool { return g >= 0 && density[g] <= rarest*rareRatio }
 	for i, t := range terms {
 		r := []rune(t)
 		covered := false
 		for k := 0; k < len(perTerm[i]); {
-			if g := perTerm[i][k]; g == nil || g.density > rarest*rareRatio {
+			if !rare(perTerm[i][k]) {
 				k++
 				continue
 			}
 			end := k
-			for end+1 < len(perTerm[i]) && perTerm[i][end+1] != nil && perTerm[i][end+1].density <= rarest*rareRatio {
+			for end+1 < len(perTerm[i]) && rare(perTerm[i][end+1]) {
 				end++
 			}
 			p.pieces = append(p.pieces, string(r[k:end+3]))
@@ -148,7 +185,7 @@ func (r *run) planTrigrams(ctx context.Context, fts string, terms []string) (fts
 			p.verify = append(p.verify, t)
 		}
 	}
-	return p, nil
+	return p
 }
 
 // longTerms splits terms into those of three characters or more (the trigram index can look
@@ -168,8 +205,8 @@ func longTerms(terms []string) (long, short []string) {
 // read up to n rowids, without the phrase checks and table reads of a match.
 func (r *run) fewerThan(ctx context.Context, fts, gram string, n int) (bool, error) {
 	var got int
-	err := r.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT rowid FROM `+fts+` WHERE `+fts+` MATCH $1 LIMIT $2) AS g`,
-		ftsString(gram), n).Scan(&got)
+	err := r.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT rowid FROM `+fts+` WHERE `+fts+` MATCH $1 LIMIT +$2) AS g`,
+		ftsString(gram), n).Scan(&got) // +$2: see limit
 	return got < n, err
 }
 

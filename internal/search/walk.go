@@ -86,8 +86,8 @@ func (r *run) titleWalk(ctx context.Context, q Query, after *Key, limit, bound i
 	order := " ORDER BY " + ms + dir + ", n.id" + dir
 	query, args := build(func(a *sqlq.Args) string {
 		return `SELECT n.id FROM (SELECT n.id, n.title_plain, n.edited_ms, n.created_ms FROM nodes n
-			WHERE ` + nodeFilter(q, after, "n.workspace_id", a) + order + ` LIMIT ` + a.Arg(bound) + `) AS n
-			WHERE ` + r.all("n.title_plain", q.Terms, a) + order + ` LIMIT ` + a.Arg(limit)
+			WHERE ` + nodeFilter(q, after, "n.workspace_id", a) + order + ` LIMIT ` + r.limit(a, bound) + `) AS n
+			WHERE ` + r.all("n.title_plain", q.Terms, a) + order + ` LIMIT ` + r.limit(a, limit)
 	})
 	rows, err := r.db.QueryContext(ctx, query, args...)
 	if err != nil {
@@ -109,13 +109,14 @@ func (r *run) titleWalk(ctx context.Context, q Query, after *Key, limit, bound i
 	// workspace's index alone, without the filter's reads of each node that finding the
 	// bound-th node takes (as long again as the walk).
 	var n int
-	if err := r.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM nodes WHERE workspace_id = $1 LIMIT $2) AS w`,
-		q.Workspace, bound).Scan(&n); err != nil || n < bound {
+	a := sqlq.NewArgs(q.Workspace)
+	if err := r.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM nodes WHERE workspace_id = $1 LIMIT `+r.limit(a, bound)+`) AS w`,
+		a.List...).Scan(&n); err != nil || n < bound {
 		return hits, nil, err
 	}
 	query, args = build(func(a *sqlq.Args) string {
 		return `SELECT n.id, ` + ms + ` FROM nodes n WHERE ` + nodeFilter(q, after, "n.workspace_id", a) + order +
-			` LIMIT 1 OFFSET ` + a.Arg(bound-1)
+			` LIMIT 1 OFFSET ` + r.limit(a, bound-1)
 	})
 	key := Key{Tier: tierTitle}
 	switch err := r.db.QueryRowContext(ctx, query, args...).Scan(&key.ID, &key.Ms); {
@@ -163,7 +164,7 @@ func (r *run) walkStep(ctx context.Context, q Query, tier int, after *Key, k int
 		SELECT n.id AS id, ` + ms + ` AS ms, CASE WHEN ` + hit + ` THEN 1 ELSE 0 END AS hit, ` + cost + ` AS cost
 		FROM (SELECT n.id, n.title_plain, n.edited_ms, n.created_ms FROM nodes n
 			WHERE ` + nodeFilter(q, after, "n.workspace_id", a) + cond + `
-			ORDER BY ` + ms + dir + `, n.id` + dir + ` LIMIT ` + a.Arg(k) + `) AS n)
+			ORDER BY ` + ms + dir + `, n.id` + dir + ` LIMIT ` + r.limit(a, k) + `) AS n)
 	SELECT id, ms, hit, (SELECT COUNT(*) FROM w), (SELECT SUM(cost) FROM w) FROM w
 	WHERE hit = 1 OR (ms, id) = (SELECT ms, id FROM w ORDER BY ms` + rdir + `, id` + rdir + ` LIMIT 1)
 	ORDER BY ms` + dir + `, id` + dir)

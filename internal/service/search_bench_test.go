@@ -149,21 +149,12 @@ func BenchmarkSemanticQuery100k(b *testing.B) {
 // item j", then " 项目会议纪要" for one block in ten or " budget", then " tok" and a number
 // that appears about once; one page title in a hundred says "quarterly report".
 func BenchmarkKeywordSearch1M(b *testing.B) {
-	blocks := 1000000
-	if v := os.Getenv("QUIRE_BENCH_BLOCKS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			b.Fatal(err)
-		}
-		blocks = n
-	}
+	blocks := keyword1MBlocks(b)
 	for _, e := range engines {
 		b.Run(e.name, func(b *testing.B) {
 			st := e.open(b)
 			start := time.Now()
-			c := seedPages(b, st, service.Options{}, blocks/100, 100,
-				`'Page ' || CAST(seq.i AS TEXT) || CASE WHEN seq.i % 100 = 0 THEN ' quarterly report' ELSE '' END`,
-				`'Meeting notes on the quarterly roadmap, item ' || CAST(seq.j AS TEXT) || CASE WHEN seq.j % 10 = 0 THEN ' 项目会议纪要' ELSE ' budget' END || ' tok' || CAST((seq.j * 7919) % 1000003 AS TEXT)`)
+			c := seedPages(b, st, service.Options{}, blocks/100, 100, keyword1MTitle, keyword1MBlock)
 			b.Logf("%s: seeded %d blocks in %s", e.name, blocks, time.Since(start).Round(time.Second))
 			for _, tc := range []struct{ name, query string }{
 				{"selective", "tok424242"},
@@ -194,4 +185,24 @@ func BenchmarkKeywordSearch1M(b *testing.B) {
 			}
 		})
 	}
+}
+
+// The titles and blocks of BenchmarkKeywordSearch1M, as seedPages's SQL expressions.
+const (
+	keyword1MTitle = `'Page ' || CAST(seq.i AS TEXT) || CASE WHEN seq.i % 100 = 0 THEN ' quarterly report' ELSE '' END`
+	keyword1MBlock = `'Meeting notes on the quarterly roadmap, item ' || CAST(seq.j AS TEXT) || CASE WHEN seq.j % 10 = 0 THEN ' 项目会议纪要' ELSE ' budget' END || ' tok' || CAST((seq.j * 7919) % 1000003 AS TEXT)`
+)
+
+// keyword1MBlocks is how many blocks BenchmarkKeywordSearch1M seeds: a million, or
+// QUIRE_BENCH_BLOCKS.
+func keyword1MBlocks(b *testing.B) int {
+	v := os.Getenv("QUIRE_BENCH_BLOCKS")
+	if v == "" {
+		return 1000000
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return n
 }

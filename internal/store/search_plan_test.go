@@ -145,3 +145,53 @@ func explainPlan(t *testing.T, s *store.Store, query string, args []any) string 
 	}
 	return strings.Join(lines, "\n")
 }
+
+// TestSearchPlans_RareWordSkipsProbe (issue 15): with the production thresholds, a word in a few
+// entries is looked up on the trigram index without PostgreSQL's probe (the next nodes checked
+// one by one): its estimate samples the next nodes' blocks through nodes_recent and their
+// (node_id, field) index, never a scan of search_docs or the trigram index. SQLite has no probe
+// and no estimate: its statements read FTS5 as in TestSearchPlans_WordFromIndex.
+func TestSearchPlans_RareWordSkipsProbe(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, s *store.Store) {
+		ws, _ := seed(t, s)
+		seedWordPages(t, s, ws.ID)
+		var queries, plans []string
+		q := search.Query{Workspace: ws.ID, Terms: []string{"kovila"}, Limit: 10}
+		res, _, err := s.SearchTraceForTest(ctx, q, func(query string, args []any) {
+			queries = append(queries, query)
+			plans = append(plans, explainPlan(t, s, query, args))
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res) != 10 || res[0].Node.ID != "p570" {
+			t.Fatalf("%d results, first %v; want 10 from p570", len(res), res)
+		}
+		estimates := 0
+		for i, query := range queries {
+			if strings.Contains(query, ") AS n\nWHERE") {
+				t.Errorf("the nodes were probed one by one:\n%s", query)
+			}
+			if !strings.Contains(query, "pg_class") {
+				continue
+			}
+			estimates++
+			for _, want := range []string{"Index Scan on nodes_recent", "Scan on search_docs_node"} {
+				if !strings.Contains(plans[i], want) {
+					t.Errorf("the estimate's plan has no %q:\n%s", want, plans[i])
+				}
+			}
+			for _, bad := range []string{"Seq Scan on search_docs", "search_docs_text", "Sort"} {
+				if strings.Contains(plans[i], bad) {
+					t.Errorf("the estimate's plan has %q:\n%s", bad, plans[i])
+				}
+			}
+		}
+		if want := map[store.Engine]int{store.SQLite: 0, store.Postgres: 1}[s.Engine()]; estimates != want {
+			t.Errorf("%d estimates, want %d", estimates, want)
+		}
+		if all := strings.Join(plans, "\n"); s.Engine() == store.Postgres && !strings.Contains(all, "Bitmap Index Scan on search_docs_text") {
+			t.Errorf("the word was not looked up on the trigram index:\n%s", all)
+		}
+	})
+}

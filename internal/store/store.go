@@ -51,7 +51,10 @@ type Store struct {
 	secret []byte     // signs cursors and file URLs; shared by every server on the store
 	events bell       // rung when this process commits events (events.go)
 	// prep runs the per-request reads prepared on SQLite's read pool (reads.go); nil on PostgreSQL.
-	prep  *preparedReads
+	prep *preparedReads
+	// found keeps keyword search's statements prepared on SQLite's read pool (search.go); nil on
+	// PostgreSQL.
+	found *stmtCache
 	pairs pairs // the record pairs queries want, and their registration (records_pairs.go)
 }
 
@@ -147,7 +150,7 @@ func openSQLite(dir string, observe func(string)) (*Store, error) {
 	ckpt.SetMaxOpenConns(1)
 	ckpt.SetConnMaxLifetime(0)
 	return &Store{engine: SQLite, read: read, write: write, kept: newStmtCache(write), prep: &preparedReads{db: read},
-		upkeep: startUpkeep(ckpt, write), file: path}, nil
+		found: newStmtCache(read), upkeep: startUpkeep(ckpt, write), file: path}, nil
 }
 
 func openPostgres(dsn string, observe func(string)) (*Store, error) {
@@ -221,6 +224,9 @@ func (s *Store) Close() error {
 	}
 	if s.prep != nil {
 		s.prep.close()
+	}
+	if s.found != nil {
+		s.found.close()
 	}
 	var err error
 	if s.upkeep != nil {
