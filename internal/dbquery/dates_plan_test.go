@@ -79,11 +79,7 @@ func TestDatePlans(t *testing.T) {
 func TestDatePlansPostgres(t *testing.T) {
 	db := openPostgres(t)
 	for _, st := range []string{
-		`INSERT INTO workspaces (id, name, created_ms) VALUES ('` + workspace + `', 'test', 0)`,
-		`INSERT INTO nodes (id, workspace_id, object, page_type, parent_type, parent_id, position, title, title_plain,
-			properties, description, in_trash, created_ms, created_by, edited_ms, edited_by)
-			SELECT 'r' || i, '` + workspace + `', 'page', 'page', 'database_id', '` + benchDB + `', 'a', '[]', '',
-			'{}', '[]', FALSE, i, '` + u1 + `', i, '` + u1 + `' FROM generate_series(0, 19999) i`,
+		pgWorkspace, pgRecordNodes,
 		`INSERT INTO record_values (database_id, record_id, property_id, ord, v_text, v_num)
 			SELECT '` + benchDB + `', 'r' || i, p, 0, NULL,
 			CASE p WHEN 'num' THEN (i::bigint * 2654435761) % 1000000 ELSE 1704067200000 + (i % 365) * 86400000::bigint END
