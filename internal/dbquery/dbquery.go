@@ -10,8 +10,8 @@
 //	select, status                              v_text = option id, v_num = the option's index
 //	                                            in the schema's options (sorts follow it)
 //	multi_select                                v_text = option id, one row per option
-//	date                                        v_num = start in Unix ms (quire.ParseDate), v_text =
-//	                                            the start as given (ISO 8601)
+//	date                                        v_num = start in Unix ms (quire.ParseDate); no v_text
+//	                                            (stores before migration 00021 had the start as given)
 //	people, relation                            v_text = user or page id, one row each
 //	files                                       v_text = the file's name, one row each
 //

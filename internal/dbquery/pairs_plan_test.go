@@ -100,11 +100,7 @@ func pairPlansSQLite(t *testing.T, db *sql.DB) {
 func TestPairPlansPostgres(t *testing.T) {
 	db := openPostgres(t)
 	for _, st := range []string{
-		`INSERT INTO workspaces (id, name, created_ms) VALUES ('` + workspace + `', 'test', 0)`,
-		`INSERT INTO nodes (id, workspace_id, object, page_type, parent_type, parent_id, position, title, title_plain,
-			properties, description, in_trash, created_ms, created_by, edited_ms, edited_by)
-			SELECT 'r' || i, '` + workspace + `', 'page', 'page', 'database_id', '` + benchDB + `', 'a', '[]'::jsonb, '',
-			'{}'::jsonb, '[]'::jsonb, FALSE, i, '` + u1 + `', i, '` + u1 + `' FROM generate_series(0, 19999) i`,
+		pgWorkspace, pgRecordNodes,
 		`INSERT INTO record_values (database_id, record_id, property_id, ord, v_text, v_num)
 			SELECT '` + benchDB + `', 'r' || i, p, 0, CASE p WHEN 'sel' THEN 'o' || (i % 20) WHEN 'title' THEN 'Record ' || i END,
 			CASE p WHEN 'sel' THEN i % 20 WHEN 'num' THEN (i::bigint * 2654435761) % 1000000 WHEN 'done' THEN i % 2 END
@@ -164,6 +160,16 @@ func TestPairPlansPostgres(t *testing.T) {
 		}
 	}
 }
+
+// pgWorkspace and pgRecordNodes make the workspace and 20,000 records r0…r19999 of benchDB on
+// PostgreSQL, without their values.
+const (
+	pgWorkspace   = `INSERT INTO workspaces (id, name, created_ms) VALUES ('` + workspace + `', 'test', 0)`
+	pgRecordNodes = `INSERT INTO nodes (id, workspace_id, object, page_type, parent_type, parent_id, position, title, title_plain,
+			properties, description, in_trash, created_ms, created_by, edited_ms, edited_by)
+			SELECT 'r' || i, '` + workspace + `', 'page', 'page', 'database_id', '` + benchDB + `', 'a', '[]'::jsonb, '',
+			'{}'::jsonb, '[]'::jsonb, FALSE, i, '` + u1 + `', i, '` + u1 + `' FROM generate_series(0, 19999) i`
+)
 
 // pgNode is a node of PostgreSQL's JSON plan.
 type pgNode struct {

@@ -82,8 +82,7 @@ func seedBench(t testing.TB, db *sql.DB, n int) {
 				WHEN 'title' THEN 'Record ' || i
 				WHEN 'text' THEN ` + text.String() + `
 				WHEN 'sel' THEN 'o' || (i % 20)
-				WHEN 'tags' THEN 't' || CASE p.ord WHEN 0 THEN i % 10 ELSE (i / 10) % 10 END
-				WHEN 'date' THEN date('2024-01-01', '+' || (i % 365) || ' days') END,
+				WHEN 'tags' THEN 't' || CASE p.ord WHEN 0 THEN i % 10 ELSE (i / 10) % 10 END END,
 			CASE p.prop
 				WHEN 'num' THEN h % 1000000
 				WHEN 'sel' THEN i % 20

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/quire-dev/quire/internal/quire"
 	"github.com/quire-dev/quire/internal/store"
 	"github.com/quire-dev/quire/internal/testdb"
 )
@@ -66,6 +67,54 @@ func TestMutationsEditsThenTrash(t *testing.T) {
 		if got := titles(e.do("POST", "/v2/databases/"+id+"/query", e.full,
 			`{"sorts":[{"property":"Points","direction":"descending"}]}`)); !cmp.Equal(got, []string{"delta", "gamma"}) {
 			t.Errorf("records by Points = %v", got)
+		}
+	})
+}
+
+// TestMutationsPeopleChecked: a batch looks up each person it names once, whichever of its
+// creates names them first; a person of no workspace user is reported at every create that
+// names them, and nothing of the batch is written.
+func TestMutationsPeopleChecked(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		_, db := e.newDatabase(t, taskSchema())
+		id := db["id"].(string)
+		people := func(ids ...string) map[string]any {
+			var out []any
+			for _, p := range ids {
+				out = append(out, map[string]any{"object": "user", "id": p})
+			}
+			return map[string]any{"people": out}
+		}
+		create := func(name string, owner map[string]any) map[string]any {
+			return map[string]any{"op": "create", "properties": map[string]any{"Name": []any{txt(name)}, "Owner": owner}}
+		}
+		stranger := quire.NewID()
+		r := e.do("POST", "/v2/databases/"+id+"/mutations", e.full, map[string]any{"mutations": []any{
+			create("a", people(e.owner.ID)),
+			create("b", people(e.owner.ID, stranger)),
+			create("c", people(stranger)),
+		}})
+		r.wantError(t, http.StatusBadRequest, quire.CodeValidation, "")
+		var paths []string
+		for _, d := range r.body["details"].([]any) {
+			paths = append(paths, d.(map[string]any)["path"].(string))
+		}
+		if want := []string{"mutations[1].properties.Owner.people", "mutations[2].properties.Owner.people"}; !cmp.Equal(paths, want) {
+			t.Fatalf("detail paths = %v, want %v; body %s", paths, want, r.raw)
+		}
+		if got := titles(e.do("POST", "/v2/databases/"+id+"/query", e.full, `{}`)); len(got) != 0 {
+			t.Fatalf("records after the failed batch = %v, want none", got)
+		}
+		r = e.do("POST", "/v2/databases/"+id+"/mutations", e.full, map[string]any{"mutations": []any{
+			create("a", people(e.owner.ID)), create("b", people(e.owner.ID)),
+		}})
+		wantOK(t, r, http.StatusOK)
+		for i, x := range r.body["results"].([]any) {
+			got := x.(map[string]any)["properties"].(map[string]any)["Owner"].(map[string]any)["people"].([]any)
+			if len(got) != 1 || got[0].(map[string]any)["id"] != e.owner.ID {
+				t.Errorf("results[%d].Owner = %v, want [%s]", i, got, e.owner.ID)
+			}
 		}
 	})
 }

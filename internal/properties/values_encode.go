@@ -233,9 +233,11 @@ func PropertyScalars(p *quire.Property, v Values, number int64) []Scalar {
 		}
 		return out
 	case quire.PropDate:
+		// The start's number only: every date filter and sort reads v_num, and a text would put
+		// each record at a random place of the text index for nothing (migration 00021).
 		ms, _, valid := quire.ParseDate(val.Date.Start)
 		if valid {
-			return one(text(val.Date.Start), num(float64(ms)))
+			return one(nil, num(float64(ms)))
 		}
 	case quire.PropFiles:
 		out := make([]Scalar, len(val.Files))

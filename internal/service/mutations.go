@@ -112,6 +112,10 @@ func (s *Service) MutateRecords(ctx context.Context, p *quire.Principal, id stri
 	if err := s.Reach(ctx, p, id, "database "+id); err != nil {
 		return nil, err
 	}
+	var decoded *decodedCreates
+	if slices.ContainsFunc(ops, func(m Mutation) bool { return m.Op == "create" }) {
+		decoded = s.decodeCreates(ctx, p, id, ops)
+	}
 	out := make([]*quire.Node, len(ops))
 	var schema quire.Schema
 	var nums map[string]int64
@@ -140,7 +144,7 @@ func (s *Service) MutateRecords(ctx context.Context, p *quire.Principal, id stri
 		}
 		var pr quire.Problems
 		for i, m := range ops {
-			n, err := s.mutate(ctx, tx, w, p, db, m, read.nodes, now)
+			n, err := s.mutate(ctx, tx, w, p, db, m, read.nodes, now, decoded, i)
 			if qe, ok := quire.AsError(err); ok && qe.Code == quire.CodeValidation {
 				pr.Merge(qe)
 				continue
@@ -228,10 +232,14 @@ func target(ctx context.Context, tx *store.Tx, p *quire.Principal, read map[stri
 	return &c, nil
 }
 
-// mutate applies one operation; a validation error's paths are under m.Path.
-func (s *Service) mutate(ctx context.Context, tx *store.Tx, w *recordWrites, p *quire.Principal, db *recordDB, m Mutation, read map[string]*quire.Node, now int64) (*quire.Node, error) {
+// mutate applies operation i, m; a validation error's paths are under m.Path.
+func (s *Service) mutate(ctx context.Context, tx *store.Tx, w *recordWrites, p *quire.Principal, db *recordDB, m Mutation, read map[string]*quire.Node, now int64, decoded *decodedCreates, i int) (*quire.Node, error) {
 	if m.Op == "create" {
-		return s.createRecord(ctx, tx, w, p, db, m.Properties, m.Path+".properties", m.Children, nil, nil, now)
+		vals, err := decoded.values(db, i, m)
+		if err != nil {
+			return nil, err
+		}
+		return s.createRecord(ctx, tx, w, p, db, vals, m.Path+".properties", m.Children, nil, nil, now)
 	}
 	n, err := target(ctx, tx, p, read, m.PageID)
 	if err == nil && read != nil {

@@ -20,6 +20,9 @@ type recordDB struct {
 	schema quire.Schema
 	// related caches the schemas of databases that dual relations sync into.
 	related map[string]*recordDB
+	// people are the users the transaction has looked up (true: of the workspace): a batch's
+	// records usually name the same few, which are then read once, not once per record.
+	people map[string]bool
 }
 
 // lockDatabase takes database id's row lock and reads it for writing its records: a record's
@@ -94,18 +97,9 @@ func lockRecordDatabases(ctx context.Context, tx *store.Tx, ws, id string, also 
 	return locked, nil
 }
 
-// createRecord stores a new record of db with the raw properties at path (and content
+// createRecord stores a new record of db with values vals, decoded from path (and content
 // blocks), its record_values rows and its number, and syncs dual relations.
-func (s *Service) createRecord(ctx context.Context, tx *store.Tx, w *recordWrites, p *quire.Principal, db *recordDB, raw any, path string, children []*blocks.Block, icon, cover json.RawMessage, now int64) (*quire.Node, error) {
-	var vals properties.Values
-	var err error
-	if raw != nil {
-		if vals, err = properties.DecodeValues(db.schema, raw, path, nil); err != nil {
-			return nil, err
-		}
-	} else {
-		vals = properties.Values{}
-	}
+func (s *Service) createRecord(ctx context.Context, tx *store.Tx, w *recordWrites, p *quire.Principal, db *recordDB, vals properties.Values, path string, children []*blocks.Block, icon, cover json.RawMessage, now int64) (*quire.Node, error) {
 	if err := s.checkRefs(ctx, tx, p, db, vals, nil, path); err != nil {
 		return nil, err
 	}
@@ -199,7 +193,7 @@ func (s *Service) checkRefs(ctx context.Context, tx *store.Tx, p *quire.Principa
 		}
 		at := jsonbody.Join(path, prop.Name, prop.Type)
 		if prop.Type == quire.PropPeople {
-			ok, err := tx.UsersExist(ctx, p.WorkspaceID(), added)
+			ok, err := db.knownPeople(ctx, tx, p.WorkspaceID(), added)
 			if err != nil {
 				return err
 			}
@@ -351,7 +345,11 @@ func (s *Service) CreateRecord(ctx context.Context, p *quire.Principal, in NewPa
 			}
 			return err
 		}
-		n, err = s.createRecord(ctx, tx, writesAtOnce(tx, db.node.ID), p, db, in.Properties, "properties", in.Children, in.Icon, in.Cover, quire.NowMillis())
+		vals, err := newRecordValues(db.schema, in.Properties, "properties")
+		if err != nil {
+			return err
+		}
+		n, err = s.createRecord(ctx, tx, writesAtOnce(tx, db.node.ID), p, db, vals, "properties", in.Children, in.Icon, in.Cover, quire.NowMillis())
 		return err
 	})
 	if err != nil {

@@ -1,0 +1,83 @@
+package service
+
+import (
+	"bytes"
+	"context"
+
+	"github.com/quire-dev/quire/internal/properties"
+	"github.com/quire-dev/quire/internal/quire"
+	"github.com/quire-dev/quire/internal/store"
+)
+
+// newRecordValues decodes and checks a new record's raw properties at path against schema;
+// no properties is a record with none set.
+func newRecordValues(schema quire.Schema, raw any, path string) (properties.Values, error) {
+	if raw == nil {
+		return properties.Values{}, nil
+	}
+	return properties.DecodeValues(schema, raw, path, nil)
+}
+
+// knownPeople reports which of ids are users of workspace ws, reading only those that the
+// transaction has not read yet.
+func (db *recordDB) knownPeople(ctx context.Context, tx *store.Tx, ws string, ids []string) (map[string]bool, error) {
+	var unread []string
+	for _, id := range ids {
+		if _, ok := db.people[id]; !ok {
+			unread = append(unread, id)
+		}
+	}
+	if len(unread) == 0 {
+		return db.people, nil
+	}
+	found, err := tx.UsersExist(ctx, ws, unread)
+	if err != nil {
+		return nil, err
+	}
+	if db.people == nil {
+		db.people = make(map[string]bool, len(found))
+	}
+	for id, ok := range found {
+		db.people[id] = ok
+	}
+	return db.people, nil
+}
+
+// decodedCreates are a mutation batch's create operations' values, decoded before its
+// transaction against the schema stored as schema. A batch decodes its properties outside the
+// write transaction because SQLite writes one transaction at a time: what a transaction does
+// is serial across every writer, what comes before it runs on every core.
+type decodedCreates struct {
+	schema []byte
+	vals   []properties.Values // by operation; nil where the operation is not a create or failed
+}
+
+// decodeCreates decodes the create operations of ops against database id's schema as read now,
+// without a lock. Nothing is reported here: an operation that fails, or every one when the read
+// fails, is decoded again in the transaction, which reports its problems.
+func (s *Service) decodeCreates(ctx context.Context, p *quire.Principal, id string, ops []Mutation) *decodedCreates {
+	n, err := s.store.Node(ctx, p.WorkspaceID(), id)
+	if err != nil || n.Object != quire.ObjectDatabase {
+		return nil
+	}
+	schema, err := DatabaseSchema(n)
+	if err != nil {
+		return nil
+	}
+	d := &decodedCreates{schema: n.Properties, vals: make([]properties.Values, len(ops))}
+	for i, m := range ops {
+		if m.Op == "create" {
+			d.vals[i], _ = newRecordValues(schema, m.Properties, m.Path+".properties")
+		}
+	}
+	return d
+}
+
+// values returns create operation i's values against db's schema: those decoded before the
+// transaction when db's schema is still the one they were decoded against, else decoded now.
+func (d *decodedCreates) values(db *recordDB, i int, m Mutation) (properties.Values, error) {
+	if d != nil && d.vals[i] != nil && bytes.Equal(d.schema, db.node.Properties) {
+		return d.vals[i], nil
+	}
+	return newRecordValues(db.schema, m.Properties, m.Path+".properties")
+}
