@@ -110,14 +110,6 @@ type blockInput struct{}
 // Schema describes a block as written, one variant per block type (schema_blocks.go).
 func (blockInput) Schema(r huma.Registry) *huma.Schema { return blockInputSchema(r) }
 
-// parentInput documents a parent as written; type may be left out.
-type parentInput struct {
-	Type       string `json:"type,omitempty" enum:"workspace,page_id,database_id"`
-	Workspace  bool   `json:"workspace,omitempty"`
-	PageID     string `json:"page_id,omitempty" format:"uuid"`
-	DatabaseID string `json:"database_id,omitempty" format:"uuid"`
-}
-
 // fileObjectOrNull documents an icon or cover as written: null clears it.
 type fileObjectOrNull struct{}
 
