@@ -125,18 +125,12 @@ func (mindMapTitleInput) Schema(r huma.Registry) *huma.Schema {
 	}}
 }
 
-// mindMapNodeInput is a node as written, with its subtree.
-type mindMapNodeInput struct {
-	ID        string             `json:"id,omitempty" format:"uuid" doc:"Chosen by the client (unique within the map), or made by the server."`
-	Text      string             `json:"text,omitempty" maxLength:"2000"`
-	Color     string             `json:"color,omitempty" enum:"default,black,gray,brown,orange,pink,yellow,green,blue,purple,red"`
-	Collapsed bool               `json:"collapsed,omitempty"`
-	Children  []mindMapNodeInput `json:"children,omitempty" maxItems:"100"`
-}
+// mindMapNodeInput is a node as written, with its subtree, as an edit's node.
+type mindMapNodeInput struct{}
 
-type mindMapSettingsInput struct {
-	Layout string `json:"layout,omitempty" enum:"right,left,both,tree,org"`
-	Theme  string `json:"theme,omitempty" enum:"default,classic,colorful,dark,minimal"`
+// Schema describes a node as mindmap.NodeShape, which its decoder reads, says.
+func (mindMapNodeInput) Schema(r huma.Registry) *huma.Schema {
+	return bodySchema(r, "MindMapNodeInput", mindmap.NodeShape)
 }
 
 // mindMapEdit documents one edit: a variant per op (schema_mindmap.go), with the fields of

@@ -5,6 +5,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/quire-dev/quire/internal/dbquery"
 	"github.com/quire-dev/quire/internal/jsonbody"
 	"github.com/quire-dev/quire/internal/mindmap"
 	"github.com/quire-dev/quire/internal/service"
@@ -37,16 +38,16 @@ var bodyShapes = map[string]shape{
 	"ViewGroupByOrNull":    typed[viewGroupByOrNil](),
 	"ViewConfig":           typed[viewConfig](),
 	"MindMapTitleInput":    typed[mindMapTitleInput](),
-	"MindMapNodeInput":     typed[mindMapNodeInput](),
-	"MindMapSettingsInput": typed[mindMapSettingsInput](),
+	"MindMapNodeInput":     fromDecoder(mindmap.NodeShape),
+	"MindMapSettingsInput": fromDecoder(mindmap.SettingsShape),
 	"MindMapEdit":          typed[mindMapEdit](),
 	"SearchFilter":         fromDecoder(service.SearchFilterShape),
 	"SearchSort":           fromDecoder(service.SearchSortShape),
 	"QueryFilterInput":     typed[queryFilterInput](),
-	"SortInput":            typed[sortInput](),
+	"SortInput":            fromDecoder(dbquery.SortShape),
 	"MutationInput":        typed[mutationInput](),
 	"UploadParent":         fromDecoder(service.UploadParentShape),
-	"PositionInput":        typed[positionInput](),
+	"PositionInput":        fromDecoder(service.PositionShape),
 }
 
 // shape is a type huma builds a schema from, or the description of an object.

@@ -17,3 +17,18 @@ var PatchBody = jsonbody.Body{Noun: "A mind map update", Fields: []jsonbody.Fiel
 	{Name: "settings", Shape: "MindMapSettingsInput", Doc: "The settings named change; the others stay."},
 	{Name: "edits", Type: "array", Shape: "MindMapEdit", Nullable: true, MaxItems: MaxArray, Doc: "Applied in order, all or none."},
 }}
+
+// SettingsShape is a mind map's settings as decodeSettings reads them.
+var SettingsShape = jsonbody.Body{Noun: "settings", Fields: []jsonbody.Field{
+	{Name: "layout", Type: "string", Enum: Layouts},
+	{Name: "theme", Type: "string", Enum: Themes},
+}}
+
+// NodeShape is a node as decodeNode reads it, with its subtree.
+var NodeShape = jsonbody.Body{Noun: "A node", Fields: []jsonbody.Field{
+	{Name: "id", Type: "string", Format: "uuid", Doc: "Chosen by the client (unique within the map), or made by the server."},
+	{Name: "text", Type: "string", MaxLength: MaxTextLength},
+	{Name: "color", Type: "string", Enum: Colors},
+	{Name: "collapsed", Type: "boolean"},
+	{Name: "children", Type: "array", Shape: "MindMapNodeInput", MaxItems: MaxArray},
+}}

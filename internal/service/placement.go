@@ -57,6 +57,12 @@ func positions(ctx context.Context, tx *store.Tx, ws, parent string, pl Placemen
 	return order.NBetween(lo, hi, n)
 }
 
+// PositionShape is an append's position, Notion's form of after (DecodePlacement).
+var PositionShape = jsonbody.Body{Noun: "position", Fields: []jsonbody.Field{
+	{Name: "type", Type: "string", Required: true, Enum: []string{"start", "end", "after_block"}},
+	{Name: "after_block", Shape: "FileUploadRef"},
+}}
+
 // DecodePlacement reads after or before (the original service's), or Notion's newer position
 // object, of an append body. after and before may be null, which is the end (the original's
 // docs send "after": null); at most one of after, before and position says where.
@@ -91,6 +97,7 @@ func DecodePlacement(body map[string]any) (Placement, error) {
 				pr.Add("position", quire.ReasonInvalidType, "position must be an object.")
 				continue
 			}
+			PositionShape.UnknownAt(&pr, "position", m)
 			switch m["type"] {
 			case "start":
 				pl.Start = true
