@@ -18,7 +18,7 @@ type mutationInput struct {
 	Op         string               `json:"op" enum:"create,update,trash,restore"`
 	PageID     string               `json:"page_id,omitempty" format:"uuid" doc:"update, trash, restore: the record."`
 	Properties *propertyValuesInput `json:"properties,omitempty" doc:"create, update: property values by name or id."`
-	Children   []blockInput         `json:"children,omitempty" maxItems:"100" doc:"create: content blocks."`
+	Children   []blockInput         `json:"children,omitempty" nullable:"false" maxItems:"100" doc:"create: content blocks."`
 }
 
 type queryDatabaseInput struct {

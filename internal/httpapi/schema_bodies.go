@@ -26,7 +26,6 @@ import (
 var bodyShapes = map[string]shape{
 	"ParentInput":          fromDecoder(service.ParentShape),
 	"FileObject":           typed[fileObject](),
-	"FileObjectOrNull":     typed[fileObjectOrNull](),
 	"FileUploadRef":        typed[fileUploadRef](),
 	"BlockInput":           typed[blockInput](),
 	"PropertyValuesInput":  typed[propertyValuesInput](),
@@ -151,15 +150,19 @@ func fieldSchema(r huma.Registry, body string, f jsonbody.Field) *huma.Schema {
 	default:
 		s = &huma.Schema{Type: f.Type, Format: scalarFormat[f.Type]}
 	}
+	switch {
+	case f.Nullable && s.Type == "":
+		// A shape is a reference or a union: null is one more variant.
+		s = &huma.Schema{OneOf: []*huma.Schema{{Type: "null"}, s}}
+	case f.Nullable:
+		s.Nullable = true
+	}
 	if f.Format != "" {
 		s.Format = f.Format
 	}
 	// Only what the field sets: a shape's own description stays when the field has none.
 	if f.Doc != "" {
 		s.Description = f.Doc
-	}
-	if f.Nullable {
-		s.Nullable = true
 	}
 	if f.Default != nil {
 		s.Default = f.Default

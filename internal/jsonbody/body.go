@@ -30,9 +30,8 @@ type Field struct {
 	Doc    string
 
 	Required bool
-	// Nullable shows null as taken. TestRequestBodiesMatchTheDocument holds the decoder to it,
-	// but for a few arrays that were documented so before it did (their generated Go clients
-	// take a *[]T). Some decoders also take null for a field not marked, as if left out.
+	// Nullable shows null as taken: as the member left out, or with the meaning Doc says
+	// (clears, resets). TestRequestBodiesMatchTheDocument holds the decoder to it both ways.
 	Nullable bool
 	// Hidden is a key the decoder takes that the document does not show: an alias kept for
 	// clients of the original service (archived for in_trash).

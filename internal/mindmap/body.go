@@ -15,7 +15,7 @@ var NewBody = jsonbody.Body{Noun: "A mind map", Fields: []jsonbody.Field{
 var PatchBody = jsonbody.Body{Noun: "A mind map update", Fields: []jsonbody.Field{
 	{Name: "title", Shape: "MindMapTitleInput"},
 	{Name: "settings", Shape: "MindMapSettingsInput", Doc: "The settings named change; the others stay."},
-	{Name: "edits", Type: "array", Shape: "MindMapEdit", Nullable: true, MaxItems: MaxArray, Doc: "Applied in order, all or none."},
+	{Name: "edits", Type: "array", Shape: "MindMapEdit", MaxItems: MaxArray, Doc: "Applied in order, all or none."},
 }}
 
 // SettingsShape is a mind map's settings as decodeSettings reads them.
