@@ -100,7 +100,6 @@ type richTextItemInput struct {
 	Mention     *mentionInput    `json:"mention,omitempty"`
 	Equation    *equationContent `json:"equation,omitempty"`
 	Annotations *annotationsIn   `json:"annotations,omitempty"`
-	Color       string           `json:"color,omitempty" doc:"Legacy single colour channel: red sets text_color, red_background sets background_color."`
 }
 
 // blockInput documents a block as written: {"type":T, T:{…, "children"?:[…]}} or, as the
