@@ -40,6 +40,7 @@ var bodyShapes = map[string]shape{
 	"MindMapNodeInput":     fromDecoder(mindmap.NodeShape),
 	"MindMapSettingsInput": fromDecoder(mindmap.SettingsShape),
 	"MindMapEdit":          typed[mindMapEdit](),
+	"MindMapPositionInput": fromDecoder(mindmap.PositionShape),
 	"SearchFilter":         fromDecoder(service.SearchFilterShape),
 	"SearchSort":           fromDecoder(service.SearchSortShape),
 	"QueryFilterInput":     typed[queryFilterInput](),
@@ -111,19 +112,22 @@ func (updateWebhookRequest) body() jsonbody.Body       { return service.WebhookC
 
 // bodySchema registers the object b describes under name and returns a reference to it.
 func bodySchema(r huma.Registry, name string, b jsonbody.Body) *huma.Schema {
-	return component(r, name, func() *huma.Schema {
-		s := &huma.Schema{Type: huma.TypeObject, AdditionalProperties: false, Properties: map[string]*huma.Schema{}}
-		for _, f := range b.Fields {
-			if f.Hidden {
-				continue
-			}
-			s.Properties[f.Name] = fieldSchema(r, name, f)
-			if f.Required {
-				s.Required = append(s.Required, f.Name)
-			}
+	return component(r, name, func() *huma.Schema { return objectSchema(r, name, b) })
+}
+
+// objectSchema is the object b describes; name names it in a panic.
+func objectSchema(r huma.Registry, name string, b jsonbody.Body) *huma.Schema {
+	s := &huma.Schema{Type: huma.TypeObject, AdditionalProperties: false, Properties: map[string]*huma.Schema{}}
+	for _, f := range b.Fields {
+		if f.Hidden {
+			continue
 		}
-		return s
-	})
+		s.Properties[f.Name] = fieldSchema(r, name, f)
+		if f.Required {
+			s.Required = append(s.Required, f.Name)
+		}
+	}
+	return s
 }
 
 // fieldSchema is the schema of one member: its shape or JSON type, then its limits.

@@ -32,3 +32,23 @@ var NodeShape = jsonbody.Body{Noun: "A node", Fields: []jsonbody.Field{
 	{Name: "collapsed", Type: "boolean"},
 	{Name: "children", Type: "array", Shape: "MindMapNodeInput", MaxItems: MaxArray},
 }}
+
+// EditShape is every member an edit may hold, each as decodeEdit reads it; editFields says
+// which op takes which, and the document builds one variant per op from both.
+var EditShape = jsonbody.Body{Noun: "An edit", Fields: []jsonbody.Field{
+	{Name: "op", Type: "string", Required: true, Enum: []string{OpAdd, OpUpdate, OpMove, OpDelete}},
+	{Name: "node_id", Type: "string", Format: "uuid"},
+	{Name: "parent_id", Type: "string", Format: "uuid"},
+	{Name: "after", Type: "string", Format: "uuid", Doc: "Place the node right after this child of parent_id; last when neither after nor position is sent."},
+	{Name: "position", Shape: "MindMapPositionInput"},
+	{Name: "node", Shape: "MindMapNodeInput"},
+	{Name: "text", Type: "string", MaxLength: MaxTextLength},
+	{Name: "color", Type: "string", Enum: Colors},
+	{Name: "collapsed", Type: "boolean"},
+}}
+
+// PositionShape is an edit's position, the start or the end of parent_id's children
+// (decodePosition).
+var PositionShape = jsonbody.Body{Noun: "position", Fields: []jsonbody.Field{
+	{Name: "type", Type: "string", Required: true, Enum: []string{"start", "end"}},
+}}

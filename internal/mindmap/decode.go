@@ -278,11 +278,7 @@ func decodePosition(p *quire.Problems, path string, v any) bool {
 		p.Add(path, quire.ReasonInvalidType, "position must be an object.")
 		return false
 	}
-	for _, k := range jsonbody.SortedKeys(m) {
-		if k != "type" {
-			p.Add(jsonbody.Join(path, k), quire.ReasonUnknownField, "position has only a type.")
-		}
-	}
+	PositionShape.UnknownAt(p, path, m)
 	switch m["type"] {
 	case "start":
 		return true
