@@ -19,8 +19,8 @@ import (
 // not list is refused as unknown_field at its path, a key it requires is named when left out,
 // and a value beyond a bound it sets is refused at its path. Most of these shapes are built from
 // the description their decoder reads (bodyShapes' fromDecoder); for the few still typed
-// (FileObject, RichTextItemInput, ViewLayoutItem, ViewSort, ViewConfig, MutationInput) this
-// test is what keeps the document true. Each named shape is checked where a body first holds
+// (FileObject, RichTextItemInput, ViewLayoutItem, ViewSort, ViewConfig: kinds with keys of
+// their own, or types answers share) this test is what keeps the document true. Each named shape is checked where a body first holds
 // it; unions (a block, a property value, a filter) are built from their decoders' tables and
 // left to their own tests.
 func TestNestedShapesMatchTheDecoders(t *testing.T) {

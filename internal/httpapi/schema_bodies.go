@@ -45,7 +45,7 @@ var bodyShapes = map[string]shape{
 	"SearchSort":           fromDecoder(service.SearchSortShape),
 	"QueryFilterInput":     typed[queryFilterInput](),
 	"SortInput":            fromDecoder(dbquery.SortShape),
-	"MutationInput":        typed[mutationInput](),
+	"MutationInput":        fromDecoder(service.MutationShape),
 	"UploadParent":         fromDecoder(service.UploadParentShape),
 	"PositionInput":        fromDecoder(service.PositionShape),
 }
