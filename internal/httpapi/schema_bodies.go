@@ -18,11 +18,12 @@ import (
 // CreatePageRequest) whose body method returns that description; reqBody[R] puts it in the
 // document.
 
-// bodyShapes are the schemas a body's field may name by Shape. Most are described by their
-// decoders, as the bodies are (fromDecoder); the rest are types (typed): the polymorphic ones,
-// whose schemas the packages' tables build, and the few whose decoders read no fixed set of keys
-// (TestNestedShapesMatchTheDecoders holds those to their decoders). A name missing here stops the
-// server before it serves a document that would not say what the field holds.
+// bodyShapes are the schemas a body's field may name by Shape. Most are described beside their
+// decoders, as the bodies are (fromDecoder); the rest are types (typed): the unions, whose
+// schemas the packages' tables build, and a few objects whose keys depend on their kind (a file
+// object, a rich-text item, a view's config) or whose type the answers share (a view's layout
+// item and sort), which TestNestedShapesMatchTheDecoders holds to their decoders. A name missing
+// here stops the server before it serves a document that would not say what the field holds.
 var bodyShapes = map[string]shape{
 	"ParentInput":          fromDecoder(service.ParentShape),
 	"FileObject":           typed[fileObject](),
