@@ -174,6 +174,9 @@ func fieldSchema(r huma.Registry, body string, f jsonbody.Field) *huma.Schema {
 	}
 	if len(f.Enum) > 0 {
 		s.Enum = anys(f.Enum)
+		if f.Nullable {
+			s.Enum = append(s.Enum, nil) // a value outside enum is refused, null too
+		}
 	}
 	if f.Minimum != nil {
 		s.Minimum = f.Minimum
