@@ -3,10 +3,18 @@ package dbquery
 import (
 	"fmt"
 
+	"github.com/quire-dev/quire/internal/jsonbody"
 	"github.com/quire-dev/quire/internal/quire"
 )
 
 const maxSorts = 100
+
+// SortShape is one sort of a query, by a property or a timestamp (decoder.sort).
+var SortShape = jsonbody.Body{Noun: "A sort", Fields: []jsonbody.Field{
+	{Name: "property", Type: "string"},
+	{Name: "timestamp", Type: "string", Enum: []string{TypeCreatedTime, TypeLastEditedTime}},
+	{Name: "direction", Type: "string", Required: true, Enum: []string{"ascending", "descending"}},
+}}
 
 // sortColumn is the record_values column a property type sorts by; "" when it cannot be sorted
 // (multi-valued types, people). Timestamps sort by the nodes row instead.
@@ -53,8 +61,8 @@ func (d *decoder) sort(v any, path string) (Sort, bool) {
 		good = false
 	}
 	for _, k := range keys(obj) {
-		if k != "property" && k != "timestamp" && k != "direction" {
-			fail(k, quire.ReasonUnknownField, fmt.Sprintf("A sort has no field %q.", k))
+		if !SortShape.TakesAt(d.p, path, k) {
+			good = false
 		}
 	}
 	switch dir, ok := obj["direction"]; {

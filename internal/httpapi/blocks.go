@@ -86,11 +86,6 @@ type childrenInput struct {
 	PageParams
 }
 
-type positionInput struct {
-	Type       string         `json:"type" enum:"start,end,after_block"`
-	AfterBlock *fileUploadRef `json:"after_block,omitempty"`
-}
-
 type appendInput struct {
 	BlockID string `path:"block_id" format:"uuid" doc:"A block, or a page (appends to its content)."`
 	Body    reqBody[appendBlockChildrenRequest]

@@ -369,7 +369,7 @@ func TestBlocks_Placement(t *testing.T) {
 			{"after a trashed block", map[string]any{"after": trashed}, "after", quire.ReasonInvalidValue},
 			{"after not an id", map[string]any{"after": "x"}, "after", quire.ReasonInvalidValue},
 			{"after_block elsewhere", map[string]any{"position": after(x)}, "position.after_block.id", quire.ReasonInvalidValue},
-			{"after_block without id", map[string]any{"position": map[string]any{"type": "after_block"}}, "position.after_block.id", quire.ReasonInvalidValue},
+			{"after_block without id", map[string]any{"position": map[string]any{"type": "after_block"}}, "position.after_block.id", quire.ReasonRequired},
 			{"unknown position", map[string]any{"position": map[string]any{"type": "middle"}}, "position.type", quire.ReasonInvalidValue},
 			{"position not an object", map[string]any{"position": "start"}, "position", quire.ReasonInvalidType},
 			{"after and position", map[string]any{"after": ids[0], "position": map[string]any{"type": "start"}}, "position", quire.ReasonInvalidValue},

@@ -44,11 +44,6 @@ type uploadedFile struct {
 
 type fileUploadOutput struct{ Body fileUploadObject }
 
-type uploadParent struct {
-	Type   string `json:"type,omitempty" enum:"page_id"`
-	PageID string `json:"page_id" format:"uuid"`
-}
-
 type createUploadInput struct {
 	Body reqBody[createUploadRequest]
 }

@@ -125,18 +125,12 @@ func (mindMapTitleInput) Schema(r huma.Registry) *huma.Schema {
 	}}
 }
 
-// mindMapNodeInput is a node as written, with its subtree.
-type mindMapNodeInput struct {
-	ID        string             `json:"id,omitempty" format:"uuid" doc:"Chosen by the client (unique within the map), or made by the server."`
-	Text      string             `json:"text,omitempty" maxLength:"2000"`
-	Color     string             `json:"color,omitempty" enum:"default,black,gray,brown,orange,pink,yellow,green,blue,purple,red"`
-	Collapsed bool               `json:"collapsed,omitempty"`
-	Children  []mindMapNodeInput `json:"children,omitempty" maxItems:"100"`
-}
+// mindMapNodeInput is a node as written, with its subtree, as an edit's node.
+type mindMapNodeInput struct{}
 
-type mindMapSettingsInput struct {
-	Layout string `json:"layout,omitempty" enum:"right,left,both,tree,org"`
-	Theme  string `json:"theme,omitempty" enum:"default,classic,colorful,dark,minimal"`
+// Schema describes a node as mindmap.NodeShape, which its decoder reads, says.
+func (mindMapNodeInput) Schema(r huma.Registry) *huma.Schema {
+	return bodySchema(r, "MindMapNodeInput", mindmap.NodeShape)
 }
 
 // mindMapEdit documents one edit: a variant per op (schema_mindmap.go), with the fields of
@@ -145,24 +139,6 @@ type mindMapEdit struct{}
 
 // Schema describes an edit (schema_mindmap.go).
 func (mindMapEdit) Schema(r huma.Registry) *huma.Schema { return mindMapEditSchema(r) }
-
-// mindMapEditFields are the schemas of the fields of every edit; mindmap.DescribeEdits says
-// which op takes which.
-type mindMapEditFields struct {
-	Op        string                `json:"op" enum:"add,update,move,delete" doc:"add: parent_id, node, after or position. update: node_id, text, color, collapsed. move: node_id, parent_id, after or position. delete: node_id (the subtree goes too; never the root)."`
-	NodeID    string                `json:"node_id,omitempty" format:"uuid"`
-	ParentID  string                `json:"parent_id,omitempty" format:"uuid"`
-	After     string                `json:"after,omitempty" format:"uuid" doc:"Place the node right after this child of parent_id; last when neither after nor position is sent."`
-	Position  *mindMapPositionInput `json:"position,omitempty"`
-	Node      *mindMapNodeInput     `json:"node,omitempty"`
-	Text      *string               `json:"text,omitempty" maxLength:"2000"`
-	Color     string                `json:"color,omitempty" enum:"default,black,gray,brown,orange,pink,yellow,green,blue,purple,red"`
-	Collapsed *bool                 `json:"collapsed,omitempty"`
-}
-
-type mindMapPositionInput struct {
-	Type string `json:"type" enum:"start,end"`
-}
 
 type mindMapIDInput struct {
 	MindMapID string `path:"mind_map_id" format:"uuid"`

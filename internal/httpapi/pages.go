@@ -100,7 +100,6 @@ type richTextItemInput struct {
 	Mention     *mentionInput    `json:"mention,omitempty"`
 	Equation    *equationContent `json:"equation,omitempty"`
 	Annotations *annotationsIn   `json:"annotations,omitempty"`
-	Color       string           `json:"color,omitempty" doc:"Legacy single colour channel: red sets text_color, red_background sets background_color."`
 }
 
 // blockInput documents a block as written: {"type":T, T:{…, "children"?:[…]}} or, as the
@@ -109,14 +108,6 @@ type blockInput struct{}
 
 // Schema describes a block as written, one variant per block type (schema_blocks.go).
 func (blockInput) Schema(r huma.Registry) *huma.Schema { return blockInputSchema(r) }
-
-// parentInput documents a parent as written; type may be left out.
-type parentInput struct {
-	Type       string `json:"type,omitempty" enum:"workspace,page_id,database_id"`
-	Workspace  bool   `json:"workspace,omitempty"`
-	PageID     string `json:"page_id,omitempty" format:"uuid"`
-	DatabaseID string `json:"database_id,omitempty" format:"uuid"`
-}
 
 // fileObjectOrNull documents an icon or cover as written: null clears it.
 type fileObjectOrNull struct{}

@@ -14,19 +14,6 @@ import (
 // The routes of a database's records: the query, the mutations batch, and one property of a
 // page or record. (A record is a page: created, read and changed through the page routes too.)
 
-type sortInput struct {
-	Property  string `json:"property,omitempty"`
-	Timestamp string `json:"timestamp,omitempty" enum:"created_time,last_edited_time"`
-	Direction string `json:"direction" enum:"ascending,descending"`
-}
-
-type mutationInput struct {
-	Op         string               `json:"op" enum:"create,update,trash,restore"`
-	PageID     string               `json:"page_id,omitempty" format:"uuid" doc:"update, trash, restore: the record."`
-	Properties *propertyValuesInput `json:"properties,omitempty" doc:"create, update: property values by name or id."`
-	Children   []blockInput         `json:"children,omitempty" maxItems:"100" doc:"create: content blocks."`
-}
-
 type queryDatabaseInput struct {
 	DatabaseID string                         `path:"database_id" format:"uuid"`
 	Body       *reqBody[queryDatabaseRequest] `required:"false"`

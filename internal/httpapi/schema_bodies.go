@@ -5,6 +5,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/quire-dev/quire/internal/dbquery"
 	"github.com/quire-dev/quire/internal/jsonbody"
 	"github.com/quire-dev/quire/internal/mindmap"
 	"github.com/quire-dev/quire/internal/service"
@@ -17,33 +18,57 @@ import (
 // CreatePageRequest) whose body method returns that description; reqBody[R] puts it in the
 // document.
 
-// bodyShapes are the schemas a body's field may name by Shape: the types that document a
-// value as written. A name missing here stops the server before it serves a document that
-// would not say what the field holds.
-var bodyShapes = map[string]reflect.Type{
-	"ParentInput":          reflect.TypeFor[parentInput](),
-	"FileObject":           reflect.TypeFor[fileObject](),
-	"FileObjectOrNull":     reflect.TypeFor[fileObjectOrNull](),
-	"BlockInput":           reflect.TypeFor[blockInput](),
-	"PropertyValuesInput":  reflect.TypeFor[propertyValuesInput](),
-	"RichTextItemInput":    reflect.TypeFor[richTextItemInput](),
-	"SchemaEdit":           reflect.TypeFor[schemaEdit](),
-	"ViewLayoutItem":       reflect.TypeFor[viewLayoutItem](),
-	"ViewFilterOrNull":     reflect.TypeFor[viewFilterOrNull](),
-	"ViewSort":             reflect.TypeFor[viewSort](),
-	"ViewGroupByOrNull":    reflect.TypeFor[viewGroupByOrNil](),
-	"ViewConfig":           reflect.TypeFor[viewConfig](),
-	"MindMapTitleInput":    reflect.TypeFor[mindMapTitleInput](),
-	"MindMapNodeInput":     reflect.TypeFor[mindMapNodeInput](),
-	"MindMapSettingsInput": reflect.TypeFor[mindMapSettingsInput](),
-	"MindMapEdit":          reflect.TypeFor[mindMapEdit](),
-	"SearchFilter":         reflect.TypeFor[searchFilter](),
-	"SearchSort":           reflect.TypeFor[searchSort](),
-	"QueryFilterInput":     reflect.TypeFor[queryFilterInput](),
-	"SortInput":            reflect.TypeFor[sortInput](),
-	"MutationInput":        reflect.TypeFor[mutationInput](),
-	"UploadParent":         reflect.TypeFor[uploadParent](),
-	"PositionInput":        reflect.TypeFor[positionInput](),
+// bodyShapes are the schemas a body's field may name by Shape. Most are described beside their
+// decoders, as the bodies are (fromDecoder); the rest are types (typed): the unions, whose
+// schemas the packages' tables build, and a few objects whose keys depend on their kind (a file
+// object, a rich-text item, a view's config) or whose type the answers share (a view's layout
+// item and sort), which TestNestedShapesMatchTheDecoders holds to their decoders. A name missing
+// here stops the server before it serves a document that would not say what the field holds.
+var bodyShapes = map[string]shape{
+	"ParentInput":          fromDecoder(service.ParentShape),
+	"FileObject":           typed[fileObject](),
+	"FileUploadRef":        typed[fileUploadRef](),
+	"BlockInput":           typed[blockInput](),
+	"PropertyValuesInput":  typed[propertyValuesInput](),
+	"RichTextItemInput":    typed[richTextItemInput](),
+	"SchemaEdit":           typed[schemaEdit](),
+	"ViewLayoutItem":       typed[viewLayoutItem](),
+	"ViewFilterOrNull":     typed[viewFilterOrNull](),
+	"ViewSort":             typed[viewSort](),
+	"ViewGroupByOrNull":    typed[viewGroupByOrNil](),
+	"ViewConfig":           typed[viewConfig](),
+	"MindMapTitleInput":    typed[mindMapTitleInput](),
+	"MindMapNodeInput":     fromDecoder(mindmap.NodeShape),
+	"MindMapSettingsInput": fromDecoder(mindmap.SettingsShape),
+	"MindMapEdit":          typed[mindMapEdit](),
+	"MindMapPositionInput": fromDecoder(mindmap.PositionShape),
+	"SearchFilter":         fromDecoder(service.SearchFilterShape),
+	"SearchSort":           fromDecoder(service.SearchSortShape),
+	"QueryFilterInput":     typed[queryFilterInput](),
+	"SortInput":            fromDecoder(dbquery.SortShape),
+	"MutationInput":        fromDecoder(service.MutationShape),
+	"UploadParent":         fromDecoder(service.UploadParentShape),
+	"PositionInput":        fromDecoder(service.PositionShape),
+}
+
+// shape is a type huma builds a schema from, or the description of an object.
+type shape struct {
+	t    reflect.Type
+	body jsonbody.Body
+}
+
+// typed is the shape huma builds from T (its struct tags, or its Schema method).
+func typed[T any]() shape { return shape{t: reflect.TypeFor[T]()} }
+
+// fromDecoder is the object b describes, as a component named after the shape.
+func fromDecoder(b jsonbody.Body) shape { return shape{body: b} }
+
+// schema is the shape's schema in r, or a reference to it; name is the shape's.
+func (s shape) schema(r huma.Registry, name string) *huma.Schema {
+	if s.t != nil {
+		return r.Schema(s.t, true, "")
+	}
+	return bodySchema(r, name, s.body)
 }
 
 // The request bodies, described by their decoders (body methods below).
@@ -88,30 +113,33 @@ func (updateWebhookRequest) body() jsonbody.Body       { return service.WebhookC
 
 // bodySchema registers the object b describes under name and returns a reference to it.
 func bodySchema(r huma.Registry, name string, b jsonbody.Body) *huma.Schema {
-	return component(r, name, func() *huma.Schema {
-		s := &huma.Schema{Type: huma.TypeObject, AdditionalProperties: false, Properties: map[string]*huma.Schema{}}
-		for _, f := range b.Fields {
-			if f.Hidden {
-				continue
-			}
-			s.Properties[f.Name] = fieldSchema(r, name, f)
-			if f.Required {
-				s.Required = append(s.Required, f.Name)
-			}
+	return component(r, name, func() *huma.Schema { return objectSchema(r, name, b) })
+}
+
+// objectSchema is the object b describes; name names it in a panic.
+func objectSchema(r huma.Registry, name string, b jsonbody.Body) *huma.Schema {
+	s := &huma.Schema{Type: huma.TypeObject, AdditionalProperties: false, Properties: map[string]*huma.Schema{}}
+	for _, f := range b.Fields {
+		if f.Hidden {
+			continue
 		}
-		return s
-	})
+		s.Properties[f.Name] = fieldSchema(r, name, f)
+		if f.Required {
+			s.Required = append(s.Required, f.Name)
+		}
+	}
+	return s
 }
 
 // fieldSchema is the schema of one member: its shape or JSON type, then its limits.
 func fieldSchema(r huma.Registry, body string, f jsonbody.Field) *huma.Schema {
 	var shape *huma.Schema
 	if f.Shape != "" {
-		t, ok := bodyShapes[f.Shape]
+		sh, ok := bodyShapes[f.Shape]
 		if !ok {
 			panic("httpapi: " + body + "." + f.Name + " names the shape " + f.Shape + ", which bodyShapes lacks")
 		}
-		shape = r.Schema(t, true, "")
+		shape = sh.schema(r, f.Shape)
 	}
 	var s *huma.Schema
 	switch {
@@ -127,6 +155,13 @@ func fieldSchema(r huma.Registry, body string, f jsonbody.Field) *huma.Schema {
 	default:
 		s = &huma.Schema{Type: f.Type, Format: scalarFormat[f.Type]}
 	}
+	switch {
+	case f.Nullable && s.Type == "":
+		// A shape is a reference or a union: null is one more variant.
+		s = &huma.Schema{OneOf: []*huma.Schema{{Type: "null"}, s}}
+	case f.Nullable:
+		s.Nullable = true
+	}
 	if f.Format != "" {
 		s.Format = f.Format
 	}
@@ -134,14 +169,14 @@ func fieldSchema(r huma.Registry, body string, f jsonbody.Field) *huma.Schema {
 	if f.Doc != "" {
 		s.Description = f.Doc
 	}
-	if f.Nullable {
-		s.Nullable = true
-	}
 	if f.Default != nil {
 		s.Default = f.Default
 	}
 	if len(f.Enum) > 0 {
 		s.Enum = anys(f.Enum)
+		if f.Nullable {
+			s.Enum = append(s.Enum, nil) // a value outside enum is refused, null too
+		}
 	}
 	if f.Minimum != nil {
 		s.Minimum = f.Minimum

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"reflect"
 	"slices"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -11,10 +10,10 @@ import (
 
 // mindMapEditSchema is one edit of PATCH /v2/mind-maps/{mind_map_id}: a variant per op, told
 // apart by op, each with the fields mindmap.DescribeEdits says it takes (their schemas from
-// mindMapEditFields).
+// mindmap.EditShape, which the decoder's fields follow).
 func mindMapEditSchema(r huma.Registry) *huma.Schema {
 	return component(r, "MindMapEdit", func() *huma.Schema {
-		all := r.Schema(reflect.TypeFor[mindMapEditFields](), false, "")
+		all := objectSchema(r, "MindMapEdit", mindmap.EditShape)
 		s := discriminated("op", "Applied in order, all or none. delete takes the subtree too, never the root.")
 		for _, d := range mindmap.DescribeEdits() {
 			ref := component(r, typeName(d.Op)+"MindMapEdit", func() *huma.Schema {
@@ -23,7 +22,7 @@ func mindMapEditSchema(r huma.Registry) *huma.Schema {
 				for _, f := range d.Fields {
 					p, ok := all.Properties[f]
 					if !ok {
-						panic("httpapi: mindMapEditFields has no field " + f + " of the mind-map edit " + d.Op)
+						panic("httpapi: mindmap.EditShape has no field " + f + " of the mind-map edit " + d.Op)
 					}
 					if f == "op" {
 						p = &huma.Schema{Type: "string", Enum: []any{d.Op}}

@@ -10,16 +10,6 @@ import (
 	"github.com/quire-dev/quire/internal/service"
 )
 
-type searchFilter struct {
-	Property string `json:"property" enum:"object"`
-	Value    string `json:"value" enum:"page,database,folder,mind_map"`
-}
-
-type searchSort struct {
-	Timestamp string `json:"timestamp,omitempty" enum:"last_edited_time,created_time" default:"last_edited_time"`
-	Direction string `json:"direction,omitempty" enum:"ascending,descending" default:"descending"`
-}
-
 type searchInput struct {
 	Body reqBody[searchRequest]
 }

@@ -6,10 +6,10 @@ import (
 	"github.com/quire-dev/quire/internal/quire"
 )
 
-// Body describes the top-level members of a request body. Its decoder reads it to refuse the
-// keys it does not list, and the OpenAPI document builds the body's schema from it
-// (httpapi/schema_bodies.go), so the document lists exactly the keys the decoder takes, with the
-// limits and values the decoder's own constants hold.
+// Body describes the members of a request body, or of an object inside one (a parent, a sort).
+// Its decoder reads it to refuse the keys it does not list, and the OpenAPI document builds the
+// object's schema from it (httpapi/schema_bodies.go), so the document lists exactly the keys the
+// decoder takes, with the limits and values the decoder's own constants hold.
 type Body struct {
 	// Noun names the body in a message about an unknown key: "A page" gives "A page has no
 	// field k."; empty gives "Unknown field \"k\".".
@@ -30,9 +30,8 @@ type Field struct {
 	Doc    string
 
 	Required bool
-	// Nullable shows null as taken. TestRequestBodiesMatchTheDocument holds the decoder to it,
-	// but for a few arrays that were documented so before it did (their generated Go clients
-	// take a *[]T). Some decoders also take null for a field not marked, as if left out.
+	// Nullable shows null as taken: as the member left out, or with the meaning Doc says
+	// (clears, resets). TestRequestBodiesMatchTheDocument holds the decoder to it both ways.
 	Nullable bool
 	// Hidden is a key the decoder takes that the document does not show: an alias kept for
 	// clients of the original service (archived for in_trash).
@@ -52,22 +51,28 @@ func (b Body) Has(key string) bool {
 }
 
 // Unknown reports every key of m, the body, that b does not take, in key order.
-func (b Body) Unknown(p *quire.Problems, m map[string]any) {
+func (b Body) Unknown(p *quire.Problems, m map[string]any) { b.UnknownAt(p, "", m) }
+
+// UnknownAt reports every key of m, the object at path, that b does not take, in key order.
+func (b Body) UnknownAt(p *quire.Problems, path string, m map[string]any) {
 	for _, k := range SortedKeys(m) {
-		b.Takes(p, k)
+		b.TakesAt(p, path, k)
 	}
 }
 
 // Takes tells whether b takes key, and reports it as unknown_field when not: a decoder that
 // reads the body key by key calls it first, so each problem comes in key order.
-func (b Body) Takes(p *quire.Problems, key string) bool {
+func (b Body) Takes(p *quire.Problems, key string) bool { return b.TakesAt(p, "", key) }
+
+// TakesAt is Takes for the object at path.
+func (b Body) TakesAt(p *quire.Problems, path, key string) bool {
 	switch {
 	case b.Has(key):
 		return true
 	case b.Noun == "":
-		UnknownKey(p, "", key)
+		UnknownKey(p, path, key)
 	default:
-		p.Add(Join("", key), quire.ReasonUnknownField, b.Noun+" has no field "+key+".")
+		p.Add(Join(path, key), quire.ReasonUnknownField, b.Noun+" has no field "+key+".")
 	}
 	return false
 }

@@ -10,25 +10,35 @@ import (
 )
 
 // TestBody_Unknown: a body refuses the keys its description does not list, hidden ones taken,
-// each at its key with the body's noun, in key order.
+// each at its key with the body's noun, in key order; an object inside a body (UnknownAt) at
+// its key under the object's path.
 func TestBody_Unknown(t *testing.T) {
 	fields := []Field{{Name: "title"}, {Name: "archived", Hidden: true}}
 	for _, tc := range []struct {
 		name     string
 		body     Body
+		path     string
 		in       map[string]any
 		want     []quire.Detail
 		wantText string
 	}{
-		{"all taken", Body{Noun: "A page", Fields: fields}, map[string]any{"title": 1, "archived": true}, nil, ""},
-		{"named by its noun", Body{Noun: "A page", Fields: fields}, map[string]any{"z": 1, "title": 1, "a.b": 2},
+		{"all taken", Body{Noun: "A page", Fields: fields}, "", map[string]any{"title": 1, "archived": true}, nil, ""},
+		{"named by its noun", Body{Noun: "A page", Fields: fields}, "", map[string]any{"z": 1, "title": 1, "a.b": 2},
 			[]quire.Detail{{Path: `"a.b"`, Reason: quire.ReasonUnknownField}, {Path: "z", Reason: quire.ReasonUnknownField}}, "A page has no field a.b."},
-		{"no noun", Body{Fields: fields}, map[string]any{"x": 1},
+		{"no noun", Body{Fields: fields}, "", map[string]any{"x": 1},
 			[]quire.Detail{{Path: "x", Reason: quire.ReasonUnknownField}}, `Unknown field "x".`},
+		{"inside a body", Body{Noun: "A sort", Fields: fields}, "sorts[1]", map[string]any{"title": 1, "x": 1},
+			[]quire.Detail{{Path: "sorts[1].x", Reason: quire.ReasonUnknownField}}, "A sort has no field x."},
+		{"inside, no noun", Body{Fields: fields}, "parent", map[string]any{"": 1},
+			[]quire.Detail{{Path: `parent.""`, Reason: quire.ReasonUnknownField}}, `Unknown field "".`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var p quire.Problems
-			tc.body.Unknown(&p, tc.in)
+			if tc.path == "" {
+				tc.body.Unknown(&p, tc.in)
+			} else {
+				tc.body.UnknownAt(&p, tc.path, tc.in)
+			}
 			err := p.Err()
 			if tc.want == nil {
 				if err != nil {

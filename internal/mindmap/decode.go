@@ -96,14 +96,15 @@ func decodeSettings(p *quire.Problems, path string, v any) SettingsPatch {
 		return out
 	}
 	for _, k := range jsonbody.SortedKeys(m) {
+		if !SettingsShape.TakesAt(p, path, k) {
+			continue
+		}
 		kp := jsonbody.Join(path, k)
 		switch k {
 		case "layout":
 			out.Layout = oneOf(p, kp, m[k], Layouts)
 		case "theme":
 			out.Theme = oneOf(p, kp, m[k], Themes)
-		default:
-			p.Add(kp, quire.ReasonUnknownField, "settings has no field "+k+".")
 		}
 	}
 	return out
@@ -133,9 +134,11 @@ func decodeNode(p *quire.Problems, path string, v any, depth int, ids map[string
 		}
 	}
 	for _, k := range jsonbody.SortedKeys(m) {
+		if !NodeShape.TakesAt(p, path, k) {
+			continue
+		}
 		kp := jsonbody.Join(path, k)
 		switch k {
-		case "id":
 		case "text":
 			if s := decodeText(p, kp, m[k]); s != nil {
 				n.Text = *s
@@ -163,8 +166,6 @@ func decodeNode(p *quire.Problems, path string, v any, depth int, ids map[string
 					n.Children = append(n.Children, child)
 				}
 			}
-		default:
-			p.Add(kp, quire.ReasonUnknownField, "A node has no field "+k+".")
 		}
 	}
 	return n
@@ -277,11 +278,7 @@ func decodePosition(p *quire.Problems, path string, v any) bool {
 		p.Add(path, quire.ReasonInvalidType, "position must be an object.")
 		return false
 	}
-	for _, k := range jsonbody.SortedKeys(m) {
-		if k != "type" {
-			p.Add(jsonbody.Join(path, k), quire.ReasonUnknownField, "position has only a type.")
-		}
-	}
+	PositionShape.UnknownAt(p, path, m)
 	switch m["type"] {
 	case "start":
 		return true

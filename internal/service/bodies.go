@@ -22,15 +22,15 @@ var (
 		{Name: "parent", Shape: "ParentInput", Doc: parentDoc + " Left out: the workspace."},
 		{Name: "page_type", Type: "string", Enum: []string{quire.PageTypePage, quire.PageTypeFolder, quire.PageTypeMindMap}, Default: quire.PageTypePage},
 		{Name: "properties", Shape: "PropertyValuesInput"},
-		{Name: "icon", Shape: "FileObject"},
-		{Name: "cover", Shape: "FileObject"},
-		{Name: "children", Type: "array", Shape: "BlockInput", Nullable: true, MaxItems: blocks.MaxArray, Doc: "Content blocks, nested two levels deep; or send markdown instead."},
+		{Name: "icon", Shape: "FileObject", Nullable: true, Doc: "null: none."},
+		{Name: "cover", Shape: "FileObject", Nullable: true, Doc: "null: none."},
+		{Name: "children", Type: "array", Shape: "BlockInput", MaxItems: blocks.MaxArray, Doc: "Content blocks, nested two levels deep; or send markdown instead."},
 		{Name: "markdown", Type: "string", Doc: "GitHub-flavoured Markdown, parsed into blocks instead of children."},
 	}}
 	PagePatchBody = jsonbody.Body{Noun: "A page update", Fields: []jsonbody.Field{
 		{Name: "properties", Shape: "PropertyValuesInput"},
-		{Name: "icon", Shape: "FileObjectOrNull", Doc: "null clears it."},
-		{Name: "cover", Shape: "FileObjectOrNull", Doc: "null clears it."},
+		{Name: "icon", Shape: "FileObject", Nullable: true, Doc: "null clears it."},
+		{Name: "cover", Shape: "FileObject", Nullable: true, Doc: "null clears it."},
 		{Name: "in_trash", Type: "boolean", Doc: "true trashes the page, false restores it."},
 		{Name: "archived", Type: "boolean", Hidden: true},
 	}}
@@ -48,16 +48,16 @@ var (
 		{Name: "title", Type: "array", Shape: "RichTextItemInput", Nullable: true, MaxItems: blocks.MaxArray},
 		{Name: "description", Type: "array", Shape: "RichTextItemInput", Nullable: true, MaxItems: blocks.MaxArray},
 		{Name: "is_inline", Type: "boolean"},
-		{Name: "icon", Shape: "FileObject"},
-		{Name: "cover", Shape: "FileObject"},
+		{Name: "icon", Shape: "FileObject", Nullable: true, Doc: "null: none."},
+		{Name: "cover", Shape: "FileObject", Nullable: true, Doc: "null: none."},
 		{Name: "properties", Type: "object", Shape: "SchemaEdit", Required: true, Doc: `Property name → {<type>: configuration} (or {"type":T, T: configuration}); exactly one title property.`},
 	}}
 	DatabasePatchBody = jsonbody.Body{Noun: "A database update", Fields: []jsonbody.Field{
 		{Name: "title", Type: "array", Shape: "RichTextItemInput", Nullable: true, MaxItems: blocks.MaxArray},
 		{Name: "description", Type: "array", Shape: "RichTextItemInput", Nullable: true, MaxItems: blocks.MaxArray},
 		{Name: "is_inline", Type: "boolean"},
-		{Name: "icon", Shape: "FileObjectOrNull", Doc: "null clears it."},
-		{Name: "cover", Shape: "FileObjectOrNull", Doc: "null clears it."},
+		{Name: "icon", Shape: "FileObject", Nullable: true, Doc: "null clears it."},
+		{Name: "cover", Shape: "FileObject", Nullable: true, Doc: "null clears it."},
 		{Name: "in_trash", Type: "boolean", Doc: "true trashes the database, false restores it."},
 		{Name: "properties", Type: "object", Shape: "SchemaEdit", Doc: `Property name or id → new configuration, {"name": …} to rename, or null to remove.`},
 		{Name: "archived", Type: "boolean", Hidden: true},
@@ -73,15 +73,15 @@ var ViewPatchBody = jsonbody.Body{Noun: views.PatchBody.Noun, Fields: slices.Con
 // The search bodies: POST /v2/search, POST /v2/search/semantic.
 var (
 	SearchBody = jsonbody.Body{Noun: "A search", Fields: []jsonbody.Field{
-		{Name: "query", Type: "string", MaxLength: MaxQueryLength, Doc: `Words or "quoted phrases", at most 20; each must occur in the title or in one block. Empty or left out: everything, last edited first.`},
-		{Name: "filter", Shape: "SearchFilter"},
-		{Name: "sort", Shape: "SearchSort", Doc: "Replaces the ranking by relevance."},
-		{Name: "start_cursor", Type: "string"},
+		{Name: "query", Type: "string", Nullable: true, MaxLength: MaxQueryLength, Doc: `Words or "quoted phrases", at most 20; each must occur in the title or in one block. Empty, null or left out: everything, last edited first.`},
+		{Name: "filter", Shape: "SearchFilter", Nullable: true, Doc: "null: every kind."},
+		{Name: "sort", Shape: "SearchSort", Nullable: true, Doc: "Replaces the ranking by relevance; null keeps it."},
+		{Name: "start_cursor", Type: "string", Nullable: true, Doc: "null: the first page."},
 		pageSizeField(defaultPageSize, ""),
 	}}
 	SemanticBody = jsonbody.Body{Noun: "A semantic search", Fields: []jsonbody.Field{
 		{Name: "query", Type: "string", Required: true, MinLength: 1, MaxLength: MaxQueryLength, Doc: "What to look for, in your own words."},
-		{Name: "filter", Shape: "SearchFilter", Doc: "Only fragments of pages, databases, folders or mind maps."},
+		{Name: "filter", Shape: "SearchFilter", Nullable: true, Doc: "Only fragments of pages, databases, folders or mind maps; null: every kind."},
 		pageSizeField(semanticPageSize, "Fragments per page, 1 to 100."),
 		{Name: "start_cursor", Type: "string", Nullable: true, Doc: "next_cursor of the previous page, unchanged, with the same query, filter and score_threshold; null or left out: the first page."},
 		{Name: "space_id", Type: "string", Nullable: true, Doc: "The token's workspace id (any other answers 404); null or left out: the token's workspace."},
@@ -103,21 +103,21 @@ func pageSizeField(def int, doc string) jsonbody.Field {
 // The records' bodies: POST /v2/databases/{id}/query, POST /v2/databases/{id}/mutations.
 var (
 	RecordQueryBody = jsonbody.Body{Noun: "A query", Fields: []jsonbody.Field{
-		{Name: "filter", Shape: "QueryFilterInput"},
+		{Name: "filter", Shape: "QueryFilterInput", Nullable: true, Doc: "null: every record."},
 		{Name: "sorts", Type: "array", Shape: "SortInput", Nullable: true, MaxItems: blocks.MaxArray},
-		{Name: "start_cursor", Type: "string"},
+		{Name: "start_cursor", Type: "string", Nullable: true, Doc: "null: the first page."},
 		pageSizeField(defaultPageSize, ""),
-		{Name: "filter_properties", Type: "array", Items: "string", Nullable: true, Doc: "Return only these properties (ids or names)."},
+		{Name: "filter_properties", Type: "array", Items: "string", Doc: "Return only these properties (ids or names)."},
 		{Name: "view_id", Type: "string", Format: "uuid", Nullable: true, Doc: "Query through a view of this database: its filter and the request's filter both apply, and the request's sorts come first, then the view's. Not a view of this database (unknown, in trash, another database's): 400 at view_id."},
 	}}
 	MutationsBody = jsonbody.Body{Noun: "A mutations body", Fields: []jsonbody.Field{
-		{Name: "mutations", Type: "array", Shape: "MutationInput", Required: true, Nullable: true, MinItems: 1, MaxItems: MaxMutations},
+		{Name: "mutations", Type: "array", Shape: "MutationInput", Required: true, MinItems: 1, MaxItems: MaxMutations},
 	}}
 )
 
 // AppendBody is PATCH /v2/blocks/{id}/children: the blocks and where they go (DecodePlacement).
 var AppendBody = jsonbody.Body{Noun: "An append", Fields: []jsonbody.Field{
-	{Name: "children", Type: "array", Shape: "BlockInput", Required: true, Nullable: true, MaxItems: blocks.MaxArray, Doc: "Blocks to append, nested two levels deep, at most 1000 in all."},
+	{Name: "children", Type: "array", Shape: "BlockInput", Required: true, MaxItems: blocks.MaxArray, Doc: "Blocks to append, nested two levels deep, at most 1000 in all."},
 	{Name: "after", Type: "string", Format: "uuid", Nullable: true, Doc: "Insert right after this child instead of at the end; null is the end."},
 	{Name: "before", Type: "string", Format: "uuid", Nullable: true, Doc: "Insert right before this child instead of at the end; null is the end. Not with after."},
 	{Name: "position", Shape: "PositionInput", Doc: "Where to insert: start, end, or after_block."},
@@ -125,7 +125,7 @@ var AppendBody = jsonbody.Body{Noun: "An append", Fields: []jsonbody.Field{
 
 // NewUploadBody is POST /v2/files/upload-url.
 var NewUploadBody = jsonbody.Body{Noun: "An upload", Fields: []jsonbody.Field{
-	{Name: "parent", Shape: "UploadParent", Doc: "The page the file is for; a token that reads it may download the file."},
+	{Name: "parent", Shape: "UploadParent", Nullable: true, Doc: "The page the file is for; a token that reads it may download the file. null or left out: none."},
 	{Name: "filename", Type: "string", Required: true, MinLength: 1, MaxLength: maxFileName, Doc: `A name, not a path: no / or \, no control characters.`},
 	{Name: "content_type", Type: "string", Required: true, MaxLength: maxContentType, Doc: "The media type the PUT must send, e.g. image/png."},
 	{Name: "size", Type: "integer", Nullable: true, Minimum: jsonbody.Limit(0), Maximum: jsonbody.Limit(float64(MaxFileSize)), Doc: "Bytes the PUT must send, exactly. Optional: left out (with content_length) the PUT may send up to 100 MiB (104857600 bytes) and the size is what it sent."},

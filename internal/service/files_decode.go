@@ -94,6 +94,12 @@ func uploadSize(p *quire.Problems, body map[string]any, key string) (int64, bool
 	return 0, false
 }
 
+// UploadParentShape is an upload's parent, the page it is for (decodeUploadParent).
+var UploadParentShape = jsonbody.Body{Noun: "An upload's parent", Fields: []jsonbody.Field{
+	{Name: "type", Type: "string", Enum: []string{quire.ParentPage}},
+	{Name: "page_id", Type: "string", Format: "uuid", Required: true},
+}}
+
 // decodeUploadParent reads {"page_id":…} or {"type":"page_id","page_id":…}.
 func decodeUploadParent(p *quire.Problems, v any) string {
 	m, ok := v.(map[string]any)
@@ -101,16 +107,9 @@ func decodeUploadParent(p *quire.Problems, v any) string {
 		p.Add("parent", quire.ReasonInvalidType, "parent must be an object.")
 		return ""
 	}
-	for k, fv := range m {
-		switch k {
-		case "page_id":
-		case "type":
-			if fv != "page_id" {
-				p.Add("parent.type", quire.ReasonInvalidValue, "An upload's parent is a page: type page_id.")
-			}
-		default:
-			p.Add(jsonbody.Join("parent", k), quire.ReasonUnknownField, "An upload's parent holds page_id only.")
-		}
+	UploadParentShape.UnknownAt(p, "parent", m)
+	if fv, ok := m["type"]; ok && fv != quire.ParentPage {
+		p.Add("parent.type", quire.ReasonInvalidValue, "An upload's parent is a page: type page_id.")
 	}
 	id, ok := m["page_id"].(string)
 	switch {

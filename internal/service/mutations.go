@@ -23,6 +23,23 @@ type Mutation struct {
 	Path       string // "mutations[3]"
 }
 
+// MutationShape is every member an operation of a mutations body may hold, as DecodeMutations
+// reads it; mutationFields says which op takes which.
+var MutationShape = jsonbody.Body{Fields: []jsonbody.Field{
+	{Name: "op", Type: "string", Required: true, Enum: []string{"create", "update", "trash", "restore"}},
+	{Name: "page_id", Type: "string", Format: "uuid", Doc: "update, trash, restore: the record."},
+	{Name: "properties", Shape: "PropertyValuesInput", Doc: "create, update: property values by name or id."},
+	{Name: "children", Type: "array", Shape: "BlockInput", MaxItems: blocks.MaxArray, Doc: "create: content blocks."},
+}}
+
+// mutationFields are the members of MutationShape each op takes.
+var mutationFields = map[string][]string{
+	"create":  {"op", "properties", "children"},
+	"update":  {"op", "properties", "page_id"},
+	"trash":   {"op", "page_id"},
+	"restore": {"op", "page_id"},
+}
+
 // DecodeMutations validates a mutations body's shape: {"mutations":[…]}, at most 100 items.
 func DecodeMutations(raw []byte) ([]Mutation, error) {
 	body, err := jsonbody.Parse(raw)
@@ -52,29 +69,22 @@ func DecodeMutations(raw []byte) ([]Mutation, error) {
 			continue
 		}
 		op, _ := obj["op"].(string)
-		allowed := map[string]bool{"op": true}
-		switch op {
-		case "create":
-			allowed["properties"], allowed["children"] = true, true
-		case "update":
-			allowed["properties"], allowed["page_id"] = true, true
-		case "trash", "restore":
-			allowed["page_id"] = true
-		default:
-			if obj["op"] == nil {
-				p.Add(m.Path+".op", quire.ReasonRequired, "op is create, update, trash or restore.")
-			} else {
-				p.Add(m.Path+".op", quire.ReasonInvalidValue, "op is create, update, trash or restore.")
-			}
+		allowed, known := mutationFields[op]
+		switch {
+		case obj["op"] == nil:
+			p.Add(m.Path+".op", quire.ReasonRequired, "op is create, update, trash or restore.")
+			continue
+		case !known:
+			p.Add(m.Path+".op", quire.ReasonInvalidValue, "op is create, update, trash or restore.")
 			continue
 		}
 		m.Op = op
 		for _, k := range jsonbody.SortedKeys(obj) {
-			if !allowed[k] {
+			if !slices.Contains(allowed, k) {
 				p.Add(jsonbody.Join(m.Path, k), quire.ReasonUnknownField, "A "+op+" operation has no field "+k+".")
 			}
 		}
-		if allowed["page_id"] {
+		if slices.Contains(allowed, "page_id") {
 			id, isStr := obj["page_id"].(string)
 			switch {
 			case obj["page_id"] == nil:

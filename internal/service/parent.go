@@ -13,6 +13,14 @@ type Parent struct {
 	Path string
 }
 
+// ParentShape is a parent as written (DecodeParent): "type" may be left out.
+var ParentShape = jsonbody.Body{Noun: "parent", Fields: []jsonbody.Field{
+	{Name: "type", Type: "string", Enum: []string{quire.ParentWorkspace, quire.ParentPage, quire.ParentDatabase}},
+	{Name: "workspace", Type: "boolean"},
+	{Name: "page_id", Type: "string", Format: "uuid"},
+	{Name: "database_id", Type: "string", Format: "uuid"},
+}}
+
 // DecodeNewParent reads the parent of something being created: as contract §2 says, a parent
 // left out means the workspace (top level), which only a workspace-scoped token may use.
 func DecodeNewParent(p *quire.Problems, path string, body map[string]any) Parent {
@@ -38,13 +46,7 @@ func DecodeParent(p *quire.Problems, path string, v any) Parent {
 		return out
 	}
 	typ, hasType := m["type"]
-	for _, k := range jsonbody.SortedKeys(m) {
-		switch k {
-		case "type", quire.ParentWorkspace, quire.ParentPage, quire.ParentDatabase:
-		default:
-			p.Add(jsonbody.Join(path, k), quire.ReasonUnknownField, "parent has no field "+k+".")
-		}
-	}
+	ParentShape.UnknownAt(p, path, m)
 	if hasType {
 		s, ok := typ.(string)
 		if !ok {

@@ -57,6 +57,15 @@ func positions(ctx context.Context, tx *store.Tx, ws, parent string, pl Placemen
 	return order.NBetween(lo, hi, n)
 }
 
+// PositionShape is an append's position, Notion's form of after (DecodePlacement).
+var PositionShape = jsonbody.Body{Noun: "position", Fields: []jsonbody.Field{
+	{Name: "type", Type: "string", Required: true, Enum: []string{"start", "end", "after_block"}},
+	{Name: "after_block", Shape: "FileUploadRef"},
+}}
+
+// afterBlockID is the path of the block a position of type after_block names.
+const afterBlockID = "position.after_block.id"
+
 // DecodePlacement reads after or before (the original service's), or Notion's newer position
 // object, of an append body. after and before may be null, which is the end (the original's
 // docs send "after": null); at most one of after, before and position says where.
@@ -65,7 +74,10 @@ func DecodePlacement(body map[string]any) (Placement, error) {
 	var pl Placement
 	id := func(path string, v any) string {
 		s, ok := v.(string)
-		if !ok || !quire.ValidID(s) {
+		switch {
+		case v == nil && path == afterBlockID:
+			pr.Add(path, quire.ReasonRequired, path+" is required.")
+		case !ok || !quire.ValidID(s):
 			pr.Add(path, quire.ReasonInvalidValue, path+" must be a block id.")
 		}
 		return s
@@ -91,13 +103,21 @@ func DecodePlacement(body map[string]any) (Placement, error) {
 				pr.Add("position", quire.ReasonInvalidType, "position must be an object.")
 				continue
 			}
+			PositionShape.UnknownAt(&pr, "position", m)
 			switch m["type"] {
 			case "start":
 				pl.Start = true
 			case "end":
 			case "after_block":
-				ab, _ := m["after_block"].(map[string]any)
-				pl.After, pl.Path = id("position.after_block.id", ab["id"]), "position.after_block.id"
+				ab, ok := m["after_block"].(map[string]any)
+				if _, present := m["after_block"]; present && !ok {
+					pr.Add("position.after_block", quire.ReasonInvalidType, `position.after_block is {"id": …}.`)
+					continue
+				}
+				jsonbody.Unknown(&pr, "position.after_block", ab, "id")
+				pl.After, pl.Path = id(afterBlockID, ab["id"]), afterBlockID
+			case nil:
+				pr.Add("position.type", quire.ReasonRequired, "position.type is required: start, end or after_block.")
 			default:
 				pr.Add("position.type", quire.ReasonInvalidValue, "position.type is start, end or after_block.")
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -74,6 +75,25 @@ func decodeQuery(p *quire.Problems, v any, required bool) string {
 	return ""
 }
 
+// SearchFilterShape is a search's filter, {"property":"object","value":KIND}: decodeSearchFilter
+// takes these keys and values, and the document shows them.
+var SearchFilterShape = jsonbody.Body{Noun: "filter", Fields: []jsonbody.Field{
+	{Name: "property", Type: "string", Required: true, Enum: []string{"object"}},
+	{Name: "value", Type: "string", Required: true, Enum: searchKinds},
+}}
+
+// searchKinds are the kinds of node a search filter names; searchTimestamps what a sort orders by.
+var (
+	searchKinds      = []string{"page", "database", "folder", "mind_map"}
+	searchTimestamps = []string{"last_edited_time", "created_time"}
+)
+
+// SearchSortShape is a keyword search's sort (decodeSearchSort).
+var SearchSortShape = jsonbody.Body{Noun: "sort", Fields: []jsonbody.Field{
+	{Name: "timestamp", Type: "string", Enum: searchTimestamps, Default: "last_edited_time"},
+	{Name: "direction", Type: "string", Enum: []string{"ascending", "descending"}, Default: "descending"},
+}}
+
 func decodeSearchFilter(p *quire.Problems, v any) string {
 	m, ok := v.(map[string]any)
 	if !ok {
@@ -82,24 +102,14 @@ func decodeSearchFilter(p *quire.Problems, v any) string {
 		}
 		return ""
 	}
-	var value string
-	for k, fv := range m {
-		switch k {
-		case "property":
-			if fv != "object" {
-				p.Add("filter.property", quire.ReasonInvalidValue, `filter.property must be "object".`)
-			}
-		case "value":
-			s, _ := fv.(string)
-			switch s {
-			case "page", "database", "folder", "mind_map":
-				value = s
-			default:
-				p.Add("filter.value", quire.ReasonInvalidValue, "filter.value is one of page, database, folder, mind_map.")
-			}
-		default:
-			p.Add(jsonbody.Join("filter", k), quire.ReasonUnknownField, "filter has no field "+k+".")
-		}
+	SearchFilterShape.UnknownAt(p, "filter", m)
+	if fv, ok := m["property"]; ok && fv != "object" {
+		p.Add("filter.property", quire.ReasonInvalidValue, `filter.property must be "object".`)
+	}
+	value, _ := m["value"].(string)
+	if _, ok := m["value"]; ok && !slices.Contains(searchKinds, value) {
+		p.Add("filter.value", quire.ReasonInvalidValue, "filter.value is one of page, database, folder, mind_map.")
+		value = ""
 	}
 	if _, ok := m["property"]; !ok {
 		p.Add("filter.property", quire.ReasonRequired, `filter.property is required ("object").`)
@@ -118,27 +128,21 @@ func decodeSearchSort(p *quire.Problems, v any) (by string, asc bool) {
 		}
 		return "", false
 	}
+	SearchSortShape.UnknownAt(p, "sort", m)
 	by = "last_edited_time"
-	for k, sv := range m {
-		switch k {
-		case "timestamp":
-			switch sv {
-			case "last_edited_time", "created_time":
-				by = sv.(string)
-			default:
-				p.Add("sort.timestamp", quire.ReasonInvalidValue, "sort.timestamp is last_edited_time or created_time.")
-			}
-		case "direction":
-			switch sv {
-			case "ascending":
-				asc = true
-			case "descending":
-			default:
-				p.Add("sort.direction", quire.ReasonInvalidValue, "sort.direction is ascending or descending.")
-			}
-		default:
-			p.Add(jsonbody.Join("sort", k), quire.ReasonUnknownField, "sort has no field "+k+".")
+	if sv, ok := m["timestamp"]; ok {
+		if s, _ := sv.(string); slices.Contains(searchTimestamps, s) {
+			by = s
+		} else {
+			p.Add("sort.timestamp", quire.ReasonInvalidValue, "sort.timestamp is last_edited_time or created_time.")
 		}
+	}
+	switch sv, ok := m["direction"]; {
+	case !ok || sv == "descending":
+	case sv == "ascending":
+		asc = true
+	default:
+		p.Add("sort.direction", quire.ReasonInvalidValue, "sort.direction is ascending or descending.")
 	}
 	return by, asc
 }

@@ -11,18 +11,18 @@ var CreateBody = jsonbody.Body{Fields: []jsonbody.Field{
 	{Name: "filter", Shape: "ViewFilterOrNull", Doc: "Select options may be named by their unique name; they are stored as ids."},
 	{Name: "sorts", Type: "array", Shape: "ViewSort", Nullable: true, MaxItems: MaxArray},
 	{Name: "group_by", Shape: "ViewGroupByOrNull", Doc: "Table and board views only."},
-	{Name: "config", Shape: "ViewConfig", Doc: "Only the keys of the view's type; keys left out take their defaults."},
+	{Name: "config", Shape: "ViewConfig", Nullable: true, Doc: "Only the keys of the view's type; keys left out take their defaults, as null does."},
 }}
 
 // PatchBody is the settings of PATCH on a view as DecodePatch reads them (the service adds
 // in_trash).
 var PatchBody = jsonbody.Body{Fields: []jsonbody.Field{
-	{Name: "name", Type: "string", MaxLength: MaxName},
-	{Name: "type", Type: "string", Enum: Kinds, Doc: "May be repeated, never changed (reason immutable)."},
-	{Name: "property_layout", Type: "array", Shape: "ViewLayoutItem", MaxItems: MaxArray, Doc: "Replaces the layout; null clears it."},
+	{Name: "name", Type: "string", Nullable: true, MaxLength: MaxName, Doc: "null keeps it."},
+	{Name: "type", Type: "string", Nullable: true, Enum: Kinds, Doc: "May be repeated, never changed (reason immutable); null is left out."},
+	{Name: "property_layout", Type: "array", Shape: "ViewLayoutItem", Nullable: true, MaxItems: MaxArray, Doc: "Replaces the layout; null clears it."},
 	{Name: "filter", Shape: "ViewFilterOrNull", Doc: "Replaces the filter; null clears it."},
-	{Name: "sorts", Type: "array", Shape: "ViewSort", MaxItems: MaxArray, Doc: "Replaces the sorts; null clears them."},
+	{Name: "sorts", Type: "array", Shape: "ViewSort", Nullable: true, MaxItems: MaxArray, Doc: "Replaces the sorts; null clears them."},
 	{Name: "group_by", Shape: "ViewGroupByOrNull"},
-	{Name: "config", Shape: "ViewConfig", Doc: "Keys given replace those keys; a null key takes its default; null resets every key."},
-	{Name: "page_sort", Type: "array", Items: "string", MaxItems: MaxPageSort, Doc: "Manual record order: ids of records of the database."},
+	{Name: "config", Shape: "ViewConfig", Nullable: true, Doc: "Keys given replace those keys; a null key takes its default; null resets every key."},
+	{Name: "page_sort", Type: "array", Items: "string", Nullable: true, MaxItems: MaxPageSort, Doc: "Manual record order: ids of records of the database; null clears it."},
 }}

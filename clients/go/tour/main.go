@@ -109,7 +109,7 @@ func (t *tour) pages() (openapi_types.UUID, error) {
 		return openapi_types.UUID{}, err
 	}
 	first, err := t.c.AppendBlockChildrenWithResponse(t.ctx, page.Id, quireapi.AppendBlockChildrenRequest{
-		Children: &[]quireapi.BlockInput{divider},
+		Children: []quireapi.BlockInput{divider},
 		Position: &quireapi.PositionInput{Type: quireapi.PositionInputTypeStart},
 	})
 	appended, err := ok("append at start", first, first.JSON200, err)
@@ -122,7 +122,7 @@ func (t *tour) pages() (openapi_types.UUID, error) {
 		return openapi_types.UUID{}, err
 	}
 	after, err := t.c.AppendBlockChildrenWithResponse(t.ctx, page.Id, quireapi.AppendBlockChildrenRequest{
-		Children: &[]quireapi.BlockInput{toc},
+		Children: []quireapi.BlockInput{toc},
 		After:    &made.Id,
 	})
 	if _, err := ok("append after", after, after.JSON200, err); err != nil {
@@ -246,7 +246,7 @@ func (t *tour) database(pageID openapi_types.UUID) error {
 		creates = append(creates, quireapi.MutationInput{Op: quireapi.MutationInputOpCreate, Properties: &map[string]*quireapi.PropertyValueInput{
 			"Name": &name, "Status": &status, "Points": &points, "Due": &due}})
 	}
-	made, err := t.c.MutateDatabaseWithResponse(t.ctx, db.Id, quireapi.MutationsRequest{Mutations: &creates})
+	made, err := t.c.MutateDatabaseWithResponse(t.ctx, db.Id, quireapi.MutationsRequest{Mutations: creates})
 	if list, err := ok("create records", made, made.JSON200, err); err != nil || len(list.Results) != 3 {
 		return fmt.Errorf("create records: %v", err)
 	}
