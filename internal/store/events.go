@@ -115,25 +115,20 @@ const eventsPerStatement = 100
 
 // eventValues renders evs as VALUES rows with parameters numbered from first: all 13 columns
 // in eventCols order, or, with ordinal, the position within evs (a literal, 1 up) and the 10
-// columns that differ between a workspace's events.
+// columns that differ between a workspace's events. The text depends only on the number of
+// events, so it is made once per number (valuesText).
 func (tx *Tx) eventValues(evs []*quire.Event, first int, ordinal bool) (string, []any, error) {
-	var sb strings.Builder
 	cols := 13
 	if ordinal {
 		cols = 10
 	}
 	args := make([]any, 0, cols*len(evs))
-	for i, ev := range evs {
-		if i > 0 {
-			sb.WriteString(", ")
-		}
+	for _, ev := range evs {
 		data, err := json.Marshal(ev.Data)
 		if err != nil {
 			return "", nil, err
 		}
-		sb.WriteByte('(')
 		if ordinal {
-			sb.WriteString(strconv.Itoa(i+1) + ", ")
 			args = append(args, ev.ID, ev.Type)
 		} else {
 			args = append(args, ev.Seq, ev.ID, ev.Type, ev.WorkspaceID)
@@ -142,15 +137,47 @@ func (tx *Tx) eventValues(evs []*quire.Event, first int, ordinal bool) (string, 
 		if !ordinal {
 			args = append(args, ev.CreatedMs)
 		}
-		for c := range cols {
+	}
+	return tx.valuesText(valuesKey{engine: tx.engine, rows: len(evs), cols: cols, first: first, ordinal: ordinal}), args, nil
+}
+
+// valuesKey names one shape of eventValues' text.
+type valuesKey struct {
+	engine            Engine
+	rows, cols, first int
+	ordinal           bool
+}
+
+// valuesTexts caches eventValues' texts: up to eventsPerStatement rows in two shapes per
+// engine, under a megabyte in all. A mutation batch of 100 records would otherwise format
+// 1,000 placeholders on every write.
+var valuesTexts sync.Map // valuesKey → string
+
+func (tx *Tx) valuesText(k valuesKey) string {
+	if q, ok := valuesTexts.Load(k); ok {
+		return q.(string)
+	}
+	var sb strings.Builder
+	p := k.first
+	for i := range k.rows {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		sb.WriteByte('(')
+		if k.ordinal {
+			sb.WriteString(strconv.Itoa(i+1) + ", ")
+		}
+		for c := range k.cols {
 			if c > 0 {
 				sb.WriteString(", ")
 			}
-			sb.WriteString(tx.placeholder(first + len(args) - cols + c))
+			sb.WriteString(tx.placeholder(p))
+			p++
 		}
 		sb.WriteByte(')')
 	}
-	return sb.String(), args, nil
+	q, _ := valuesTexts.LoadOrStore(k, sb.String())
+	return q.(string)
 }
 
 // insertEvents writes events whose positions are set, eventsPerStatement rows a statement.
@@ -212,22 +239,58 @@ func (s *Store) EventHead(ctx context.Context, ws string) (last, swept int64, er
 }
 
 // SweepEvents deletes the events created before beforeMs and records, per workspace, the
-// position up to which events are gone; it returns how many it deleted. Positions follow
-// commit order and creation times nearly so (two servers' clocks may differ a little): every
-// event up to a workspace's newest old one goes, so that the feed never has a hole.
+// position up to which events are gone; it returns how many it deleted. Each workspace's feed
+// is walked on its primary key from where the last sweep stopped, up to its first event not
+// older than beforeMs: positions follow commit order and creation times nearly so (two
+// writers waiting for the head, or two servers' clocks, may swap them by a little, which only
+// keeps an event a little longer), so the feed never has a hole and a sweep reads only what
+// it deletes, plus one event (migration 00020). A workspace is swept in its own short
+// transaction, as its head's lock stops its writers until the sweep commits.
 func (s *Store) SweepEvents(ctx context.Context, beforeMs int64) (int64, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT workspace_id FROM event_heads ORDER BY workspace_id`)
+	wss, err := scanAll(rows, err, func(r interface{ Scan(...any) error }) (string, error) {
+		var ws string
+		return ws, r.Scan(&ws)
+	})
+	var total int64
+	for _, ws := range wss {
+		if err != nil {
+			break
+		}
+		var n int64
+		n, err = s.sweepWorkspace(ctx, ws, beforeMs)
+		total += n
+	}
+	return total, err
+}
+
+// sweepWorkspace deletes workspace ws's events before its first one not older than beforeMs
+// (all of them when there is none). The last position is read as this statement sees it, not
+// from the head: a writer that holds the head has positions above every visible event, and
+// its events, invisible here, must not be counted as swept.
+func (s *Store) sweepWorkspace(ctx context.Context, ws string, beforeMs int64) (int64, error) {
 	var n int64
 	err := s.InTx(ctx, func(tx *Tx) error {
-		_, err := tx.tx.ExecContext(ctx, `
-			UPDATE event_heads SET swept_seq = (
-				SELECT max(e.seq) FROM events e WHERE e.workspace_id = event_heads.workspace_id AND e.created_ms < $1)
-			WHERE EXISTS (SELECT 1 FROM events e WHERE e.workspace_id = event_heads.workspace_id AND e.created_ms < $1)`, beforeMs)
+		var swept int64
+		if err := tx.tx.QueryRowContext(ctx, `SELECT swept_seq FROM event_heads WHERE workspace_id = $1`, ws).Scan(&swept); err != nil {
+			return err
+		}
+		var to sql.NullInt64
+		err := tx.tx.QueryRowContext(ctx, `
+			SELECT COALESCE(
+				(SELECT seq - 1 FROM events WHERE workspace_id = $1 AND seq > $2 AND created_ms >= $3 ORDER BY seq LIMIT 1),
+				(SELECT max(seq) FROM events WHERE workspace_id = $1 AND seq > $2))`, ws, swept, beforeMs).Scan(&to)
+		if err != nil || !to.Valid || to.Int64 <= swept {
+			return err
+		}
+		res, err := tx.tx.ExecContext(ctx, `UPDATE event_heads SET swept_seq = $2 WHERE workspace_id = $1 AND swept_seq < $2`, ws, to.Int64)
 		if err != nil {
 			return err
 		}
-		res, err := tx.tx.ExecContext(ctx, `
-			DELETE FROM events WHERE seq <= (
-				SELECT h.swept_seq FROM event_heads h WHERE h.workspace_id = events.workspace_id)`)
+		if moved, err := res.RowsAffected(); err != nil || moved == 0 {
+			return err
+		}
+		res, err = tx.tx.ExecContext(ctx, `DELETE FROM events WHERE workspace_id = $1 AND seq <= $2`, ws, to.Int64)
 		if err != nil {
 			return err
 		}

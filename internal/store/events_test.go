@@ -201,3 +201,54 @@ func TestEvents_Sweep(t *testing.T) {
 		}
 	})
 }
+
+// TestEvents_SweepStopsAtFirstNew: the sweep deletes each workspace's events up to its first
+// one not older than the cut and no further, records how far it went, and a second sweep with
+// the same cut finds nothing (it walks the feed from where the first stopped, migration 00020).
+func TestEvents_SweepStopsAtFirstNew(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		ws1, _ := seed(t, s)
+		ws2, _ := seed(t, s)
+		record := func(ws string, n int) {
+			t.Helper()
+			if err := s.InTx(ctx, func(tx *store.Tx) error {
+				for range n {
+					tx.Record(event(ws, quire.EventPageCreated, quire.NewID(), quire.EventData{}))
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		record(ws1.ID, 2)
+		record(ws2.ID, 1)
+		time.Sleep(5 * time.Millisecond)
+		cut := time.Now().UnixMilli()
+		time.Sleep(5 * time.Millisecond)
+		record(ws1.ID, 2)
+		sweep := func(beforeMs, want int64) {
+			t.Helper()
+			if n, err := s.SweepEvents(ctx, beforeMs); n != want || err != nil {
+				t.Fatalf("sweep = %d, %v; want %d", n, err, want)
+			}
+		}
+		head := func(ws string, wantLast, wantSwept int64) {
+			t.Helper()
+			if last, swept, err := s.EventHead(ctx, ws); last != wantLast || swept != wantSwept || err != nil {
+				t.Fatalf("head of %s = %d, %d, %v; want %d, %d", ws, last, swept, err, wantLast, wantSwept)
+			}
+		}
+		sweep(cut, 3)
+		head(ws1.ID, 4, 2)
+		head(ws2.ID, 1, 1)
+		evs, err := s.Events(ctx, ws1.ID, 0, 10, store.EventFilter{})
+		if err != nil || len(evs) != 2 || evs[0].Seq != 3 || evs[1].Seq != 4 {
+			t.Fatalf("events left = %+v, %v; want positions 3 and 4", evs, err)
+		}
+		sweep(cut, 0)
+		sweep(time.Now().Add(time.Minute).UnixMilli(), 2)
+		head(ws1.ID, 4, 4)
+		sweep(time.Now().Add(time.Minute).UnixMilli(), 0)
+	})
+}
