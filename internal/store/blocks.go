@@ -134,12 +134,18 @@ func (tx *Tx) LastChildPosition(ctx context.Context, parent string) (string, err
 	return pos, err
 }
 
+// The children of $1 placed after $2, counted or listed: a range of the children index, which
+// holds both columns read.
+const (
+	childrenAfterCount = `SELECT COUNT(*) FROM blocks WHERE parent_id = $1 AND position > $2`
+	childrenAfterKeys  = `SELECT id, position FROM blocks WHERE parent_id = $1 AND position > $2 ORDER BY position`
+)
+
 // CountChildrenAfter counts parent's children (in trash or not) placed after pos: a range of the
 // children index.
 func (tx *Tx) CountChildrenAfter(ctx context.Context, parent, pos string) (int, error) {
 	var n int
-	err := tx.tx.QueryRowContext(ctx,
-		`SELECT COUNT(*) FROM blocks WHERE parent_id = $1 AND position > $2`, parent, pos).Scan(&n)
+	err := tx.tx.QueryRowContext(ctx, childrenAfterCount, parent, pos).Scan(&n)
 	return n, err
 }
 
@@ -150,8 +156,7 @@ func (tx *Tx) LastOtherChildPosition(ctx context.Context, parent, pos string, ow
 	for _, id := range own {
 		skip[id] = true
 	}
-	rows, err := tx.tx.QueryContext(ctx,
-		`SELECT id, position FROM blocks WHERE parent_id = $1 AND position > $2 ORDER BY position`, parent, pos)
+	rows, err := tx.tx.QueryContext(ctx, childrenAfterKeys, parent, pos)
 	if err != nil {
 		return "", err
 	}
