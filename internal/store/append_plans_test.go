@@ -42,15 +42,19 @@ func checkIndexRange(t *testing.T, name, plan, index string) {
 func TestAppendPlans(t *testing.T) {
 	testdb.ForEachEngine(t, func(t *testing.T, s *store.Store) {
 		seedPlanShapes(t, s)
-		for _, tc := range []struct{ name, query string }{
-			{"count after", store.ChildrenAfterCountForTest},
-			{"keys after", store.ChildrenAfterKeysForTest},
+		for _, tc := range []struct {
+			name  string
+			query string
+			args  []any
+		}{
+			{"count after", store.ChildrenAfterCountForTest, []any{"n3", "p103900"}},
+			{"last keys after", store.ChildrenAfterKeysForTest, []any{"n3", "p103000", 101}},
 		} {
 			for _, generic := range []bool{false, true} {
 				if generic && s.Engine() == store.SQLite {
 					continue
 				}
-				plan, err := s.PlanForTest(ctx, generic, tc.query, "n3", "p103900")
+				plan, err := s.PlanForTest(ctx, generic, tc.query, tc.args...)
 				if err != nil {
 					t.Fatalf("%s: %v", tc.name, err)
 				}

@@ -134,11 +134,12 @@ func (tx *Tx) LastChildPosition(ctx context.Context, parent string) (string, err
 	return pos, err
 }
 
-// The children of $1 placed after $2, counted or listed: a range of the children index, which
-// holds both columns read.
+// The children of $1 placed after $2: counted, or the last $3 of them listed from the end. A
+// range of the children index, which holds both columns read.
 const (
 	childrenAfterCount = `SELECT COUNT(*) FROM blocks WHERE parent_id = $1 AND position > $2`
-	childrenAfterKeys  = `SELECT id, position FROM blocks WHERE parent_id = $1 AND position > $2 ORDER BY position`
+	childrenAfterKeys  = `SELECT id, position FROM blocks WHERE parent_id = $1 AND position > $2
+		ORDER BY position DESC LIMIT $3`
 )
 
 // CountChildrenAfter counts parent's children (in trash or not) placed after pos: a range of the
@@ -150,28 +151,28 @@ func (tx *Tx) CountChildrenAfter(ctx context.Context, parent, pos string) (int, 
 }
 
 // LastOtherChildPosition is the last position of parent's children after pos other than blocks
-// own (pos itself when there is none).
+// own (pos itself when there is none). It walks back from the last child: the first that is
+// not one of own is the answer, so at most len(own)+1 are read, however many others wrote.
 func (tx *Tx) LastOtherChildPosition(ctx context.Context, parent, pos string, own []string) (string, error) {
 	skip := make(map[string]bool, len(own))
 	for _, id := range own {
 		skip[id] = true
 	}
-	rows, err := tx.tx.QueryContext(ctx, childrenAfterKeys, parent, pos)
+	rows, err := tx.tx.QueryContext(ctx, childrenAfterKeys, parent, pos, len(own)+1)
 	if err != nil {
 		return "", err
 	}
 	defer rows.Close()
-	last := pos
 	for rows.Next() {
 		var id, p string
 		if err := rows.Scan(&id, &p); err != nil {
 			return "", err
 		}
 		if !skip[id] {
-			last = p
+			return p, nil
 		}
 	}
-	return last, rows.Err()
+	return pos, rows.Err()
 }
 
 // PlaceBlocks moves blocks ids[i] to positions[i] under their parent, 100 per statement.
