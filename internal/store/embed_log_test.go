@@ -65,6 +65,11 @@ func TestStore_EmbedLogFold(t *testing.T) {
 
 		time.Sleep(2 * time.Millisecond) // a later queued_ms than the claimed job's
 		mustTx(t, s, func(tx *store.Tx) error { return tx.InsertBlocks(ctx, []*quire.Block{para(keys[2], "gamma")}) })
+		// What a backup carries: the claimed page queued afresh by the write, lease dropped.
+		if folded, err := s.RowsForTest(ctx, `SELECT node_id FROM embed_queue_folded WHERE attempts = 0 AND not_before = 0`); err != nil ||
+			len(folded) != 1 || folded[0] != page.ID {
+			t.Fatalf("embed_queue_folded = %q, %v; want the page due", folded, err)
+		}
 		if err := s.SaveEmbeddings(ctx, jobs[0], "", "test-model", nil); err != nil {
 			t.Fatal(err)
 		}

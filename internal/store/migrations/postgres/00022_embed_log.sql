@@ -21,6 +21,18 @@ CREATE TABLE embed_log (
 
 CREATE VIEW embed_pending AS SELECT node_id FROM embed_queue UNION SELECT node_id FROM embed_log;
 
+-- The queue as the next fold will leave it (what a backup carries): a logged node is queued
+-- afresh at its latest logged time, attempts and lease reset.
+CREATE VIEW embed_queue_folded AS
+SELECT q.node_id, COALESCE(l.queued_ms, q.queued_ms) AS queued_ms,
+    CASE WHEN l.node_id IS NULL THEN q.attempts ELSE 0 END AS attempts,
+    CASE WHEN l.node_id IS NULL THEN q.not_before ELSE 0 END AS not_before
+FROM embed_queue q LEFT JOIN (SELECT node_id, MAX(queued_ms) AS queued_ms FROM embed_log GROUP BY node_id) l
+    ON l.node_id = q.node_id
+UNION ALL
+SELECT node_id, MAX(queued_ms), 0, 0 FROM embed_log l
+WHERE NOT EXISTS (SELECT 1 FROM embed_queue q WHERE q.node_id = l.node_id) GROUP BY node_id;
+
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION quire_embed_queue() RETURNS trigger LANGUAGE plpgsql AS $f$
 DECLARE
@@ -77,5 +89,6 @@ $f$;
 INSERT INTO embed_queue (node_id, queued_ms)
 SELECT node_id, MAX(queued_ms) FROM embed_log GROUP BY node_id
 ON CONFLICT (node_id) DO UPDATE SET queued_ms = excluded.queued_ms, attempts = 0, not_before = 0;
+DROP VIEW embed_queue_folded;
 DROP VIEW embed_pending;
 DROP TABLE embed_log;
