@@ -136,7 +136,7 @@ func (h *harness) waitEmbedded(all bool) (waited time.Duration, leasedLeft int) 
 	defer db.Close()
 	start := time.Now()
 	for {
-		left := h.queued(db, `SELECT node_id FROM embed_queue`)
+		left := h.queued(db, `SELECT node_id FROM embed_pending`)
 		var other []string
 		for id := range left {
 			if all || !h.leased[id] {
