@@ -116,16 +116,20 @@ func (s *Store) EmbedQueueLength(ctx context.Context) (int64, error) {
 // EmbedQueueDepth counts the queued nodes that are due at nowMs and those waiting (claimed by
 // an indexer under its lease, or backing off after a failure), each count stopping at limit:
 // both walk a range of the embed_queue_ready index and read at most limit entries of it, so a
-// metrics scrape stays cheap however long the queue grows. Entries of the log not yet folded
-// (PostgreSQL) count as due, one per logged write: a node written twice since the last fold
-// counts twice, a bound the metric can live with to stay a range walk.
+// metrics scrape stays cheap however long the queue grows. A node in the log not yet folded
+// (PostgreSQL, the first limit entries of it) is due, as the next fold will make it: counted
+// once, and no longer as waiting.
 func (s *Store) EmbedQueueDepth(ctx context.Context, nowMs int64, limit int) (due, waiting int64, err error) {
+	logged := `SELECT DISTINCT node_id FROM (SELECT node_id FROM embed_log ORDER BY seq LIMIT $2) l WHERE `
 	err = s.read.QueryRowContext(ctx, `SELECT
 		(SELECT COUNT(*) FROM (SELECT 1 FROM embed_queue WHERE not_before <= $1 ORDER BY not_before LIMIT $2) d)
-		+ (SELECT COUNT(*) FROM (SELECT 1 FROM embed_log ORDER BY seq LIMIT $2) l),
-		(SELECT COUNT(*) FROM (SELECT 1 FROM embed_queue WHERE not_before > $1 ORDER BY not_before LIMIT $2) w)`,
+		+ (SELECT COUNT(*) FROM (`+logged+`NOT EXISTS (SELECT 1 FROM embed_queue q
+			WHERE q.node_id = l.node_id AND q.not_before <= $1)) ld),
+		(SELECT COUNT(*) FROM (SELECT 1 FROM embed_queue WHERE not_before > $1 ORDER BY not_before LIMIT $2) w)
+		- (SELECT COUNT(*) FROM (`+logged+`EXISTS (SELECT 1 FROM embed_queue q
+			WHERE q.node_id = l.node_id AND q.not_before > $1)) lw)`,
 		nowMs, limit).Scan(&due, &waiting)
-	return min(due, int64(limit)), waiting, err
+	return min(due, int64(limit)), max(waiting, 0), err
 }
 
 // EmbeddingCount counts the stored vectors (chunks) of every model and workspace.
