@@ -181,7 +181,7 @@ func (s *Service) AppendChildren(ctx context.Context, p *quire.Principal, id str
 	var top []*quire.Block
 	err = s.store.InTx(ctx, func(tx *store.Tx) error {
 		now := quire.NowMillis()
-		if pl == (Placement{}) {
+		if pl.atEnd() {
 			if top, err = s.insertAtEnd(ctx, tx, p, c, bs, now); err != nil {
 				return err
 			}

@@ -9,6 +9,9 @@ import (
 	"github.com/quire-dev/quire/internal/store"
 )
 
+// atEnd tells whether pl places new blocks after every child (the default).
+func (pl Placement) atEnd() bool { return !pl.Start && pl.After == "" && pl.Before == "" }
+
 // insertAtEnd stores bs after the last child of container c, taking the page's lock only once
 // they are written (docs/performance.md, "Append, second pass"). The blocks' INSERT and their
 // search entries are most of an append's time; appenders to one page used to wait for the
