@@ -178,6 +178,10 @@ func (s *Service) AppendChildren(ctx context.Context, p *quire.Principal, id str
 			return nil, nil, err
 		}
 	}
+	// Rewrites the blocks' file sources to their stored form, so before they are written; the
+	// uploads are checked and recorded inside the transaction (refs.use).
+	var refs fileRefs
+	refs.blocks(bs, "children")
 	var top []*quire.Block
 	err = s.store.InTx(ctx, func(tx *store.Tx) error {
 		now := quire.NowMillis()
@@ -198,8 +202,6 @@ func (s *Service) AppendChildren(ctx context.Context, p *quire.Principal, id str
 				return err
 			}
 		}
-		var refs fileRefs
-		refs.blocks(bs, "children")
 		if err := refs.use(ctx, tx, p.WorkspaceID(), c.Page.ID); err != nil {
 			return err
 		}
