@@ -118,8 +118,11 @@ func unqueue(ctx context.Context, st *store.Store, sd *seeded, keep int) error {
 	sd.Embedded = keep
 	return st.InTx(ctx, func(tx *store.Tx) error {
 		for _, id := range sd.Pages[keep:] {
-			if err := tx.Exec(ctx, `DELETE FROM embed_queue WHERE node_id = $1`, id); err != nil {
-				return err
+			// The log too (PostgreSQL, migration 00022): folded later, it would queue them again.
+			for _, q := range []string{`DELETE FROM embed_queue WHERE node_id = $1`, `DELETE FROM embed_log WHERE node_id = $1`} {
+				if err := tx.Exec(ctx, q, id); err != nil {
+					return err
+				}
 			}
 		}
 		return nil

@@ -31,7 +31,7 @@ var consistency = []struct{ what, query string }{
 	{"nodes with text that are neither embedded nor queued", `
 		SELECT COUNT(DISTINCT d.node_id) FROM search_docs d WHERE d.text <> ''
 		AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.node_id = d.node_id)
-		AND NOT EXISTS (SELECT 1 FROM embed_queue q WHERE q.node_id = d.node_id)`},
+		AND NOT EXISTS (SELECT 1 FROM embed_pending q WHERE q.node_id = d.node_id)`},
 	{"record values of records that do not exist", `
 		SELECT COUNT(*) FROM record_values v WHERE NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = v.record_id)`},
 }
@@ -136,7 +136,7 @@ func (h *harness) waitEmbedded(all bool) (waited time.Duration, leasedLeft int) 
 	defer db.Close()
 	start := time.Now()
 	for {
-		left := h.queued(db, `SELECT node_id FROM embed_queue`)
+		left := h.queued(db, `SELECT node_id FROM embed_pending`)
 		var other []string
 		for id := range left {
 			if all || !h.leased[id] {

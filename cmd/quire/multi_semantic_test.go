@@ -70,7 +70,7 @@ func (c *cluster) waitIndexed(t *testing.T) {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		var n int
-		if err := c.db.QueryRow(`SELECT COUNT(*) FROM embed_queue`).Scan(&n); err != nil {
+		if err := c.db.QueryRow(`SELECT COUNT(*) FROM embed_pending`).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		if n == 0 {

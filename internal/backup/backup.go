@@ -2,6 +2,7 @@ package backup
 
 import (
 	"archive/tar"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -131,7 +132,7 @@ func (aw *archiveWriter) add(path string, data []byte, rows int64) error {
 
 // dumpTable writes table t as chunks of JSON lines, one array of values per row.
 func (aw *archiveWriter) dumpTable(ctx context.Context, sn *store.Snapshot, t table) (int64, error) {
-	rows, err := sn.Query(ctx, `SELECT `+t.columnList()+` FROM `+t.name)
+	rows, err := sn.Query(ctx, `SELECT `+t.columnList()+` FROM `+cmp.Or(sources[t.name], t.name))
 	if err != nil {
 		return 0, err
 	}

@@ -98,7 +98,7 @@ func (r *restorer) clear(ctx context.Context, tx *store.Tx) error {
 			names = append(names, t.name)
 		}
 		// Deleting content makes the triggers delete its index entries and queue the nodes.
-		names = append(names, "search_docs", "embed_queue")
+		names = append(names, "search_docs", "embed_queue", "embed_log")
 	} else if n, err := count(ctx, tx, "workspaces"); err != nil || n > 0 {
 		return cmp.Or(err, ErrNotEmpty)
 	}
@@ -163,7 +163,7 @@ func (r *restorer) loadChunk(ctx context.Context, tx *store.Tx, name string, rd 
 	if name == "embed_queue" && !r.queued {
 		// The triggers queued every restored node; the queue becomes what it was instead, which
 		// matches the embeddings carried with it.
-		if err := tx.Load(ctx, `DELETE FROM embed_queue`); err != nil {
+		if err := clearQueue(ctx, tx); err != nil {
 			return err
 		}
 		r.queued = true
@@ -264,7 +264,7 @@ func (r *restorer) finish(ctx context.Context, tx *store.Tx) error {
 		return corrupt("the archive changed during the restore: %d of %d entries read", r.next, len(r.m.Entries))
 	}
 	if !r.queued {
-		if err := tx.Load(ctx, `DELETE FROM embed_queue`); err != nil {
+		if err := clearQueue(ctx, tx); err != nil {
 			return err
 		}
 	}
@@ -285,4 +285,15 @@ func (r *restorer) removeWritten(ctx context.Context) {
 	for _, k := range r.written {
 		_ = r.local.Remove(ctx, k)
 	}
+}
+
+// clearQueue empties the embedding queue and its log (migration 00022) of what the triggers
+// queued as rows arrived.
+func clearQueue(ctx context.Context, tx *store.Tx) error {
+	for _, q := range []string{`DELETE FROM embed_queue`, `DELETE FROM embed_log`} {
+		if err := tx.Load(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -35,6 +35,10 @@ type table struct {
 	columns []Column
 }
 
+// sources are the relations a backup reads for a table, where not the table itself: the queue
+// with the writers' log (migration 00022) folded in, which a restore loads as the queue.
+var sources = map[string]string{"embed_queue": "embed_queue_folded"}
+
 // cols reads "name:kind" pairs; a bare name is text.
 func cols(spec string) []Column {
 	var out []Column
@@ -82,9 +86,9 @@ var tables = []table{
 // index, written by the triggers on nodes, blocks and mind_map_nodes (with SQLite's FTS5
 // tables and their shadow tables, matched by prefix), the migrations' own bookkeeping, and the
 // record pairs (store/records_pairs.go): a restored store has none, and queries register them
-// again.
+// again. embed_log is carried folded into embed_queue (sources).
 var derived = []string{"search_docs", "search_fts", "search_title_fts", "search_fts_terms", "search_title_terms", "goose_db_version",
-	"record_pair_keys", "record_pairs"}
+	"record_pair_keys", "record_pairs", "embed_log"}
 
 // tableNamed returns the carried table name.
 func tableNamed(name string) (table, error) {

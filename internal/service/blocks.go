@@ -24,6 +24,12 @@ func (s *Service) insertTree(ctx context.Context, tx *store.Tx, p *quire.Princip
 	if err != nil {
 		return nil, err
 	}
+	return s.insertTreeAt(ctx, tx, p, page, parentID, bs, keys, now)
+}
+
+// insertTreeAt is insertTree at the given positions, one key per block of bs.
+func (s *Service) insertTreeAt(ctx context.Context, tx *store.Tx, p *quire.Principal, page *quire.Node, parentID string,
+	bs []*blocks.Block, keys []string, now int64) ([]*quire.Block, error) {
 	var rows []*quire.Block
 	var add func(parent string, bs []*blocks.Block, keys []string) ([]*quire.Block, error)
 	add = func(parent string, bs []*blocks.Block, keys []string) ([]*quire.Block, error) {
@@ -172,23 +178,31 @@ func (s *Service) AppendChildren(ctx context.Context, p *quire.Principal, id str
 			return nil, nil, err
 		}
 	}
+	// Rewrites the blocks' file sources to their stored form, so before they are written; the
+	// uploads are checked and recorded inside the transaction (refs.use).
+	var refs fileRefs
+	refs.blocks(bs, "children")
 	var top []*quire.Block
 	err = s.store.InTx(ctx, func(tx *store.Tx) error {
-		// Touching the page first locks its row (PostgreSQL), so appends to one page run one
-		// at a time and each sees the last position the previous one wrote.
 		now := quire.NowMillis()
-		if err := tx.TouchNode(ctx, c.Page.ID, now, p.Token.OwnerID); err != nil {
-			return err
+		if pl.atEnd() {
+			if top, err = s.insertAtEnd(ctx, tx, p, c, bs, now); err != nil {
+				return err
+			}
+		} else {
+			// Between two siblings: touching the page first locks its row (PostgreSQL), so
+			// that the siblings read next stay where they are until COMMIT.
+			if err := tx.TouchNode(ctx, c.Page.ID, now, p.Token.OwnerID); err != nil {
+				return err
+			}
+			if err := s.checkWritable(ctx, tx, c); err != nil {
+				return err
+			}
+			if top, err = s.insertTree(ctx, tx, p, c.Page, c.ID, bs, pl, now); err != nil {
+				return err
+			}
 		}
-		if err := s.checkWritable(ctx, tx, c); err != nil {
-			return err
-		}
-		var refs fileRefs
-		refs.blocks(bs, "children")
 		if err := refs.use(ctx, tx, p.WorkspaceID(), c.Page.ID); err != nil {
-			return err
-		}
-		if top, err = s.insertTree(ctx, tx, p, c.Page, c.ID, bs, pl, now); err != nil {
 			return err
 		}
 		recordContent(tx, p, c.Page, blockIDs(top)...)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/quire-dev/quire/internal/blocks"
+	"github.com/quire-dev/quire/internal/quire"
 	"github.com/quire-dev/quire/internal/service"
 )
 
@@ -41,24 +42,7 @@ func TestConcurrentAppends(t *testing.T) {
 			for err := range errs {
 				t.Fatal(err)
 			}
-			var texts []string
-			cursor := ""
-			for {
-				pg, _, err := svc.Children(ctx, p, page.ID, cursor, 100)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, b := range pg.Items {
-					bb, err := blocks.UnmarshalContent(b.Type, b.Content)
-					if err != nil {
-						t.Fatal(err)
-					}
-					texts = append(texts, bb.Content.RichText.PlainText())
-				}
-				if cursor = pg.NextCursor; cursor == "" {
-					break
-				}
-			}
+			texts := childTexts(t, svc, p, page.ID)
 			if len(texts) != clients*rounds*per {
 				t.Fatalf("%d blocks, want %d", len(texts), clients*rounds*per)
 			}
@@ -79,5 +63,33 @@ func TestConcurrentAppends(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// childTexts reads every child of page in order, and fails unless their positions are unique
+// and ascending: concurrent writers to one page must never share a position.
+func childTexts(t *testing.T, svc *service.Service, p *quire.Principal, page string) []string {
+	t.Helper()
+	var texts []string
+	cursor, last := "", ""
+	for {
+		pg, _, err := svc.Children(ctx, p, page, cursor, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range pg.Items {
+			bb, err := blocks.UnmarshalContent(b.Type, b.Content)
+			if err != nil {
+				t.Fatal(err)
+			}
+			texts = append(texts, bb.Content.RichText.PlainText())
+			if b.Position <= last {
+				t.Fatalf("block %d (%q) at position %q, not after %q", len(texts)-1, texts[len(texts)-1], b.Position, last)
+			}
+			last = b.Position
+		}
+		if cursor = pg.NextCursor; cursor == "" {
+			return texts
+		}
 	}
 }

@@ -134,6 +134,70 @@ func (tx *Tx) LastChildPosition(ctx context.Context, parent string) (string, err
 	return pos, err
 }
 
+// The children of $1 placed after $2: counted, or the last $3 of them listed from the end. A
+// range of the children index, which holds both columns read.
+const (
+	childrenAfterCount = `SELECT COUNT(*) FROM blocks WHERE parent_id = $1 AND position > $2`
+	childrenAfterKeys  = `SELECT id, position FROM blocks WHERE parent_id = $1 AND position > $2
+		ORDER BY position DESC LIMIT $3`
+)
+
+// CountChildrenAfter counts parent's children (in trash or not) placed after pos: a range of the
+// children index.
+func (tx *Tx) CountChildrenAfter(ctx context.Context, parent, pos string) (int, error) {
+	var n int
+	err := tx.tx.QueryRowContext(ctx, childrenAfterCount, parent, pos).Scan(&n)
+	return n, err
+}
+
+// LastOtherChildPosition is the last position of parent's children after pos other than blocks
+// own (pos itself when there is none). It walks back from the last child: the first that is
+// not one of own is the answer, so at most len(own)+1 are read, however many others wrote.
+func (tx *Tx) LastOtherChildPosition(ctx context.Context, parent, pos string, own []string) (string, error) {
+	skip := make(map[string]bool, len(own))
+	for _, id := range own {
+		skip[id] = true
+	}
+	rows, err := tx.tx.QueryContext(ctx, childrenAfterKeys, parent, pos, len(own)+1)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, p string
+		if err := rows.Scan(&id, &p); err != nil {
+			return "", err
+		}
+		if !skip[id] {
+			return p, nil
+		}
+	}
+	return pos, rows.Err()
+}
+
+// PlaceBlocks moves blocks ids[i] to positions[i] under their parent, 100 per statement.
+func (tx *Tx) PlaceBlocks(ctx context.Context, ids, positions []string) error {
+	for start := 0; start < len(ids); start += 100 {
+		end := min(start+100, len(ids))
+		var sb strings.Builder
+		// VALUES names its columns column1, column2 on both engines.
+		sb.WriteString(`UPDATE blocks SET position = v.column2 FROM (VALUES `)
+		args := make([]any, 0, 2*(end-start))
+		for i := start; i < end; i++ {
+			if i > start {
+				sb.WriteString(", ")
+			}
+			tx.values(&sb, 2*(i-start), 2)
+			args = append(args, ids[i], positions[i])
+		}
+		sb.WriteString(`) AS v WHERE blocks.id = v.column1`)
+		if _, err := tx.tx.ExecContext(ctx, sb.String(), args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // FirstChildPosition is the position of parent's first child ("" when none).
 func (tx *Tx) FirstChildPosition(ctx context.Context, parent string) (string, error) {
 	var pos string

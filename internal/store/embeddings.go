@@ -4,6 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/quire-dev/quire/internal/search"
 )
@@ -25,6 +28,9 @@ func (s *Store) ClaimEmbedJobs(ctx context.Context, nowMs, leaseMs int64, limit 
 	}
 	var jobs []EmbedJob
 	err := s.InTx(ctx, func(tx *Tx) error {
+		if err := tx.foldEmbedLog(ctx); err != nil {
+			return err
+		}
 		rows, err := tx.tx.QueryContext(ctx, `UPDATE embed_queue SET not_before = $1 + $2
 			WHERE node_id IN (`+pick+`) RETURNING node_id, queued_ms, attempts`, nowMs, leaseMs, limit)
 		if err != nil {
@@ -43,23 +49,87 @@ func (s *Store) ClaimEmbedJobs(ctx context.Context, nowMs, leaseMs int64, limit 
 	return jobs, err
 }
 
-// EmbedQueueLength counts the nodes waiting to be embedded.
+// foldLimit bounds the log entries one claim folds: a backlog of a bulk import is folded over
+// several claims instead of in one long transaction.
+const foldLimit = 10_000
+
+// foldEmbedLog moves what writers logged (embed_log, migration 00022) into embed_queue: one
+// upsert per node, which queues it again as the search triggers did before the log (new
+// queued_ms, attempts and lease reset). The log rows are taken with DELETE … RETURNING, so an
+// entry committed meanwhile is either folded here or left for the next fold, never lost; other
+// indexers skip the rows this one holds. The upserts go in node order, so two indexers folding
+// at once lock embed_queue rows in the same order and cannot deadlock.
+func (tx *Tx) foldEmbedLog(ctx context.Context) error {
+	pick := `SELECT seq FROM embed_log ORDER BY seq LIMIT $1`
+	if tx.engine == Postgres {
+		pick += ` FOR UPDATE SKIP LOCKED`
+	}
+	rows, err := tx.tx.QueryContext(ctx, `DELETE FROM embed_log WHERE seq IN (`+pick+`) RETURNING node_id, queued_ms`, foldLimit)
+	if err != nil {
+		return err
+	}
+	latest := map[string]int64{}
+	for rows.Next() {
+		var id string
+		var ms int64
+		if err := rows.Scan(&id, &ms); err != nil {
+			rows.Close()
+			return err
+		}
+		latest[id] = max(latest[id], ms)
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	ids := slices.Sorted(maps.Keys(latest))
+	for start := 0; start < len(ids); start += 100 {
+		batch := ids[start:min(start+100, len(ids))]
+		var sb strings.Builder
+		sb.WriteString(`INSERT INTO embed_queue (node_id, queued_ms) VALUES `)
+		args := make([]any, 0, 2*len(batch))
+		for i, id := range batch {
+			if i > 0 {
+				sb.WriteString(", ")
+			}
+			tx.values(&sb, 2*i, 2)
+			args = append(args, id, latest[id])
+		}
+		sb.WriteString(` ON CONFLICT (node_id) DO UPDATE SET queued_ms = excluded.queued_ms, attempts = 0, not_before = 0`)
+		if _, err := tx.tx.ExecContext(ctx, sb.String(), args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// EmbedQueueLength counts the nodes waiting to be embedded, folded into the queue or still in
+// its log.
 func (s *Store) EmbedQueueLength(ctx context.Context) (int64, error) {
 	var n int64
-	err := s.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM embed_queue`).Scan(&n)
+	err := s.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM embed_pending`).Scan(&n)
 	return n, err
 }
 
 // EmbedQueueDepth counts the queued nodes that are due at nowMs and those waiting (claimed by
 // an indexer under its lease, or backing off after a failure), each count stopping at limit:
 // both walk a range of the embed_queue_ready index and read at most limit entries of it, so a
-// metrics scrape stays cheap however long the queue grows.
+// metrics scrape stays cheap however long the queue grows. A node in the log not yet folded
+// (PostgreSQL, the first limit entries of it) is due, as the next fold will make it: counted
+// once, and no longer as waiting.
 func (s *Store) EmbedQueueDepth(ctx context.Context, nowMs int64, limit int) (due, waiting int64, err error) {
+	logged := `SELECT DISTINCT node_id FROM (SELECT node_id FROM embed_log ORDER BY seq LIMIT $2) l WHERE `
 	err = s.read.QueryRowContext(ctx, `SELECT
-		(SELECT COUNT(*) FROM (SELECT 1 FROM embed_queue WHERE not_before <= $1 ORDER BY not_before LIMIT $2) d),
-		(SELECT COUNT(*) FROM (SELECT 1 FROM embed_queue WHERE not_before > $1 ORDER BY not_before LIMIT $2) w)`,
+		(SELECT COUNT(*) FROM (SELECT 1 FROM embed_queue WHERE not_before <= $1 ORDER BY not_before LIMIT $2) d)
+		+ (SELECT COUNT(*) FROM (`+logged+`NOT EXISTS (SELECT 1 FROM embed_queue q
+			WHERE q.node_id = l.node_id AND q.not_before <= $1)) ld),
+		(SELECT COUNT(*) FROM (SELECT 1 FROM embed_queue WHERE not_before > $1 ORDER BY not_before LIMIT $2) w)
+		- (SELECT COUNT(*) FROM (`+logged+`EXISTS (SELECT 1 FROM embed_queue q
+			WHERE q.node_id = l.node_id AND q.not_before > $1)) lw)`,
 		nowMs, limit).Scan(&due, &waiting)
-	return due, waiting, err
+	return min(due, int64(limit)), max(waiting, 0), err
 }
 
 // EmbeddingCount counts the stored vectors (chunks) of every model and workspace.

@@ -13,6 +13,8 @@ const (
 	NodeQueryForTest          = nodeQuery
 	ChildrenFirstQueryForTest = childrenFirst
 	ChildrenAfterQueryForTest = childrenAfter
+	ChildrenAfterCountForTest = childrenAfterCount
+	ChildrenAfterKeysForTest  = childrenAfterKeys
 	BlockQueryForTest         = `SELECT ` + blockColumns + ` FROM blocks b WHERE b.id = $1 AND b.workspace_id = $2`
 )
 
