@@ -245,7 +245,7 @@ func (s *Store) EventHead(ctx context.Context, ws string) (last, swept int64, er
 // writers waiting for the head, or two servers' clocks, may swap them by a little, which only
 // keeps an event a little longer), so the feed never has a hole and a sweep reads only what
 // it deletes, plus one event (migration 00020). A workspace is swept in its own short
-// transaction, as its head's lock stops its writers until the sweep commits.
+// transactions of at most sweepBatch events, as its head's lock stops its writers until each commits.
 func (s *Store) SweepEvents(ctx context.Context, beforeMs int64) (int64, error) {
 	rows, err := s.read.QueryContext(ctx, `SELECT workspace_id FROM event_heads ORDER BY workspace_id`)
 	wss, err := scanAll(rows, err, func(r interface{ Scan(...any) error }) (string, error) {
@@ -257,12 +257,18 @@ func (s *Store) SweepEvents(ctx context.Context, beforeMs int64) (int64, error) 
 		if err != nil {
 			break
 		}
-		var n int64
-		n, err = s.sweepWorkspace(ctx, ws, beforeMs)
-		total += n
+		for n := sweepBatch; err == nil && n == sweepBatch; {
+			n, err = s.sweepWorkspace(ctx, ws, beforeMs)
+			total += n
+		}
 	}
 	return total, err
 }
+
+// sweepBatch bounds the events one sweep transaction deletes: the head's lock stops the
+// workspace's writers until it commits, so a backlog (a first sweep after a month of heavy
+// writes) is deleted in several short transactions instead of one long one.
+var sweepBatch int64 = 10_000 // a variable for tests
 
 // sweepWorkspace deletes workspace ws's events before its first one not older than beforeMs
 // (all of them when there is none). The last position is read as this statement sees it, not
@@ -283,6 +289,7 @@ func (s *Store) sweepWorkspace(ctx context.Context, ws string, beforeMs int64) (
 		if err != nil || !to.Valid || to.Int64 <= swept {
 			return err
 		}
+		to.Int64 = min(to.Int64, swept+sweepBatch) // positions are consecutive: at most sweepBatch events
 		res, err := tx.tx.ExecContext(ctx, `UPDATE event_heads SET swept_seq = $2 WHERE workspace_id = $1 AND swept_seq < $2`, ws, to.Int64)
 		if err != nil {
 			return err

@@ -202,6 +202,30 @@ func TestEvents_Sweep(t *testing.T) {
 	})
 }
 
+// TestEvents_SweepInBatches: a backlog larger than one sweep transaction's bound is deleted
+// over several, each event exactly once, and the head records the whole sweep.
+func TestEvents_SweepInBatches(t *testing.T) {
+	defer store.SweepBatchForTest(store.SweepBatchForTest(2))
+	testdb.ForEachEngine(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		ws, _ := seed(t, s)
+		if err := s.InTx(ctx, func(tx *store.Tx) error {
+			for range 5 {
+				tx.Record(event(ws.ID, quire.EventPageCreated, quire.NewID(), quire.EventData{}))
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := s.SweepEvents(ctx, time.Now().Add(time.Minute).UnixMilli()); n != 5 || err != nil {
+			t.Fatalf("sweep = %d, %v; want 5", n, err)
+		}
+		if last, swept, err := s.EventHead(ctx, ws.ID); last != 5 || swept != 5 || err != nil {
+			t.Fatalf("head = %d, %d, %v; want 5, 5", last, swept, err)
+		}
+	})
+}
+
 // TestEvents_SweepStopsAtFirstNew: the sweep deletes each workspace's events up to its first
 // one not older than the cut and no further, records how far it went, and a second sweep with
 // the same cut finds nothing (it walks the feed from where the first stopped, migration 00020).

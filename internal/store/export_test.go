@@ -83,3 +83,10 @@ const MaxKeptStmts = maxKeptStmts
 
 // FileForTest is the SQLite database file ("" on PostgreSQL).
 func (s *Store) FileForTest() string { return s.file }
+
+// SweepBatchForTest sets how many events one sweep transaction deletes, returning the old bound.
+func SweepBatchForTest(n int64) int64 {
+	old := sweepBatch
+	sweepBatch = n
+	return old
+}
