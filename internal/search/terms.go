@@ -234,9 +234,39 @@ func (r *run) indexMatch(ctx context.Context, terms []string, titles bool, limit
 		long = plan.verify
 	}
 	for _, t := range append(long, short...) {
-		conds = append(conds, r.contains("d.text", t, a))
+		conds = append(conds, r.entryContains(r.entryText("d"), t, a))
 	}
 	return from, strings.Join(conds, " AND "), few, true, false, nil
+}
+
+// entryText is the column of an entry's text that entryContains tests: on PostgreSQL the
+// lower-cased copy (text_lower, migration 00024), which its trigram index covers.
+func (r *run) entryText(alias string) string {
+	if r.d == Postgres {
+		return alias + ".text_lower"
+	}
+	return alias + ".text"
+}
+
+// entryContains is contains for an entry's text read through entryText. On PostgreSQL the copy
+// is already lower-cased, so the pattern alone is lowered (once per statement) and LIKE
+// compares bytes: ILIKE lowered the whole text of every entry it tested, the index's candidates
+// and a walk's entries alike (for a multibyte encoding it is lower() of both sides, then LIKE,
+// so the answers are the same).
+func (r *run) entryContains(column, term string, a *sqlq.Args) string {
+	if r.d == Postgres {
+		return column + " LIKE lower(" + a.Arg("%"+likeEscaper.Replace(term)+"%") + `) ESCAPE '\'`
+	}
+	return r.contains(column, term, a)
+}
+
+// entryAll is all for an entry's text read through entryText.
+func (r *run) entryAll(column string, terms []string, a *sqlq.Args) string {
+	conds := make([]string, len(terms))
+	for i, t := range terms {
+		conds[i] = r.entryContains(column, t, a)
+	}
+	return "(" + strings.Join(conds, " AND ") + ")"
 }
 
 // contains is a case-insensitive substring test of column against term (fold.go).
@@ -266,7 +296,7 @@ func (r *run) all(column string, terms []string, a *sqlq.Args) string {
 
 // inBody is the test that some block entry of node n holds every term.
 func (r *run) inBody(terms []string, a *sqlq.Args) string {
-	return "EXISTS (SELECT 1 FROM search_docs d WHERE d.node_id = n.id AND d.field = 'body' AND " + r.all(r.nodeText(), terms, a) + r.perNode() + ")"
+	return "EXISTS (SELECT 1 FROM search_docs d WHERE d.node_id = n.id AND d.field = 'body' AND " + r.entryAll(r.nodeText(), terms, a) + r.perNode() + ")"
 }
 
 // matches are the nodes whose title holds every term, and those with a block that does; a nil
