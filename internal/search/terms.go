@@ -317,6 +317,17 @@ func (r *run) searchSegment(ctx context.Context, q Query, tier int, m *matches, 
 		out, resume, err := r.walkSegment(ctx, q, tier, after, limit)
 		return out, true, resume, err
 	}
+	if listed := listedOf(m, tier); !walk && prefix == 0 && r.d == SQLite && len(listed) > byIDNodes {
+		first, err := r.firstListed(ctx, q, tier, listed, after, limit)
+		if err != nil {
+			return nil, false, nil, err
+		}
+		// The first limit nodes in order are the segment's answer: read by id, below.
+		m = &matches{titles: m.titles, bodies: first}
+		if tier != tierContent {
+			m = &matches{titles: first, bodies: map[string]bool{}}
+		}
+	}
 	a := sqlq.NewArgs(q.Workspace)
 	var sb strings.Builder
 	if q.ReachOf != "" {
