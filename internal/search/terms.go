@@ -34,9 +34,9 @@ const (
 )
 
 // byIDNodes is how many listed nodes are read by id and sorted; more are found by walking the
-// workspace's nodes in result order, testing each id against the list (about 0.7 µs a node,
-// against 2.5 µs a node read by id, on SQLite): a word in 0.6% of 100,000 blocks is on 450 of
-// 1,000 pages, and the first 21 of them come within the first 50 nodes.
+// workspace's nodes in result order, testing each id against the list (on SQLite in Go,
+// firstListed, and then only the page of results is read by id): a word in 0.6% of 100,000
+// blocks is on 450 of 1,000 pages, and the first 21 of them come within the first 50 nodes.
 const byIDNodes = 200
 
 // probeNodes is how many nodes, in result order, a search on PostgreSQL checks one by one before
@@ -187,8 +187,8 @@ func (r *run) indexMatches(ctx context.Context, terms []string, titles bool, den
 
 // indexMatch is the FROM and WHERE of the entries (search_docs d) holding every term, using a
 // trigram index (of the titles alone with titles): FTS5 on SQLite, asked for the terms' rare
-// parts (planTrigrams), pg_trgm's GIN index under ILIKE on PostgreSQL (whose titles
-// indexMatches reads from nodes). Terms all under three characters are looked up on SQLite
+// parts (planTrigrams), pg_trgm's GIN index of the lower-cased copy on PostgreSQL (whose titles
+// indexMatches reads from nodes, under ILIKE). Terms all under three characters are looked up on SQLite
 // only, by the trigrams they start (shortMatch), when one has at most limit occurrences. few
 // says block entries match in fewer than entriesPerNode × limit entries (SQLite: the rarest
 // trigram's list is that short). ok is false when the index has nothing to look up; none is true
