@@ -84,20 +84,21 @@ func TestSearch_PlansAgree(t *testing.T) {
 						}
 						q.Tuning.Walk = 0
 					}
-					for _, v := range []struct{ dense, probe, walk int }{
-						{1, -1, 0},                            // walk only
-						{3, -1, 0},                            // sparse titles beside dense blocks, for some terms
-						{1 << 30, 1, 0}, {3, 3, 0}, {0, 0, 0}, // a probe, then the index or the walk
-						{1, -1, 1}, {1, -1, 3}, {3, 3, 2}, // walks cut short, inside a page's blocks too
+					for _, v := range []struct{ dense, probe, walk, byID int }{
+						{1, -1, 0, 0},                                  // walk only
+						{3, -1, 0, 0},                                  // sparse titles beside dense blocks, for some terms
+						{1 << 30, 1, 0, 0}, {3, 3, 0, 0}, {0, 0, 0, 0}, // a probe, then the index or the walk
+						{1, -1, 1, 0}, {1, -1, 3, 0}, {3, 3, 2, 0}, // walks cut short, inside a page's blocks too
+						{1 << 30, -1, 0, 1}, // every list longer than one node narrowed by a walk of ids (SQLite)
 					} {
-						q.Tuning = search.Tuning{DenseAfter: v.dense, Probe: v.probe, Walk: v.walk}
+						q.Tuning = search.Tuning{DenseAfter: v.dense, Probe: v.probe, Walk: v.walk, ByID: v.byID}
 						resumes = 0
 						got := walk(q)
 						if v.walk == 1 && !absent[terms[0]] && resumes == 0 { // a term in no index: no walk
 							t.Errorf("%q order %d asc %v: a walk of one entry a request never stopped at its bound", terms, order, asc)
 						}
 						if diff := cmp.Diff(sparse, got); diff != "" {
-							t.Errorf("%q order %d asc %v dense after %d probe %d walk %d: (-sparse +got)\n%s", terms, order, asc, v.dense, v.probe, v.walk, diff)
+							t.Errorf("%q order %d asc %v dense after %d probe %d walk %d by id %d: (-sparse +got)\n%s", terms, order, asc, v.dense, v.probe, v.walk, v.byID, diff)
 						}
 					}
 					if terms[0] == "roadmap" && len(terms) == 1 && len(sparse) != 9 {

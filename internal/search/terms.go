@@ -317,12 +317,15 @@ func (r *run) searchSegment(ctx context.Context, q Query, tier int, m *matches, 
 		out, resume, err := r.walkSegment(ctx, q, tier, after, limit)
 		return out, true, resume, err
 	}
-	if listed := listedOf(m, tier); !walk && prefix == 0 && r.d == SQLite && len(listed) > byIDNodes {
+	byIDMax := cmp.Or(q.Tuning.ByID, byIDNodes)
+	narrowed := false
+	if listed := listedOf(m, tier); !walk && prefix == 0 && r.d == SQLite && len(listed) > byIDMax {
 		first, err := r.firstListed(ctx, q, tier, listed, after, limit)
 		if err != nil {
 			return nil, false, nil, err
 		}
 		// The first limit nodes in order are the segment's answer: read by id, below.
+		narrowed = true
 		m = &matches{titles: m.titles, bodies: first}
 		if tier != tierContent {
 			m = &matches{titles: first, bodies: map[string]bool{}}
@@ -382,7 +385,7 @@ func (r *run) searchSegment(ctx context.Context, q Query, tier int, m *matches, 
 	}
 	ms, _ := keyOrder(q)
 	order, wsCol := ms, "n.workspace_id"
-	if byID && prefix == 0 && r.d == SQLite && listed <= byIDNodes {
+	if byID && prefix == 0 && r.d == SQLite && (listed <= byIDMax || narrowed) {
 		// Read by id and sorted: without statistics SQLite prefers to walk the workspace's
 		// nodes in order (an index on workspace_id and the time) to avoid the sort, testing each
 		// against the few ids (2 ms for 10,000 pages). The unary plus keeps it off those indexes.
