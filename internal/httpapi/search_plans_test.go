@@ -112,3 +112,43 @@ func TestSearch_PlansAgree(t *testing.T) {
 		}
 	})
 }
+
+// TestSearch_NarrowedListKeepsReach: a list of matching pages longer than the by-id bound is
+// narrowed by a walk of the nodes (firstListed) that keeps to the token's reach; the page of
+// results is then read without computing the reach again, so the walk alone must have kept the
+// pages the token does not reach out. Pages of one, with cursors.
+func TestSearch_NarrowedListKeepsReach(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		var pages []string
+		for i := range 6 {
+			page := e.mkPage(t, e.full, wsParent, fmt.Sprintf("Page %d", i))
+			e.appendKids(t, page, para("roadmap review"))
+			pages = append(pages, page)
+		}
+		granted := []string{pages[1], pages[4]}
+		p, err := e.svc.Authenticate(context.Background(), "Bearer "+e.token([]quire.Scope{quire.SearchRead}, false, granted...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		q := search.Query{Workspace: e.ws.ID, ReachOf: p.Token.ID, Terms: []string{"roadmap"}, Limit: 1,
+			Tuning: search.Tuning{DenseAfter: 1 << 30, Probe: -1, ByID: 1}}
+		for range 10 {
+			res, resume, err := st.Search(context.Background(), q)
+			if err != nil || resume != nil {
+				t.Fatalf("Search: %v, resume %v", err, resume)
+			}
+			for _, r := range res {
+				got = append(got, r.Node.ID)
+			}
+			if len(res) < q.Limit {
+				break
+			}
+			q.After = &res[len(res)-1].Key
+		}
+		if want := []string{pages[4], pages[1]}; !cmp.Equal(got, want) {
+			t.Errorf("reached pages %v, want %v (the newest first)", got, want)
+		}
+	})
+}

@@ -324,8 +324,9 @@ func (r *run) searchSegment(ctx context.Context, q Query, tier int, m *matches, 
 		if err != nil {
 			return nil, false, nil, err
 		}
-		// The first limit nodes in order are the segment's answer: read by id, below.
-		narrowed = true
+		// The first limit nodes in order are the segment's answer: read by id, below. The walk
+		// kept to the token's reach, in this snapshot: the reach is not computed again.
+		narrowed, q.ReachOf = true, ""
 		m = &matches{titles: m.titles, bodies: first}
 		if tier != tierContent {
 			m = &matches{titles: first, bodies: map[string]bool{}}
