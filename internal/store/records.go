@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"strings"
 
 	"github.com/quire-dev/quire/internal/dbquery"
 	"github.com/quire-dev/quire/internal/quire"
@@ -234,7 +233,7 @@ func (s *Store) QueryRecords(ctx context.Context, ws string, q dbquery.Query, pa
 }
 
 // fetchColumns are nodeColumns of the nodes row n, for dbquery.Fetch.
-var fetchColumns = "n." + strings.ReplaceAll(strings.Join(strings.Fields(nodeColumns), " "), ", ", ", n.")
+var fetchColumns = qualify("n.", nodeColumns)
 
 // recordsFetched is recordsByID for a page whose walk read some of its records already.
 func recordsFetched(ctx context.Context, q querier, ws string, ids []string, fetched map[string]*quire.Node, numbers bool) ([]*quire.Node, map[string]int64, error) {

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"strconv"
-	"strings"
 
 	"github.com/quire-dev/quire/internal/quire"
 )
@@ -30,15 +29,6 @@ var authenticateNode = `
 		WHERE t.secret_hash = $1 AND t.revoked_ms = 0 AND CASE WHEN t.workspace_scoped THEN TRUE
 			ELSE EXISTS (SELECT 1 FROM up WHERE EXISTS (SELECT 1 FROM grants g WHERE g.token_id = t.id AND g.target_id = up.id))
 		END`
-
-// qualify prefixes every column of a comma-separated list with prefix ("n.").
-func qualify(prefix, columns string) string {
-	cols := strings.Split(columns, ",")
-	for i, c := range cols {
-		cols[i] = prefix + strings.TrimSpace(c)
-	}
-	return strings.Join(cols, ", ")
-}
 
 // AuthenticateNode is Authenticate and, in the same statement, node id when the token reaches
 // it: the request that names one node reads its token, its reach and its node in one read on
