@@ -88,3 +88,28 @@ func eventually(t *testing.T, what string, ok func() bool) {
 		}
 	}
 }
+
+// TestUpkeep_ConsolidatesWhenTheRestHasGrown (SQLite): one large segment and a small one are
+// left as they are (rewriting the index whole for one small write would write it again at every
+// write); TestUpkeep has the case where the rest has grown.
+func TestUpkeep_ConsolidatesWhenTheRestHasGrown(t *testing.T) {
+	s := testdb.SQLite(t)
+	write := func(n int) {
+		mustTx(t, s, func(tx *store.Tx) error {
+			return tx.ExecForTest(ctx, `WITH RECURSIVE seq (i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < $1)
+				INSERT INTO search_docs (ref, node_id, field, text) SELECT 'e' || hex(randomblob(8)), 'p', 'body', hex(randomblob(24)) FROM seq`, n)
+		})
+	}
+	write(3000) // one transaction: one segment of many pages
+	eventually(t, "one segment", func() bool { return ftsSegments(t, s) == 1 })
+	write(1)
+	if n := ftsSegments(t, s); n != 2 {
+		t.Fatalf("%d segments after a small write, want 2", n)
+	}
+	if due, err := s.ConsolidateDueForTest(ctx, "search_fts"); err != nil || due {
+		t.Fatalf("consolidation due = %v (%v) for one small segment beside a large one, want false", due, err)
+	}
+	// The rest as large as the largest: the upkeep merges them into one.
+	write(3000)
+	eventually(t, "one segment again", func() bool { return ftsSegments(t, s) == 1 })
+}
