@@ -68,6 +68,10 @@ func (u *upkeep) run(ctx context.Context) {
 	// A round soon after opening: a store may have been closed with merges left (a bulk write
 	// just before, a consolidation under way), which would otherwise wait for the next write.
 	mergeDue := true
+	// wrote says a write committed since the last round: a consolidation starts only in a
+	// round without one, so that writes in a stream (appends) never wait on one, and the round
+	// after a write is always run to see whether one is due.
+	wrote := false
 	for {
 		var timer <-chan time.Time
 		if mergeDue {
@@ -78,9 +82,9 @@ func (u *upkeep) run(ctx context.Context) {
 			return
 		case <-u.kick:
 			u.checkpoint(ctx)
-			mergeDue = true
+			mergeDue, wrote = true, true
 		case <-timer:
-			worked, err := u.merge(ctx)
+			worked, err := u.merge(ctx, !wrote)
 			if err != nil && ctx.Err() == nil {
 				slog.Warn("background search index merge failed", "err", err)
 			}
@@ -89,7 +93,7 @@ func (u *upkeep) run(ctx context.Context) {
 			}
 			// A round that merged may have left work (a consolidation spans rounds): the next
 			// round follows after mergeEvery rather than after the next write.
-			u.lastMerge, mergeDue = time.Now(), worked
+			u.lastMerge, mergeDue, wrote = time.Now(), worked || wrote, false
 		}
 		select {
 		case <-ctx.Done():
@@ -111,8 +115,10 @@ func (u *upkeep) checkpoint(ctx context.Context) {
 // merge runs bounded FTS5 merge steps on each table until one finds nothing to merge: a step
 // that worked changes at least two rows (FTS5's own test, on total_changes), and each step is
 // its own statement on the writer, so requests wait for one step at most. A table whose level
-// merges are done is consolidated when its segments call for it (consolidate).
-func (u *upkeep) merge(ctx context.Context) (worked bool, err error) {
+// merges are done is consolidated when its segments call for it (consolidate), if idle: no
+// write since the last round (a consolidation once begun is carried on by the level merges'
+// steps).
+func (u *upkeep) merge(ctx context.Context, idle bool) (worked bool, err error) {
 tables:
 	for _, table := range ftsTables {
 		pages := mergePages
@@ -125,8 +131,8 @@ tables:
 				worked, pages = true, mergePages
 				continue
 			}
-			if pages < 0 {
-				break // the consolidation's first step found nothing to merge
+			if pages < 0 || !idle {
+				break // the consolidation's first step found nothing to merge, or writes go on
 			}
 			due, err := u.consolidate(ctx, table)
 			if err != nil {
