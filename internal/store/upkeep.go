@@ -65,7 +65,13 @@ func (u *upkeep) wrote() {
 
 func (u *upkeep) run(ctx context.Context) {
 	defer close(u.done)
-	mergeDue := false
+	// A round soon after opening: a store may have been closed with merges left (a bulk write
+	// just before, a consolidation under way), which would otherwise wait for the next write.
+	mergeDue := true
+	// wrote says a write committed since the last round: a consolidation starts only in a
+	// round without one, so that writes in a stream (appends) never wait on one, and the round
+	// after a write is always run to see whether one is due.
+	wrote := false
 	for {
 		var timer <-chan time.Time
 		if mergeDue {
@@ -76,16 +82,18 @@ func (u *upkeep) run(ctx context.Context) {
 			return
 		case <-u.kick:
 			u.checkpoint(ctx)
-			mergeDue = true
+			mergeDue, wrote = true, true
 		case <-timer:
-			worked, err := u.merge(ctx)
+			worked, err := u.merge(ctx, !wrote)
 			if err != nil && ctx.Err() == nil {
 				slog.Warn("background search index merge failed", "err", err)
 			}
 			if worked {
 				u.checkpoint(ctx)
 			}
-			u.lastMerge, mergeDue = time.Now(), false
+			// A round that merged may have left work (a consolidation spans rounds): the next
+			// round follows after mergeEvery rather than after the next write.
+			u.lastMerge, mergeDue, wrote = time.Now(), worked || wrote, false
 		}
 		select {
 		case <-ctx.Done():
@@ -106,24 +114,71 @@ func (u *upkeep) checkpoint(ctx context.Context) {
 
 // merge runs bounded FTS5 merge steps on each table until one finds nothing to merge: a step
 // that worked changes at least two rows (FTS5's own test, on total_changes), and each step is
-// its own statement on the writer, so requests wait for one step at most.
-func (u *upkeep) merge(ctx context.Context) (worked bool, err error) {
+// its own statement on the writer, so requests wait for one step at most. A table whose level
+// merges are done is consolidated when its segments call for it (consolidate), if idle: no
+// write since the last round (a consolidation once begun is carried on by the level merges'
+// steps).
+func (u *upkeep) merge(ctx context.Context, idle bool) (worked bool, err error) {
+tables:
 	for _, table := range ftsTables {
-		for range mergeSteps {
-			w, err := u.mergeStep(ctx, table)
+		pages := mergePages
+		for step := 0; step < mergeSteps; step++ {
+			w, err := u.mergeStep(ctx, table, pages)
 			if err != nil {
 				return worked, err
 			}
-			if !w {
-				break
+			if w {
+				worked, pages = true, mergePages
+				continue
 			}
-			worked = true
+			if pages < 0 || !idle {
+				break // the consolidation's first step found nothing to merge, or writes go on
+			}
+			due, err := u.consolidate(ctx, table)
+			if err != nil {
+				return worked, err
+			}
+			if !due {
+				continue tables
+			}
+			// FTS5's 'merge' with a negative page count first puts every segment on one level,
+			// then merges that level like any other: the steps after it go on with that merge.
+			pages = -mergePages
 		}
 	}
 	return worked, nil
 }
 
-func (u *upkeep) mergeStep(ctx context.Context, table string) (bool, error) {
+// consolidateShare: an index is merged into one segment when its segments other than the
+// largest hold at least 1/consolidateShare of the largest one's pages. Each trigram looked up
+// probes every segment, and the level merges leave 7 to 9 of them after a bulk import (a tenth
+// of a keyword search's CPU; issue 15). Rewriting the index whole only once the rest has grown
+// to an eighth of it keeps what the consolidations write to about consolidateShare+1 times the
+// index's size over its life, like the level merges; smaller segments are left to those.
+const consolidateShare = 8
+
+// consolidate reports whether table's segments call for merging into one (consolidateShare).
+// A segment's pages are counted by its rows in the table's %_idx (one per leaf page that starts
+// a term): pages of one long list are not counted, which is close enough for a ratio.
+func (u *upkeep) consolidate(ctx context.Context, table string) (bool, error) {
+	// The table name is one of ftsTables, never input.
+	rows, err := u.ckpt.QueryContext(ctx, `SELECT COUNT(*) FROM `+table+`_idx GROUP BY segid`)
+	if err != nil {
+		return false, err
+	}
+	defer rows.Close()
+	var segments, largest, total int64
+	for rows.Next() {
+		var n int64
+		if err := rows.Scan(&n); err != nil {
+			return false, err
+		}
+		segments, total, largest = segments+1, total+n, max(largest, n)
+	}
+	return segments > 1 && (total-largest)*consolidateShare >= largest, rows.Err()
+}
+
+func (u *upkeep) mergeStep(ctx context.Context, table string, pages int) (bool, error) {
 	conn, err := u.write.Conn(ctx)
 	if err != nil {
 		return false, err
@@ -134,7 +189,7 @@ func (u *upkeep) mergeStep(ctx context.Context, table string) (bool, error) {
 		return false, err
 	}
 	// The table name is one of ftsTables, never input.
-	if _, err := conn.ExecContext(ctx, `INSERT INTO `+table+` (`+table+`, rank) VALUES ('merge', $1)`, mergePages); err != nil {
+	if _, err := conn.ExecContext(ctx, `INSERT INTO `+table+` (`+table+`, rank) VALUES ('merge', $1)`, pages); err != nil {
 		return false, err
 	}
 	if err := conn.QueryRowContext(ctx, `SELECT total_changes()`).Scan(&after); err != nil {
