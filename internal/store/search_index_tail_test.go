@@ -219,3 +219,33 @@ func TestSearchTailPlans(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchTail_OtherServer: a second store on the same database (another server) finds what
+// the first wrote before either indexed it, and after the second indexed it.
+func TestSearchTail_OtherServer(t *testing.T) {
+	store.SkipBackgroundIndexForTest(t)
+	for _, engine := range []store.Engine{store.SQLite, store.Postgres} {
+		t.Run(string(engine), func(t *testing.T) {
+			cfg := store.Config{Dir: t.TempDir()}
+			if engine == store.Postgres {
+				cfg = store.Config{DatabaseURL: testdb.PostgresURL(t)}
+			}
+			var open [2]*store.Store
+			for i := range open {
+				s, err := store.Open(ctx, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer s.Close()
+				open[i] = s
+			}
+			ws, want := tailWrites(t, open[0])
+			checkFound(t, open[1], ws, "the other server, before indexing", want)
+			if _, err := open[1].IndexSearch(ctx); err != nil {
+				t.Fatal(err)
+			}
+			checkFTS(t, open[0], "indexed by the other server")
+			checkFound(t, open[0], ws, "indexed by the other server", want)
+		})
+	}
+}
