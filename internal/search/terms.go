@@ -126,7 +126,8 @@ func (r *run) indexMatches(ctx context.Context, terms []string, titles bool, den
 		return nil, err
 	}
 	if none {
-		return map[string]bool{}, nil
+		// No indexed entry matches; one above the indexes' mark may (tail.go).
+		return r.withUnindexed(ctx, terms, titles, map[string]bool{})
 	}
 	entries := denseAfter
 	if few || r.d == Postgres && !titles {
@@ -182,7 +183,11 @@ func (r *run) indexMatches(ctx context.Context, terms []string, titles bool, den
 	if n >= entries || r.q.Tuning.DenseAfter != 0 && len(set) >= denseAfter {
 		return nil, rows.Err()
 	}
-	return set, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	// The indexes list the entries at or below their mark; the few above it are read apart.
+	return r.withUnindexed(ctx, terms, titles, set)
 }
 
 // indexMatch is the FROM and WHERE of the entries (search_docs d) holding every term, using a

@@ -90,3 +90,13 @@ func SweepBatchForTest(n int64) int64 {
 	sweepBatch = n
 	return old
 }
+
+// SkipBackgroundIndexForTest keeps the upkeep loop from indexing search entries until the test
+// ends, so they stay above the trigram indexes' mark as a crash would leave them.
+func SkipBackgroundIndexForTest(t interface{ Cleanup(func()) }) {
+	backgroundIndexOff.Store(true)
+	t.Cleanup(func() { backgroundIndexOff.Store(false) })
+}
+
+// NextIndexBatchForTest is the background indexer's read of its next batch (its plan is pinned).
+const NextIndexBatchForTest = nextBatchSQL

@@ -78,6 +78,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		s.Close()
 		return nil, err
 	}
+	if s.upkeep != nil {
+		s.upkeep.wrote() // search entries a crash left unindexed (search_index_tail.go)
+	}
 	return s, nil
 }
 

@@ -24,6 +24,11 @@ import (
 //     most once per mergeEvery. FTS5's crisismerge (16 segments on a level) still merges
 //     inside a write if the loop cannot keep up, so a query never reads an unbounded number of
 //     segments.
+//   - FTS5 indexing itself (migration 00027): writes add their search_docs rows only, and the
+//     loop copies the new rows into the trigram indexes before it merges, a bounded batch per
+//     transaction (search_index_tail.go), so a segment holds a quarter second of writes instead
+//     of one statement's. Open kicks the loop once migrated, so what a crash or a command that
+//     closed the store left unindexed is indexed then.
 //
 // Durability is unchanged: a commit is durable once its WAL frames are synced (synchronous
 // FULL); a checkpoint syncs the WAL before it copies and the database file after. A merge
@@ -84,16 +89,17 @@ func (u *upkeep) run(ctx context.Context) {
 			u.checkpoint(ctx)
 			mergeDue, wrote = true, true
 		case <-timer:
+			indexed := u.index(ctx)
 			worked, err := u.merge(ctx, !wrote)
 			if err != nil && ctx.Err() == nil {
 				slog.Warn("background search index merge failed", "err", err)
 			}
-			if worked {
+			if worked || indexed > 0 {
 				u.checkpoint(ctx)
 			}
-			// A round that merged may have left work (a consolidation spans rounds): the next
+			// A round that merged or indexed may have left work (a consolidation spans rounds): the next
 			// round follows after mergeEvery rather than after the next write.
-			u.lastMerge, mergeDue, wrote = time.Now(), worked || wrote, false
+			u.lastMerge, mergeDue, wrote = time.Now(), worked || wrote || indexed > 0, false
 		}
 		select {
 		case <-ctx.Done():
