@@ -72,6 +72,14 @@ func Restore(ctx context.Context, st *store.Store, path string, opts RestoreOpti
 		return nil, err
 	}
 	opts.progress("committed: %d tables (row counts checked) and %d files", len(m.Tables), len(m.Files))
+	// The triggers wrote the keyword entries above SQLite's full-text mark; indexing them now
+	// spares the first searches reading them one by one. The restore is committed already, and
+	// search is exact either way, so a failure here is only reported.
+	if n, err := st.IndexSearch(ctx); err != nil {
+		opts.progress("keyword index left to the server's background work: %v", err)
+	} else if n > 0 {
+		opts.progress("keyword index: %d entries", n)
+	}
 	return m, st.Analyze(ctx)
 }
 
