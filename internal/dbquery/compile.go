@@ -391,15 +391,20 @@ func (st *Stmt) Scan(rows *sql.Rows) (Position, error) { return st.scanWith(rows
 // scanWith is Scan that also reads the row's columns after the keys into more.
 func (st *Stmt) scanWith(rows *sql.Rows, more []any) (Position, error) {
 	var p Position
-	dest := make([]any, 1+len(st.keys))
+	// Room for more up front: appending a fetched record's columns grew the list on every row.
+	dest := make([]any, 1+len(st.keys), 1+len(st.keys)+len(more))
 	dest[0] = &p.ID
-	nums := make([]sql.NullFloat64, len(st.keys))
-	texts := make([]sql.NullString, len(st.keys))
+	// One allocation for a row's keys (most statements have one): what the walk spends per row
+	// of a page, a hundred times per query.
+	vals := make([]struct {
+		num  sql.NullFloat64
+		text sql.NullString
+	}, len(st.keys))
 	for i, col := range st.keys {
 		if col == "v_text" {
-			dest[i+1] = &texts[i]
+			dest[i+1] = &vals[i].text
 		} else {
-			dest[i+1] = &nums[i]
+			dest[i+1] = &vals[i].num
 		}
 	}
 	if err := rows.Scan(append(dest, more...)...); err != nil {
@@ -407,10 +412,10 @@ func (st *Stmt) scanWith(rows *sql.Rows, more []any) (Position, error) {
 	}
 	p.Keys = make([]Key, st.nkey)
 	for i := range st.keys {
-		if texts[i].Valid {
-			p.Keys[i].Text = &texts[i].String
-		} else if nums[i].Valid {
-			p.Keys[i].Num = &nums[i].Float64
+		if v := &vals[i]; v.text.Valid {
+			p.Keys[i].Text = &v.text.String
+		} else if v.num.Valid {
+			p.Keys[i].Num = &v.num.Float64
 		}
 	}
 	return p, nil

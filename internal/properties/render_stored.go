@@ -17,6 +17,8 @@ import (
 type Renderer struct {
 	schema quire.Schema
 	props  []renderProp
+	index  map[string]int // props by property id
+	dup    bool           // two properties have one id (never written): every record goes the old way
 }
 
 // renderProp is a property with its parts of the read shape written out.
@@ -28,8 +30,12 @@ type renderProp struct {
 
 // NewRenderer prepares the rendering of records of schema s.
 func NewRenderer(s quire.Schema) *Renderer {
-	r := &Renderer{schema: s, props: make([]renderProp, len(s))}
+	r := &Renderer{schema: s, props: make([]renderProp, len(s)), index: make(map[string]int, len(s))}
 	for i, p := range s {
+		if _, ok := r.index[p.ID]; ok {
+			r.dup = true
+		}
+		r.index[p.ID] = i
 		var head []byte
 		if i > 0 {
 			head = append(head, ',')
@@ -81,77 +87,110 @@ func (r *Renderer) Append(dst, raw []byte, c Computed) ([]byte, error) {
 	return AppendValues(dst[:start], r.schema, vals, c), nil
 }
 
-// member is one stored value: its property id and its JSON, slices of the stored bytes.
-type member struct{ id, val []byte }
-
-// storedMembers splits raw into its members when readValues would read it: one object whose
-// keys have no escapes, each once, and each value one readValue takes (checked as it is
-// rendered, or here for those no property shows). Stored keys are sorted (MarshalValues), so
-// keys out of order are left to readValues too, which finds any repeated one.
-func storedMembers(raw []byte, buf []member) ([]member, bool) {
-	if len(raw) == 0 {
-		return buf, true // UnmarshalValues: none
-	}
-	c := cursor{b: raw}
-	if !c.lit("{") {
-		return nil, false
-	}
-	for n := 0; !c.lit("}"); n++ {
-		if n > 0 && !c.lit(",") {
-			return nil, false
-		}
-		q, plain, ok := c.str()
-		if !ok || !plain || !c.lit(":") {
-			return nil, false
-		}
-		id := q[1 : len(q)-1]
-		if len(buf) > 0 && bytes.Compare(buf[len(buf)-1].id, id) >= 0 {
-			return nil, false
-		}
-		end := valueEnd(raw, c.i)
-		if end < 0 {
-			return nil, false
-		}
-		buf = append(buf, member{id: id, val: raw[c.i:end]})
-		c.i = end
-	}
-	return buf, c.i == len(raw)
-}
-
+// appendFast renders raw in one pass over its bytes: each member's value is rendered where it
+// is read (its end is where its rendering stops), in the stored order, after dst; then the
+// properties are written in the schema's order from those renderings, and moved to dst's end.
+// Splitting the members first (finding each value's end by its brackets) and rendering them
+// after read every byte twice; the renderings are copied instead, a fraction of the cost.
+// ok is false when readValues would not take raw as it is: one object whose keys have no
+// escapes, each once (stored keys are sorted by MarshalValues, so keys out of order are left to
+// readValues too, which finds any repeated one), and each value one readValue takes.
 func (r *Renderer) appendFast(dst, raw []byte, c Computed) ([]byte, bool) {
-	var arr [16]member
-	members, ok := storedMembers(raw, arr[:0])
-	if !ok {
+	if r.dup {
 		return dst, false
 	}
-	used := 0
-	dst = append(dst, '{')
-	for i := range r.props {
-		rp := &r.props[i]
-		var val []byte
-		for _, m := range members {
-			if string(m.id) == rp.p.ID {
-				val = m.val
-				used++
-				break
-			}
+	base := len(dst)
+	var arr [16]span
+	spans := arr[:0]
+	if len(r.props) <= len(arr) {
+		spans = arr[:len(r.props)]
+	} else {
+		spans = make([]span, len(r.props))
+	}
+	if len(raw) > 0 { // none: UnmarshalValues reads no values
+		cur := cursor{b: raw}
+		if !cur.lit("{") {
+			return dst, false
 		}
-		if dst, ok = rp.appendStored(dst, val, c); !ok {
+		var last []byte
+		for n := 0; !cur.lit("}"); n++ {
+			if n > 0 && !cur.lit(",") {
+				return dst, false
+			}
+			q, plain, ok := cur.str()
+			if !ok || !plain || !cur.lit(":") {
+				return dst, false
+			}
+			id := q[1 : len(q)-1]
+			if n > 0 && bytes.Compare(last, id) >= 0 {
+				return dst, false
+			}
+			last = id
+			k, shown := r.index[string(id)]
+			if !shown {
+				// Not rendered (a removed property, filter_properties), but a record readValues
+				// refuses for it is still left to readValues.
+				end := valueEnd(raw, cur.i)
+				if end < 0 {
+					return dst, false
+				}
+				if _, ok := readOne(raw[cur.i:end]); !ok {
+					return dst, false
+				}
+				cur.i = end
+				continue
+			}
+			start := len(dst)
+			if dst, ok = r.props[k].appendMember(dst, &cur, c); !ok {
+				return dst, false
+			}
+			spans[k] = span{start, len(dst)}
+		}
+		if cur.i != len(raw) {
 			return dst, false
 		}
 	}
-	if used < len(members) {
-		// Values no property shows (removed properties, filter_properties) are not rendered,
-		// but a record readValues refuses for one of them is still left to it.
-		for _, m := range members {
-			if r.schema.ByID(string(m.id)) == nil {
-				if _, ok := readOne(m.val); !ok {
-					return dst, false
-				}
-			}
+	mid := len(dst)
+	dst = append(dst, '{')
+	for i := range r.props {
+		rp := &r.props[i]
+		dst = append(dst, rp.head...)
+		if sp := spans[i]; sp.end > 0 {
+			dst = append(dst, dst[sp.start:sp.end]...)
+		} else {
+			dst = appendBare(dst, rp.p, nil, c)
 		}
+		dst = appendValueTail(dst, rp.p)
 	}
-	return append(dst, '}'), true
+	dst = append(dst, '}')
+	n := copy(dst[base:], dst[mid:])
+	return dst[:base+n], true
+}
+
+// span is where a property's value was rendered in dst; end is 0 when the record has none (a
+// rendered value is never empty).
+type span struct{ start, end int }
+
+// appendMember appends AppendValue's rendering of the stored value at the cursor under the
+// type key, and moves the cursor past the value. ok is false when readValue does not take it.
+func (rp *renderProp) appendMember(dst []byte, cur *cursor, c Computed) ([]byte, bool) {
+	start, mark := cur.i, len(dst)
+	if out, ok := cur.bare(dst, rp); ok && cur.i < len(cur.b) && (cur.b[cur.i] == ',' || cur.b[cur.i] == '}') {
+		return out, true
+	}
+	// Another shape (another type's value, which valueFor converts; files, which need
+	// Computed; fields MarshalValues would not write): read as readValues reads it.
+	dst = dst[:mark]
+	end := valueEnd(cur.b, start)
+	if end < 0 {
+		return dst, false
+	}
+	v, ok := readOne(cur.b[start:end])
+	if !ok {
+		return dst, false
+	}
+	cur.i = end
+	return appendBare(dst, rp.p, Values{rp.p.ID: v}, c), true
 }
 
 // readOne reads one stored value as readValues does.
@@ -159,32 +198,6 @@ func readOne(val []byte) (Value, bool) {
 	r := jsonread.New(val)
 	v := readValue(&r)
 	return v, r.End()
-}
-
-// appendStored appends the property's name and AppendValue's {"id","type",T: value} for its
-// stored value val (nil: none). ok is false when readValue does not take val.
-func (rp *renderProp) appendStored(dst, val []byte, c Computed) ([]byte, bool) {
-	dst = append(dst, rp.head...)
-	mark := len(dst)
-	ok := false
-	if val != nil {
-		cur := cursor{b: val}
-		dst, ok = cur.bare(dst, rp)
-		ok = ok && cur.i == len(val)
-	}
-	if !ok {
-		dst = dst[:mark]
-		var vals Values
-		if val != nil {
-			v, ok := readOne(val)
-			if !ok {
-				return dst, false
-			}
-			vals = Values{rp.p.ID: v}
-		}
-		dst = appendBare(dst, rp.p, vals, c)
-	}
-	return appendValueTail(dst, rp.p), true
 }
 
 // bare appends the value under the type key from a value MarshalValues wrote with p's current

@@ -11,6 +11,7 @@ import (
 
 	"github.com/quire-dev/quire/internal/dbquery"
 	"github.com/quire-dev/quire/internal/jsonbody"
+	"github.com/quire-dev/quire/internal/properties"
 	"github.com/quire-dev/quire/internal/quire"
 	"github.com/quire-dev/quire/internal/views"
 )
@@ -96,7 +97,7 @@ func (s *Service) QueryDatabase(ctx context.Context, p *quire.Principal, id stri
 	if err != nil {
 		return Results[*quire.Node]{}, err
 	}
-	schema, err := DatabaseSchema(db)
+	schema, render, err := s.schemaOf(db)
 	if err != nil {
 		return Results[*quire.Node]{}, err
 	}
@@ -157,7 +158,10 @@ func (s *Service) QueryDatabase(ctx context.Context, p *quire.Principal, id stri
 	if err != nil {
 		return Results[*quire.Node]{}, err
 	}
-	if err := renderIn(page.Records, shown, page.Numbers); err != nil {
+	if keep != nil {
+		render = properties.NewRenderer(shown)
+	}
+	if err := renderWith(page.Records, render, page.Numbers); err != nil {
 		return Results[*quire.Node]{}, err
 	}
 	out := Results[*quire.Node]{Items: page.Records}

@@ -427,7 +427,11 @@ func (s *Service) renderRecords(ctx context.Context, nodes []*quire.Node, nums m
 // renderIn replaces the stored values of records of one database with their read shape under
 // schema, when the caller has the schema and the numbers already (a query, a mutation batch).
 func renderIn(nodes []*quire.Node, schema quire.Schema, nums map[string]int64) error {
-	r := properties.NewRenderer(schema)
+	return renderWith(nodes, properties.NewRenderer(schema), nums)
+}
+
+// renderWith is renderIn with a renderer of the schema made already.
+func renderWith(nodes []*quire.Node, r *properties.Renderer, nums map[string]int64) error {
 	var buf []byte
 	for _, n := range nodes {
 		if n.ParentType != quire.ParentDatabase || n.Object != quire.ObjectPage {
@@ -445,10 +449,11 @@ func renderIn(nodes []*quire.Node, schema quire.Schema, nums map[string]int64) e
 // records of a page share one buffer rather than a hundred, each record's values a full slice
 // of it (appending to one copies it).
 func renderRecord(buf []byte, n *quire.Node, r *properties.Renderer, number int64) ([]byte, error) {
-	if cap(buf)-len(buf) < 2*len(n.Properties)+256 {
+	if room := 4*len(n.Properties) + 512; cap(buf)-len(buf) < room {
 		// The read shape is about twice the stored one (every annotation of a rich text, every
-		// property by name): room for this record and a few more, rather than grown byte by byte.
-		buf = make([]byte, 0, 8*(2*len(n.Properties)+256))
+		// property by name), and the renderer writes it twice over (in the stored order, then
+		// the schema's): room for this record and a few more, rather than grown byte by byte.
+		buf = make([]byte, 0, 8*room)
 	}
 	start := len(buf)
 	buf, err := r.Append(buf, n.Properties, computed(n, number))

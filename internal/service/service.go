@@ -36,6 +36,7 @@ type Service struct {
 	embedder Embedder
 	files    *files
 	trees    treeCache    // nodes of recent mind maps (mindmaps_cache.go)
+	schemas  schemaCache  // decoded schemas of recently queried databases (query_schema.go)
 	vectors  *vectorCache // nil: off
 	index    indexCounters
 	webhooks WebhookOptions

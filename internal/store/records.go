@@ -123,23 +123,23 @@ func recordNumbers(ctx context.Context, q querier, ids []string) (map[string]int
 
 // Nodes returns the nodes ids of workspace ws in the order of ids (missing ones are left out).
 func (s *Store) Nodes(ctx context.Context, ws string, ids []string) ([]*quire.Node, error) {
-	return nodesByID(ctx, s.read, ws, ids, "")
+	return nodesByID(ctx, s.read, ws, ids, "", fullNode)
 }
 
 // Nodes is Store.Nodes inside the transaction.
 func (tx *Tx) Nodes(ctx context.Context, ws string, ids []string) ([]*quire.Node, error) {
-	return nodesByID(ctx, tx.tx, ws, ids, "")
+	return nodesByID(ctx, tx.tx, ws, ids, "", fullNode)
 }
 
-// nodesByID reads nodes ids; lock, when not empty, ends each statement (lockRows).
-func nodesByID(ctx context.Context, q querier, ws string, ids []string, lock string) ([]*quire.Node, error) {
+// nodesByID reads nodes ids as rd reads them; lock, when not empty, ends each statement (lockRows).
+func nodesByID(ctx context.Context, q querier, ws string, ids []string, lock string, rd nodeRead) ([]*quire.Node, error) {
 	byID := make(map[string]*quire.Node, len(ids))
 	err := queryIn(ctx, q, ids, false, func(a *sqlq.Args, batch []string) string {
 		// The workspace is checked here rather than in SQL: with "workspace_id = $1" beside
 		// the id list, SQLite may walk a workspace index (every node) instead of the primary key.
-		return `SELECT ` + nodeColumns + ` FROM nodes WHERE id IN (` + sqlq.In(a, batch) + `)` + lock
+		return `SELECT ` + rd.columns + ` FROM nodes WHERE id IN (` + sqlq.In(a, batch) + `)` + lock
 	}, func(rows *sql.Rows) error {
-		n, err := scanNode(rows)
+		n, err := rd.scan(rows)
 		if err == nil && n.WorkspaceID == ws {
 			byID[n.ID] = n
 		}
@@ -215,7 +215,7 @@ func (s *Store) QueryRecords(ctx context.Context, ws string, q dbquery.Query, pa
 	// plan's) are read by id after.
 	fetched := make(map[string]*quire.Node, pageSize+1)
 	q.Fetch = &dbquery.Fetch{Columns: fetchColumns, Row: func(scan func(dest ...any) error) error {
-		n, err := scanNode(scanFunc(scan))
+		n, err := scanRecord(scanFunc(scan))
 		if err == nil && n.WorkspaceID == ws {
 			fetched[n.ID] = n
 		}
@@ -232,10 +232,11 @@ func (s *Store) QueryRecords(ctx context.Context, ws string, q dbquery.Query, pa
 	return &RecordPage{Records: nodes, Numbers: nums, Next: next}, tx.Commit()
 }
 
-// fetchColumns are nodeColumns of the nodes row n, for dbquery.Fetch.
-var fetchColumns = qualify("n.", nodeColumns)
+// fetchColumns are recordColumns of the nodes row n, for dbquery.Fetch.
+var fetchColumns = qualify("n.", recordColumns)
 
-// recordsFetched is recordsByID for a page whose walk read some of its records already.
+// recordsFetched is recordsByID (as a query answers records: queryRecord) for a page whose walk
+// read some of its records already.
 func recordsFetched(ctx context.Context, q querier, ws string, ids []string, fetched map[string]*quire.Node, numbers bool) ([]*quire.Node, map[string]int64, error) {
 	var missing []string
 	for _, id := range ids {
@@ -244,10 +245,10 @@ func recordsFetched(ctx context.Context, q querier, ws string, ids []string, fet
 		}
 	}
 	if len(missing) == len(ids) {
-		return recordsByID(ctx, q, ws, ids, numbers, "")
+		return recordsByID(ctx, q, ws, ids, numbers, "", queryRecord)
 	}
 	if len(missing) > 0 {
-		rest, err := nodesByID(ctx, q, ws, missing, "")
+		rest, err := nodesByID(ctx, q, ws, missing, "", queryRecord)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -271,14 +272,14 @@ func recordsFetched(ctx context.Context, q querier, ws string, ids []string, fet
 // RecordsByID returns the nodes ids of workspace ws in the order of ids (missing ones are
 // left out) and, when numbers is set, the numbers of those that are records.
 func (tx *Tx) RecordsByID(ctx context.Context, ws string, ids []string, numbers bool) ([]*quire.Node, map[string]int64, error) {
-	return recordsByID(ctx, tx.tx, ws, ids, numbers, "")
+	return recordsByID(ctx, tx.tx, ws, ids, numbers, "", fullNode)
 }
 
 // LockRecordsByID is RecordsByID that also holds the nodes' rows until the transaction ends,
 // as LockNode does, in the same statement: on PostgreSQL, a lock per record was a round trip
 // per record of a mutation batch.
 func (tx *Tx) LockRecordsByID(ctx context.Context, ws string, ids []string, numbers bool) ([]*quire.Node, map[string]int64, error) {
-	return recordsByID(ctx, tx.tx, ws, ids, numbers, tx.lockRows())
+	return recordsByID(ctx, tx.tx, ws, ids, numbers, tx.lockRows(), fullNode)
 }
 
 // lockRows ends a SELECT on nodes that holds the rows it reads (PostgreSQL; SQLite has one
@@ -292,21 +293,21 @@ func (tx *Tx) lockRows() string {
 
 // recordsByID is nodesByID and recordNumbers in one statement: a page of records is read
 // with its numbers by primary key, a hundred per statement.
-func recordsByID(ctx context.Context, q querier, ws string, ids []string, numbers bool, lock string) ([]*quire.Node, map[string]int64, error) {
+func recordsByID(ctx context.Context, q querier, ws string, ids []string, numbers bool, lock string, rd nodeRead) ([]*quire.Node, map[string]int64, error) {
 	if !numbers {
-		nodes, err := nodesByID(ctx, q, ws, ids, lock)
+		nodes, err := nodesByID(ctx, q, ws, ids, lock, rd)
 		return nodes, map[string]int64{}, err
 	}
 	byID := make(map[string]*quire.Node, len(ids))
 	nums := make(map[string]int64, len(ids))
 	err := queryIn(ctx, q, ids, false, func(a *sqlq.Args, batch []string) string {
 		// As in nodesByID, the workspace is checked here rather than in SQL.
-		return `SELECT ` + nodeColumns + `, num.v_num FROM nodes
+		return `SELECT ` + rd.columns + `, num.v_num FROM nodes
 			LEFT JOIN record_values num ON num.record_id = nodes.id AND num.property_id = ` + a.Arg(NumberProperty) + ` AND num.ord = 0
 			WHERE nodes.id IN (` + sqlq.In(a, batch) + `)` + lock
 	}, func(rows *sql.Rows) error {
 		var num sql.NullFloat64
-		n, err := scanNode(rowWith{rows, &num})
+		n, err := rd.scan(rowWith{rows, &num})
 		if err != nil || n.WorkspaceID != ws {
 			return err
 		}
@@ -328,7 +329,7 @@ func recordsByID(ctx context.Context, q querier, ws string, ids []string, number
 	return out, nums, nil
 }
 
-// rowWith scans a row's leading columns as scanNode asks and its last one into extra.
+// rowWith scans a row's leading columns as a nodeRead's scan asks and its last one into extra.
 type rowWith struct {
 	rows  *sql.Rows
 	extra any
