@@ -390,6 +390,12 @@ func (s *Service) reindex(ctx context.Context, tx *store.Tx, db string, schema q
 		if q == nil {
 			continue
 		}
+		if kept, err := tx.IsIndexed(ctx, db, id); err != nil || !kept {
+			if err != nil {
+				return err
+			}
+			continue // no rows to rewrite (store/records_indexed.go)
+		}
 		if q.Type == quire.PropUniqueID {
 			if err := tx.DropPropertyValues(ctx, db, id); err != nil {
 				return err

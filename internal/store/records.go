@@ -41,8 +41,12 @@ func nullNum(f *float64) any {
 	return *f
 }
 
-// ReplacePropertyValues replaces the rows of one property of record recordID with rows.
+// ReplacePropertyValues replaces the rows of one property of record recordID with rows, when
+// database db keeps that property's rows.
 func (tx *Tx) ReplacePropertyValues(ctx context.Context, db, recordID, propertyID string, rows []RecordValue) error {
+	if kept, err := tx.IsIndexed(ctx, db, propertyID); err != nil || !kept {
+		return err
+	}
 	if _, err := tx.tx.ExecContext(ctx, `DELETE FROM record_values WHERE record_id = $1 AND property_id = $2`,
 		recordID, propertyID); err != nil {
 		return err
@@ -76,8 +80,11 @@ func (tx *Tx) DropPropertyValues(ctx context.Context, db, propertyID string) err
 }
 
 // CopyRecordNumbers gives unique_id property propertyID of database db the number of every
-// record, in one statement.
+// record, in one statement, when the database keeps that property's rows.
 func (tx *Tx) CopyRecordNumbers(ctx context.Context, db, propertyID string) error {
+	if kept, err := tx.IsIndexed(ctx, db, propertyID); err != nil || !kept {
+		return err
+	}
 	_, err := tx.tx.ExecContext(ctx, copyNumbers, db, propertyID, NumberProperty)
 	return err
 }
@@ -174,7 +181,8 @@ type RecordPage struct {
 }
 
 // QueryRecords runs a compiled database query (internal/dbquery) inside one read transaction,
-// so that its statements and the read of the records see one snapshot.
+// so that its statements and the read of the records see one snapshot. It answers a
+// *NotIndexedError when the query reads properties whose rows the database does not keep yet.
 // Numbers are read when numbers is set (the caller shows a unique_id property).
 func (s *Store) QueryRecords(ctx context.Context, ws string, q dbquery.Query, pageSize int, numbers bool) (*RecordPage, error) {
 	tx, err := s.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
@@ -182,6 +190,12 @@ func (s *Store) QueryRecords(ctx context.Context, ws string, q dbquery.Query, pa
 		return nil, err
 	}
 	defer tx.Rollback()
+	if missing, err := notIndexed(ctx, tx, q); err != nil || len(missing) > 0 {
+		if err == nil {
+			err = &NotIndexedError{DatabaseID: q.DatabaseID, Properties: missing}
+		}
+		return nil, err
+	}
 	if q.Filter != nil && q.Records == 0 {
 		// The highest record number bounds how many records the database holds, read from the
 		// end of the number index: Page weighs its probes' counts against it.

@@ -1,0 +1,176 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/quire-dev/quire/internal/dbquery"
+	"github.com/quire-dev/quire/internal/sqlq"
+)
+
+// Indexed properties (migration 00026): a database keeps record_values rows only for the
+// properties registered in record_indexed, those a query or a view has filtered or sorted on,
+// and for the record number (NumberProperty), always. Every other property's value lives only
+// in the record's stored JSON, which is what a seeding batch saves: an entry of a value index at
+// a random place per property per record was most of its serial write.
+//
+// The invariant every writer keeps: a property with rows is registered, and a registered
+// property has the rows of every record's values. So a property is registered, and its rows
+// written from every record's stored values, in one transaction (Service.indexProperties), and
+// a query that reads a property not registered is answered only after that commits.
+//
+// Concurrent writers on PostgreSQL: a writer of a database's rows takes a shared transaction
+// advisory lock of the database before it reads which properties are registered (indexedOf), and
+// a registration takes it exclusively before it reads the database's schema and records. So a
+// writer either committed before the registration reads the records (the backfill sees its
+// values) or reads the registration after it committed (and writes the new property's rows
+// itself); none can write a record's values between the two and leave its row missing or stale.
+// SQLite has one writer, so its transactions are in one order already.
+
+// NotIndexedError is what QueryRecords answers when the query reads properties that are not
+// registered yet: the caller registers them (and writes their rows), then asks again.
+type NotIndexedError struct {
+	DatabaseID string
+	Properties []string
+}
+
+func (e *NotIndexedError) Error() string {
+	return fmt.Sprintf("properties %s of database %s are not indexed", strings.Join(e.Properties, ", "), e.DatabaseID)
+}
+
+// lockIndexed holds database db's indexing lock until the transaction ends, shared or
+// exclusive (PostgreSQL; SQLite has one writer).
+func (tx *Tx) lockIndexed(ctx context.Context, db string, exclusive bool) error {
+	if tx.engine != Postgres {
+		return nil
+	}
+	fn := "pg_advisory_xact_lock_shared"
+	if exclusive {
+		fn = "pg_advisory_xact_lock"
+	}
+	_, err := tx.tx.ExecContext(ctx, `SELECT `+fn+`(hashtextextended($1, 0))`, "indexed:"+db)
+	return err
+}
+
+// indexedOf returns the properties of database db whose rows are kept, the record number
+// among them, read once per transaction: on PostgreSQL the shared lock taken first keeps any
+// registration of db out until the transaction ends, and on SQLite no other writer runs.
+func (tx *Tx) indexedOf(ctx context.Context, db string) (map[string]bool, error) {
+	if set, ok := tx.indexed[db]; ok {
+		return set, nil
+	}
+	if err := tx.lockIndexed(ctx, db, false); err != nil {
+		return nil, err
+	}
+	rows, err := tx.tx.QueryContext(ctx, `SELECT property_id FROM record_indexed WHERE database_id = $1`, db)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	set := map[string]bool{NumberProperty: true}
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			return nil, err
+		}
+		set[p] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if tx.indexed == nil {
+		tx.indexed = map[string]map[string]bool{}
+	}
+	tx.indexed[db] = set
+	return set, nil
+}
+
+// IsIndexed reports whether property prop of database db keeps record_values rows: a schema
+// change rewrites the rows of those only.
+func (tx *Tx) IsIndexed(ctx context.Context, db, prop string) (bool, error) {
+	set, err := tx.indexedOf(ctx, db)
+	return set[prop], err
+}
+
+// keptRows returns the rows of recs whose properties database db keeps.
+func (tx *Tx) keptRows(ctx context.Context, db string, recs []RecordRows) ([]RecordRows, error) {
+	set, err := tx.indexedOf(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]RecordRows, 0, len(recs))
+	for _, rec := range recs {
+		kept := make([]RecordValue, 0, len(rec.Rows))
+		for _, r := range rec.Rows {
+			if set[r.PropertyID] {
+				kept = append(kept, r)
+			}
+		}
+		if len(kept) > 0 {
+			out = append(out, RecordRows{RecordID: rec.RecordID, Rows: kept})
+		}
+	}
+	return out, nil
+}
+
+// LockIndexing holds database db's indexing lock exclusively until the transaction ends: a
+// registration takes it before it reads the schema and the records it writes rows from. It
+// must be the transaction's first use of db's lock (a shared lock held first would be upgraded
+// while other writers wait for it).
+func (tx *Tx) LockIndexing(ctx context.Context, db string) error {
+	if _, ok := tx.indexed[db]; ok && tx.engine == Postgres {
+		return fmt.Errorf("store: the indexing lock of %s is taken after its shared lock", db)
+	}
+	return tx.lockIndexed(ctx, db, true)
+}
+
+// RegisterIndexed registers properties props of database db, under LockIndexing, and returns
+// those that were not registered yet: the caller writes their rows in the same transaction
+// (InsertRows keeps them from now on).
+func (tx *Tx) RegisterIndexed(ctx context.Context, db string, props []string) ([]string, error) {
+	set, err := tx.indexedOf(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now().UnixMilli()
+	var added []string
+	for _, p := range props {
+		if set[p] {
+			continue
+		}
+		if _, err := tx.tx.ExecContext(ctx, `INSERT INTO record_indexed (database_id, property_id, created_ms)
+			VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, db, p, now); err != nil {
+			return nil, err
+		}
+		set[p] = true
+		added = append(added, p)
+	}
+	return added, nil
+}
+
+// notIndexed returns the properties of query q that are not registered, read in the query's
+// own transaction: once none is missing there, the snapshot holds every row the query reads.
+func notIndexed(ctx context.Context, q querier, query dbquery.Query) ([]string, error) {
+	props := dbquery.ValueProperties(query)
+	if len(props) == 0 {
+		return nil, nil
+	}
+	a := sqlq.NewArgs(query.DatabaseID)
+	rows, err := q.QueryContext(ctx, `SELECT property_id FROM record_indexed WHERE database_id = $1 AND property_id IN (`+
+		sqlq.In(a, props)+`)`, a.List...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			return nil, err
+		}
+		props = slices.DeleteFunc(props, func(x string) bool { return x == p })
+	}
+	return props, rows.Err()
+}
