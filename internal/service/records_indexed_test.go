@@ -369,3 +369,66 @@ func TestIndexedUnderConcurrentWrites(t *testing.T) {
 		})
 	}
 }
+
+// TestViewRegistersProperties: saving a view registers the properties its filter and sorts read
+// (not the timestamps), so that its first query finds their rows; a patch registers its new ones.
+func TestViewRegistersProperties(t *testing.T) {
+	for _, e := range engines {
+		t.Run(e.name, func(t *testing.T) {
+			st := e.open(t)
+			svc, p := caller(t, st)
+			schema, err := properties.DecodeSchema(json.RawMessage(indexedSchema), "properties")
+			if err != nil {
+				t.Fatal(err)
+			}
+			db, err := svc.CreateDatabase(ctx, p, service.NewDatabase{Parent: service.Parent{Type: quire.ParentWorkspace},
+				Title: blocks.Plain("Views"), Schema: schema})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := svc.MutateRecords(ctx, p, db.ID, []service.Mutation{{Op: "create", Path: "mutations[0]", Properties: indexedValues(1, 0, p.Token.OwnerID)}}); err != nil {
+				t.Fatal(err)
+			}
+			stored, err := service.DatabaseSchema(db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			id := func(name string) string { return stored.ByName(name).ID }
+			registered := func(want ...string) {
+				t.Helper()
+				got, err := st.RowsForTest(ctx, `SELECT property_id FROM record_indexed WHERE database_id = $1`, db.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, w := range want {
+					want[i] = id(w)
+				}
+				slices.Sort(got)
+				slices.Sort(want)
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("registered (-want +got):\n%s", diff)
+				}
+			}
+			var body map[string]any
+			if err := json.Unmarshal(fmt.Appendf(nil, `{"name":"v","type":"table","filter":{"operator":"and","filters":[{"property":%q,"operator":"in","value":["a"]},
+				{"property":%q,"operator":"gt","value":"1"}]},"sorts":[{"property":%q,"direction":"ascending"},{"property":%q,"direction":"descending"}]}`,
+				id("Sel"), id("Num"), id("When"), id("Created")), &body); err != nil {
+				t.Fatal(err)
+			}
+			v, err := svc.CreateView(ctx, p, db.ID, body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			registered("Sel", "Num", "When")
+			if _, err := svc.PatchView(ctx, p, db.ID, v.Row.ID, map[string]any{"filter": map[string]any{"operator": "or",
+				"filters": []any{map[string]any{"property": id("Tags"), "operator": "contains", "value": "t1"}}}}, ""); err != nil {
+				t.Fatal(err)
+			}
+			registered("Sel", "Num", "When", "Tags")
+			got, err := st.RowsForTest(ctx, `SELECT COALESCE(v_text, '-') FROM record_values WHERE database_id = $1 AND property_id = $2`, db.ID, id("Tags"))
+			if err != nil || !slices.Equal(got, []string{stored.ByName("Tags").Options[0].ID}) {
+				t.Errorf("the record's Tags rows after the patch: %v, %v; want its option t1", got, err)
+			}
+		})
+	}
+}
