@@ -16,6 +16,7 @@ const (
 	ChildrenAfterCountForTest = childrenAfterCount
 	ChildrenAfterKeysForTest  = childrenAfterKeys
 	BlockQueryForTest         = `SELECT ` + blockColumns + ` FROM blocks b WHERE b.id = $1 AND b.workspace_id = $2`
+	IndexedQueryForTest       = indexedQuery
 )
 
 // ChildrenFirstLiteralQueryForTest is SQLite's first page of children, with a literal LIMIT.

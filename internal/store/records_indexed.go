@@ -41,6 +41,10 @@ func (e *NotIndexedError) Error() string {
 	return fmt.Sprintf("properties %s of database %s are not indexed", strings.Join(e.Properties, ", "), e.DatabaseID)
 }
 
+// indexedQuery reads the registered properties of database $1 on record_indexed's primary key
+// (TestIndexedPlans).
+const indexedQuery = `SELECT property_id FROM record_indexed WHERE database_id = $1`
+
 // lockIndexed holds database db's indexing lock until the transaction ends, shared or
 // exclusive (PostgreSQL; SQLite has one writer).
 func (tx *Tx) lockIndexed(ctx context.Context, db string, exclusive bool) error {
@@ -65,7 +69,7 @@ func (tx *Tx) indexedOf(ctx context.Context, db string) (map[string]bool, error)
 	if err := tx.lockIndexed(ctx, db, false); err != nil {
 		return nil, err
 	}
-	rows, err := tx.tx.QueryContext(ctx, `SELECT property_id FROM record_indexed WHERE database_id = $1`, db)
+	rows, err := tx.tx.QueryContext(ctx, indexedQuery, db)
 	if err != nil {
 		return nil, err
 	}
@@ -159,8 +163,7 @@ func notIndexed(ctx context.Context, q querier, query dbquery.Query) ([]string, 
 		return nil, nil
 	}
 	a := sqlq.NewArgs(query.DatabaseID)
-	rows, err := q.QueryContext(ctx, `SELECT property_id FROM record_indexed WHERE database_id = $1 AND property_id IN (`+
-		sqlq.In(a, props)+`)`, a.List...)
+	rows, err := q.QueryContext(ctx, indexedQuery+` AND property_id IN (`+sqlq.In(a, props)+`)`, a.List...)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -117,6 +118,40 @@ func TestMigrateIndexed(t *testing.T) {
 		}
 		if diff := cmp.Diff([]string{"d1|a", "d1|m", "d2|a", "d2|f", "d2|s"}, got); diff != "" {
 			t.Errorf("record_indexed after 00026 (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// TestIndexedPlans: the registered properties of a database, all of them (a writer's read) or
+// a query's few, are read on record_indexed's primary key, among 5,000 registrations, on both
+// engines (PostgreSQL after ANALYZE, custom and generic plans).
+func TestIndexedPlans(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, s *store.Store) {
+		mustTx(t, s, func(tx *store.Tx) error {
+			return tx.Exec(ctx, `WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < 5000)
+				INSERT INTO record_indexed (database_id, property_id, created_ms) SELECT 'db' || (i / 10), 'p' || (i % 10), 0 FROM g`)
+		})
+		mustTx(t, s, func(tx *store.Tx) error { return tx.Exec(ctx, `ANALYZE`) })
+		want := "sqlite_autoindex_record_indexed_1 (database_id=?"
+		if s.Engine() == store.Postgres {
+			want = `"Index Name": "record_indexed_pkey"`
+		}
+		for _, q := range []struct {
+			sql  string
+			args []any
+		}{
+			{store.IndexedQueryForTest, []any{"db7"}},
+			{store.IndexedQueryForTest + ` AND property_id IN ($2, $3)`, []any{"db7", "p1", "p2"}},
+		} {
+			for _, generic := range []bool{false, true} {
+				plan, err := s.PlanForTest(ctx, generic, q.sql, q.args...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !strings.Contains(plan, want) {
+					t.Errorf("%s (generic %v):\n%s\nwant %s", q.sql, generic, plan, want)
+				}
+			}
 		}
 	})
 }
