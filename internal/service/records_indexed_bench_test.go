@@ -28,15 +28,25 @@ func indexAll(tx *store.Tx, db string, schema quire.Schema) error {
 // writes their 200,000 rows from the records' stored values before it answers. Each iteration
 // first drops the two registrations and their rows (untimed); cpu-ms is the process's CPU,
 // pg-cpu-ms PostgreSQL's.
-func BenchmarkFirstQuery(b *testing.B) {
+func BenchmarkFirstQuery(outer *testing.B) {
 	for _, e := range engines {
-		b.Run(e.name, func(b *testing.B) {
-			st, settle, pgURL := openBenchStore(b, e.name)
-			svc, p := caller(b, st)
-			start := time.Now()
-			db := seedRecords(b, st, svc, p, 100000)
-			settle()
-			fmt.Printf("%s: seeded 100000 records in %v\n", e.name, time.Since(start).Round(time.Millisecond))
+		// Seeded once for both runs of the sub-benchmark (b.N 1, then the one asked for): 100,000
+		// records take minutes.
+		var st *store.Store
+		var settle func()
+		var pgURL string
+		var svc *service.Service
+		var p *quire.Principal
+		var db *quire.Node
+		outer.Run(e.name, func(b *testing.B) {
+			if db == nil { // on outer: its cleanups close the store after both runs
+				st, settle, pgURL = openBenchStore(outer, e.name)
+				svc, p = caller(outer, st)
+				start := time.Now()
+				db = seedRecords(outer, st, svc, p, 100000)
+				settle()
+				fmt.Printf("%s: seeded 100000 records in %v\n", e.name, time.Since(start).Round(time.Millisecond))
+			}
 			schema, err := service.DatabaseSchema(db)
 			if err != nil {
 				b.Fatal(err)
