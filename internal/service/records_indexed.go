@@ -64,14 +64,14 @@ func (s *Service) indexProperties(ctx context.Context, ws, db string, props []st
 		if err != nil {
 			return err
 		}
-		return writePropertyRows(ctx, tx, db, schema, added)
+		return writePropertyRows(ctx, tx, ws, db, schema, added)
 	})
 }
 
 // writePropertyRows writes the rows of properties ids, which have none yet, for every record of
-// database db, reading the records in batches in id order: a unique_id's from the records'
-// numbers in one statement, every other's from the record's stored values.
-func writePropertyRows(ctx context.Context, tx *store.Tx, db string, schema quire.Schema, ids []string) error {
+// database db of workspace ws, reading the records in batches by id: a unique_id's from the
+// records' numbers in one statement, every other's from the record's stored values.
+func writePropertyRows(ctx context.Context, tx *store.Tx, ws, db string, schema quire.Schema, ids []string) error {
 	var props []*quire.Property
 	for _, id := range ids {
 		q := schema.ByID(id)
@@ -86,9 +86,12 @@ func writePropertyRows(ctx context.Context, tx *store.Tx, db string, schema quir
 	if len(props) == 0 {
 		return nil
 	}
-	after := ""
-	for {
-		recs, err := tx.RecordBatch(ctx, db, after, reindexBatch)
+	all, err := tx.RecordIDs(ctx, db)
+	if err != nil {
+		return err
+	}
+	for start := 0; start < len(all); start += reindexBatch {
+		recs, err := tx.Nodes(ctx, ws, all[start:min(start+reindexBatch, len(all))])
 		if err != nil {
 			return err
 		}
@@ -107,11 +110,8 @@ func writePropertyRows(ctx context.Context, tx *store.Tx, db string, schema quir
 		if err := tx.InsertRows(ctx, db, rows); err != nil {
 			return err
 		}
-		if len(recs) < reindexBatch {
-			return nil
-		}
-		after = recs[len(recs)-1].ID
 	}
+	return nil
 }
 
 // indexView registers the properties that view v of database db filters and sorts on, once it

@@ -155,6 +155,27 @@ func (tx *Tx) RegisterIndexed(ctx context.Context, db string, props []string) ([
 	return added, nil
 }
 
+// RecordIDs returns the ids of every record of database db (trashed ones too), in id order: a
+// registration reads the records by these, a batch at a time on the primary key, where a walk
+// of the records in id order has no index and read the whole database once per batch.
+func (tx *Tx) RecordIDs(ctx context.Context, db string) ([]string, error) {
+	rows, err := tx.tx.QueryContext(ctx, `SELECT id FROM nodes WHERE parent_id = $1 AND parent_type = 'database_id'`, db)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids, rows.Err()
+}
+
 // notIndexed returns the properties of query q that are not registered, read in the query's
 // own transaction: once none is missing there, the snapshot holds every row the query reads.
 func notIndexed(ctx context.Context, q querier, query dbquery.Query) ([]string, error) {
