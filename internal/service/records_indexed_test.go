@@ -24,6 +24,24 @@ const indexedSchema = `{"Name":{"title":{}},"Text":{"rich_text":{}},"Num":{"numb
 	"Stage":{"status":{}},"When":{"date":{}},"Done":{"checkbox":{}},"Site":{"url":{}},"Mail":{"email":{}},"Phone":{"phone_number":{}},
 	"Who":{"people":{}},"Files":{"files":{}},"Key":{"unique_id":{"prefix":"R"}},"Created":{"created_time":{}},"Editor":{"last_edited_by":{}}}`
 
+// indexedDatabase creates a database titled title of schema, or of indexedSchema when schema is
+// nil (decoding gives its properties and options new ids each time).
+func indexedDatabase(t *testing.T, svc *service.Service, p *quire.Principal, title string, schema quire.Schema) *quire.Node {
+	t.Helper()
+	if schema == nil {
+		var err error
+		if schema, err = properties.DecodeSchema(json.RawMessage(indexedSchema), "properties"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db, err := svc.CreateDatabase(ctx, p, service.NewDatabase{Parent: service.Parent{Type: quire.ParentWorkspace},
+		Title: blocks.Plain(title), Schema: schema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
 // indexedValues are record i's values in indexedSchema (variant v changes them), some empty.
 func indexedValues(i, v int, owner string) map[string]any {
 	rich := func(s string) map[string]any {
@@ -134,15 +152,8 @@ func TestIndexedMatchesAlwaysIndexed(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			newDB := func() string {
-				db, err := svc.CreateDatabase(ctx, p, service.NewDatabase{Parent: service.Parent{Type: quire.ParentWorkspace},
-					Title: blocks.Plain("Indexed"), Schema: schema})
-				if err != nil {
-					t.Fatal(err)
-				}
-				return db.ID
-			}
-			eager, lazy := newDB(), newDB()
+			// The same ids in both, so that their rows compare.
+			eager, lazy := indexedDatabase(t, svc, p, "Indexed", schema).ID, indexedDatabase(t, svc, p, "Indexed", schema).ID
 			var all []string
 			for _, prop := range schema {
 				all = append(all, prop.ID)
@@ -267,15 +278,7 @@ func TestIndexedUnderConcurrentWrites(t *testing.T) {
 			st := e.open(t)
 			svc, p := caller(t, st)
 			owner := p.Token.OwnerID
-			schema, err := properties.DecodeSchema(json.RawMessage(indexedSchema), "properties")
-			if err != nil {
-				t.Fatal(err)
-			}
-			db, err := svc.CreateDatabase(ctx, p, service.NewDatabase{Parent: service.Parent{Type: quire.ParentWorkspace},
-				Title: blocks.Plain("Concurrent"), Schema: schema})
-			if err != nil {
-				t.Fatal(err)
-			}
+			db := indexedDatabase(t, svc, p, "Concurrent", nil)
 			var base []string
 			var ops []service.Mutation
 			for i := range 60 {
@@ -377,15 +380,7 @@ func TestViewRegistersProperties(t *testing.T) {
 		t.Run(e.name, func(t *testing.T) {
 			st := e.open(t)
 			svc, p := caller(t, st)
-			schema, err := properties.DecodeSchema(json.RawMessage(indexedSchema), "properties")
-			if err != nil {
-				t.Fatal(err)
-			}
-			db, err := svc.CreateDatabase(ctx, p, service.NewDatabase{Parent: service.Parent{Type: quire.ParentWorkspace},
-				Title: blocks.Plain("Views"), Schema: schema})
-			if err != nil {
-				t.Fatal(err)
-			}
+			db := indexedDatabase(t, svc, p, "Views", nil)
 			if _, err := svc.MutateRecords(ctx, p, db.ID, []service.Mutation{{Op: "create", Path: "mutations[0]", Properties: indexedValues(1, 0, p.Token.OwnerID)}}); err != nil {
 				t.Fatal(err)
 			}
