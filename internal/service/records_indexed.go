@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"time"
 
 	"github.com/quire-dev/quire/internal/dbquery"
 	"github.com/quire-dev/quire/internal/properties"
@@ -37,81 +38,139 @@ func (s *Service) queryRecords(ctx context.Context, ws string, q dbquery.Query, 
 	return page, err
 }
 
-// indexProperties registers properties props of database db of workspace ws (those of its
-// schema) and writes their rows for every record from its stored values, in one transaction
-// that first takes the database's indexing lock exclusively: the schema and the records read
-// after it are those no writer can change without seeing the registration.
-func (s *Service) indexProperties(ctx context.Context, ws, db string, props []string) error {
-	return s.store.InTx(ctx, func(tx *store.Tx) error {
-		if err := tx.LockIndexing(ctx, db); err != nil {
-			return err
-		}
-		n, err := tx.Node(ctx, ws, db)
-		if err != nil {
-			return err
-		}
-		schema, err := DatabaseSchema(n)
-		if err != nil {
-			return err
-		}
-		var known []string
-		for _, id := range props {
-			if schema.ByID(id) != nil {
-				known = append(known, id)
-			}
-		}
-		added, err := tx.RegisterIndexed(ctx, db, known)
-		if err != nil {
-			return err
-		}
-		return writePropertyRows(ctx, tx, ws, db, schema, added)
-	})
-}
+// The online build's sizes, variables for the tests: records per batch transaction, a builder's
+// lease (renewed with each batch; a query finding it expired takes the build over), how often a
+// query polls for a build another request runs, and a hook after each batch's commit (an error
+// from it abandons the build, as a crashed builder would).
+var (
+	indexBatch      = 1000
+	indexLease      = 30 * time.Second
+	indexPoll       = 50 * time.Millisecond
+	afterIndexBatch func(db string) error
+)
 
-// writePropertyRows writes the rows of properties ids, which have none yet, for every record of
-// database db of workspace ws, reading the records in batches by id: a unique_id's from the
-// records' numbers in one statement, every other's from the record's stored values.
-func writePropertyRows(ctx context.Context, tx *store.Tx, ws, db string, schema quire.Schema, ids []string) error {
-	var props []*quire.Property
-	for _, id := range ids {
-		q := schema.ByID(id)
-		if q.Type == quire.PropUniqueID {
-			if err := tx.CopyRecordNumbers(ctx, db, id); err != nil {
+// indexProperties makes properties props of database db of workspace ws (those of its schema)
+// built: it registers them as building in a short transaction, from which on every writer keeps
+// their rows, then writes the rows of the records that existed then a batch per transaction, and
+// marks them built. No writer waits longer than one batch. A property another request builds is
+// waited for (or taken over once its builder's lease expired).
+func (s *Service) indexProperties(ctx context.Context, ws, db string, props []string) error {
+	for {
+		var claimed, held, ids []string
+		var schema quire.Schema
+		err := s.store.InTx(ctx, func(tx *store.Tx) error {
+			if err := tx.LockIndexing(ctx, db); err != nil {
 				return err
 			}
-			continue
-		}
-		props = append(props, q)
-	}
-	if len(props) == 0 {
-		return nil
-	}
-	all, err := tx.RecordIDs(ctx, db)
-	if err != nil {
-		return err
-	}
-	for start := 0; start < len(all); start += reindexBatch {
-		recs, err := tx.Nodes(ctx, ws, all[start:min(start+reindexBatch, len(all))])
-		if err != nil {
-			return err
-		}
-		rows := make([]store.RecordRows, 0, len(recs))
-		for _, r := range recs {
-			vals, err := properties.UnmarshalValues(r.Properties)
+			n, err := tx.Node(ctx, ws, db)
 			if err != nil {
 				return err
 			}
-			var rr []store.RecordValue
-			for _, q := range props {
-				rr = append(rr, rowsOf(properties.PropertyScalars(q, vals, 0))...)
+			if schema, err = DatabaseSchema(n); err != nil {
+				return err
 			}
-			rows = append(rows, store.RecordRows{RecordID: r.ID, Rows: rr})
-		}
-		if err := tx.InsertRows(ctx, db, rows); err != nil {
+			var known []string
+			for _, id := range props {
+				if schema.ByID(id) != nil {
+					known = append(known, id)
+				}
+			}
+			now := time.Now()
+			claimed, held, err = tx.ClaimIndexing(ctx, db, known, now.UnixMilli(), now.Add(indexLease).UnixMilli())
+			if err != nil || len(claimed) == 0 {
+				return err
+			}
+			ids, err = tx.RecordIDs(ctx, db)
+			return err
+		})
+		if err != nil {
 			return err
 		}
+		if len(claimed) > 0 {
+			if err := s.buildProperties(ctx, ws, db, schema, claimed, ids); err != nil {
+				return err
+			}
+		}
+		if len(held) == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(indexPoll):
+		}
+		props = held
 	}
-	return nil
+}
+
+// buildProperties writes the rows of properties claimed for records ids of database db, a batch
+// per transaction that takes the indexing lock exclusively, reads the records' stored values and
+// numbers and rewrites their rows from them (a writer's rows of a record equal them), renewing
+// the lease; the last marks the properties built.
+func (s *Service) buildProperties(ctx context.Context, ws, db string, schema quire.Schema, claimed, ids []string) error {
+	props := make([]*quire.Property, len(claimed))
+	for i, id := range claimed {
+		props[i] = schema.ByID(id)
+	}
+	for start := 0; ; start += indexBatch {
+		batch := ids[start:min(start+indexBatch, len(ids))]
+		last := start+indexBatch >= len(ids)
+		err := s.store.InTx(ctx, func(tx *store.Tx) error {
+			if err := tx.LockIndexing(ctx, db); err != nil {
+				return err
+			}
+			if err := writePropertyRows(ctx, tx, ws, db, props, batch); err != nil {
+				return err
+			}
+			lease := time.Now().Add(indexLease).UnixMilli()
+			if last {
+				lease = 0
+			}
+			return tx.SetIndexingLease(ctx, db, claimed, lease)
+		})
+		if err != nil {
+			return err
+		}
+		if last {
+			return nil
+		}
+		if afterIndexBatch != nil {
+			if err := afterIndexBatch(db); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// writePropertyRows rewrites the rows of properties props for records ids of database db of
+// workspace ws from their stored values and numbers.
+func writePropertyRows(ctx context.Context, tx *store.Tx, ws, db string, props []*quire.Property, ids []string) error {
+	recs, err := tx.Nodes(ctx, ws, ids)
+	if err != nil {
+		return err
+	}
+	numbers, err := tx.RecordNumbers(ctx, ids)
+	if err != nil {
+		return err
+	}
+	keys := make([]store.RecordProperty, 0, len(recs)*len(props))
+	rows := make([]store.RecordRows, 0, len(recs))
+	for _, r := range recs {
+		vals, err := properties.UnmarshalValues(r.Properties)
+		if err != nil {
+			return err
+		}
+		var rr []store.RecordValue
+		for _, q := range props {
+			keys = append(keys, store.RecordProperty{RecordID: r.ID, PropertyID: q.ID})
+			rr = append(rr, rowsOf(properties.PropertyScalars(q, vals, numbers[r.ID]))...)
+		}
+		rows = append(rows, store.RecordRows{RecordID: r.ID, Rows: rr})
+	}
+	if err := tx.DeleteRows(ctx, keys); err != nil {
+		return err
+	}
+	return tx.InsertRows(ctx, db, rows)
 }
 
 // indexView registers the properties that view v of database db filters and sorts on, once it

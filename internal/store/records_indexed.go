@@ -2,10 +2,11 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/quire-dev/quire/internal/dbquery"
 	"github.com/quire-dev/quire/internal/sqlq"
@@ -18,16 +19,21 @@ import (
 // a random place per property per record was most of its serial write.
 //
 // The invariant every writer keeps: a property with rows is registered, and a registered
-// property has the rows of every record's values. So a property is registered, and its rows
-// written from every record's stored values, in one transaction (Service.indexProperties), and
-// a query that reads a property not registered is answered only after that commits.
+// property that is built (lease_ms 0) has the rows of every record's values. A property is
+// registered as building in a short transaction (ClaimIndexing), from which on every writer
+// writes its rows; the records that existed then get theirs in batches, each its own short
+// transaction that rewrites a batch's rows from the records' stored values read inside it
+// (Service.indexProperties); the last marks it built. A query that reads a property not built
+// is answered only after that.
 //
 // Concurrent writers on PostgreSQL: a writer of a database's rows takes a shared transaction
 // advisory lock of the database before it reads which properties are registered (indexedOf), and
-// a registration takes it exclusively before it reads the database's schema and records. So a
-// writer either committed before the registration reads the records (the backfill sees its
-// values) or reads the registration after it committed (and writes the new property's rows
-// itself); none can write a record's values between the two and leave its row missing or stale.
+// a registration, and each batch of its build, takes it exclusively before it reads the
+// database's schema and records. So a writer either committed before the registration reads the
+// record ids (and the record is built from its stored values) or reads the registration after
+// it committed (and writes the new property's rows itself); and a batch reads each record's
+// values with no writer between its read and its rows, so it never writes older values over a
+// writer's newer rows.
 // SQLite has one writer, so its transactions are in one order already.
 
 // NotIndexedError is what QueryRecords answers when the query reads properties that are not
@@ -131,28 +137,56 @@ func (tx *Tx) LockIndexing(ctx context.Context, db string) error {
 	return tx.lockIndexed(ctx, db, true)
 }
 
-// RegisterIndexed registers properties props of database db, under LockIndexing, and returns
-// those that were not registered yet: the caller writes their rows in the same transaction
-// (InsertRows keeps them from now on).
-func (tx *Tx) RegisterIndexed(ctx context.Context, db string, props []string) ([]string, error) {
-	set, err := tx.indexedOf(ctx, db)
-	if err != nil {
-		return nil, err
+// ClaimIndexing registers properties props of database db, under LockIndexing, as building
+// with a builder's lease until leaseMs, and returns those the caller now builds (new ones, and
+// building ones whose lease expired before nowMs: their builder died) and those another builder
+// holds (building, lease alive), which the caller waits for. Writers keep the rows of a building
+// property from this commit on (indexedOf lists it), so the build only writes those of the
+// records that existed then, a batch per transaction (WriteIndexedBatch).
+func (tx *Tx) ClaimIndexing(ctx context.Context, db string, props []string, nowMs, leaseMs int64) (claimed, held []string, err error) {
+	if _, err := tx.indexedOf(ctx, db); err != nil {
+		return nil, nil, err
 	}
-	now := time.Now().UnixMilli()
-	var added []string
 	for _, p := range props {
-		if set[p] {
+		var lease int64
+		err := tx.tx.QueryRowContext(ctx, `SELECT lease_ms FROM record_indexed WHERE database_id = $1 AND property_id = $2`, db, p).Scan(&lease)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			_, err = tx.tx.ExecContext(ctx, `INSERT INTO record_indexed (database_id, property_id, created_ms, lease_ms)
+				VALUES ($1, $2, $3, $4)`, db, p, nowMs, leaseMs)
+			tx.indexed[db][p] = true
+		case err != nil:
+		case lease == 0:
 			continue
+		case lease > nowMs:
+			held = append(held, p)
+			continue
+		default:
+			_, err = tx.tx.ExecContext(ctx, `UPDATE record_indexed SET lease_ms = $3 WHERE database_id = $1 AND property_id = $2`, db, p, leaseMs)
 		}
-		if _, err := tx.tx.ExecContext(ctx, `INSERT INTO record_indexed (database_id, property_id, created_ms)
-			VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, db, p, now); err != nil {
-			return nil, err
+		if err != nil {
+			return nil, nil, err
 		}
-		set[p] = true
-		added = append(added, p)
+		claimed = append(claimed, p)
 	}
-	return added, nil
+	return claimed, held, nil
+}
+
+// RegisterIndexed registers properties props of database db as built, under LockIndexing, and
+// returns those that were not registered yet: the caller writes their rows in the same
+// transaction (seeding a database it creates, the tests' always-indexed databases).
+func (tx *Tx) RegisterIndexed(ctx context.Context, db string, props []string) ([]string, error) {
+	added, _, err := tx.ClaimIndexing(ctx, db, props, 0, 0)
+	return added, err
+}
+
+// SetIndexingLease sets the lease of properties props of database db that are still building to
+// leaseMs: a builder renews it with each batch, and marks them built with 0 after the last.
+func (tx *Tx) SetIndexingLease(ctx context.Context, db string, props []string, leaseMs int64) error {
+	a := sqlq.NewArgs(db, leaseMs)
+	_, err := tx.tx.ExecContext(ctx, `UPDATE record_indexed SET lease_ms = $2 WHERE database_id = $1 AND lease_ms <> 0
+		AND property_id IN (`+sqlq.In(a, props)+`)`, a.List...)
+	return err
 }
 
 // RecordIDs returns the ids of every record of database db (trashed ones too), in id order: a
@@ -184,7 +218,7 @@ func notIndexed(ctx context.Context, q querier, query dbquery.Query) ([]string, 
 		return nil, nil
 	}
 	a := sqlq.NewArgs(query.DatabaseID)
-	rows, err := q.QueryContext(ctx, indexedQuery+` AND property_id IN (`+sqlq.In(a, props)+`)`, a.List...)
+	rows, err := q.QueryContext(ctx, indexedQuery+` AND lease_ms = 0 AND property_id IN (`+sqlq.In(a, props)+`)`, a.List...)
 	if err != nil {
 		return nil, err
 	}

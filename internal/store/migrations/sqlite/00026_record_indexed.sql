@@ -14,6 +14,9 @@ CREATE TABLE record_indexed (
     database_id TEXT NOT NULL,
     property_id TEXT NOT NULL,
     created_ms  BIGINT NOT NULL,
+    -- 0 once every record's rows are written; while a build writes them (a batch of records per
+    -- transaction), the time in ms its builder's lease expires, after which another takes it over.
+    lease_ms    BIGINT NOT NULL DEFAULT 0,
     PRIMARY KEY (database_id, property_id)
 );
 INSERT INTO record_indexed (database_id, property_id, created_ms)
