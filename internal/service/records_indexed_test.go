@@ -272,7 +272,9 @@ func TestIndexedMatchesAlwaysIndexed(t *testing.T) {
 // TestIndexedUnderConcurrentWrites: properties registered by queries while four writers create
 // and update records keep every row those writes make: afterwards each registered property's
 // rows are exactly those written again from the records' stored values on a quiet database.
+// Each build runs 3 records a batch, so the writers run between its batches.
 func TestIndexedUnderConcurrentWrites(t *testing.T) {
+	defer service.SetIndexBuildForTest(3, 0, nil)()
 	for _, e := range engines {
 		t.Run(e.name, func(t *testing.T) {
 			st := e.open(t)
