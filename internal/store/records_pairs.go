@@ -109,8 +109,9 @@ func (s *Store) RegisterPair(ctx context.Context, db, filterProp, sortProp strin
 		// The backfill reads both properties' rows: a property whose rows the database does
 		// not keep (records_indexed.go) would leave the pair without them. Queries register
 		// their properties before they count toward a pair, so this is a registration that
-		// raced a property's removal, or a caller that skipped the query.
-		if err := tx.tx.QueryRowContext(ctx, `SELECT count(*) FROM record_indexed WHERE database_id = $1 AND property_id IN ($2, $3)`,
+		// raced a property's removal, or a caller that skipped the query. A property still
+		// building has not every record's rows yet: it does not count.
+		if err := tx.tx.QueryRowContext(ctx, `SELECT count(*) FROM record_indexed WHERE database_id = $1 AND lease_ms = 0 AND property_id IN ($2, $3)`,
 			db, filterProp, sortProp).Scan(&n); err != nil || n < 2 {
 			return err
 		}
