@@ -19,6 +19,9 @@ const (
 	IndexedQueryForTest       = indexedQuery
 )
 
+// AuthenticateNodeQueryForTest reads a token, its reach and a node in one statement.
+var AuthenticateNodeQueryForTest = authenticateNode
+
 // ChildrenFirstLiteralQueryForTest is SQLite's first page of children, with a literal LIMIT.
 var ChildrenFirstLiteralQueryForTest = childrenFirstLiteral[101]
 
