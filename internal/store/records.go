@@ -193,12 +193,6 @@ func (s *Store) QueryRecords(ctx context.Context, ws string, q dbquery.Query, pa
 		return nil, err
 	}
 	defer tx.Rollback()
-	if missing, err := notIndexed(ctx, tx, q); err != nil || len(missing) > 0 {
-		if err == nil {
-			err = &NotIndexedError{DatabaseID: q.DatabaseID, Properties: missing}
-		}
-		return nil, err
-	}
 	// The query's own statements run prepared on SQLite (foundTx): compiling them on every call
 	// was a tenth of the query's CPU. The read of records by id is left out: its text varies
 	// with the number of ids, and the walk reads most pages' records itself.
@@ -209,6 +203,13 @@ func (s *Store) QueryRecords(ctx context.Context, ws string, q dbquery.Query, pa
 	var db queryer = tx
 	if s.found != nil {
 		db = foundTx{tx, s.found}
+	}
+	// The registered-properties check is one of the query's statements, prepared as they are.
+	if missing, err := notIndexed(ctx, db, q); err != nil || len(missing) > 0 {
+		if err == nil {
+			err = &NotIndexedError{DatabaseID: q.DatabaseID, Properties: missing}
+		}
+		return nil, err
 	}
 	if q.Pair, err = dbquery.FindPair(ctx, db, q); err != nil {
 		return nil, err

@@ -212,7 +212,7 @@ func (tx *Tx) RecordIDs(ctx context.Context, db string) ([]string, error) {
 
 // notIndexed returns the properties of query q that are not registered, read in the query's
 // own transaction: once none is missing there, the snapshot holds every row the query reads.
-func notIndexed(ctx context.Context, q querier, query dbquery.Query) ([]string, error) {
+func notIndexed(ctx context.Context, q dbquery.Queryer, query dbquery.Query) ([]string, error) {
 	props := dbquery.ValueProperties(query)
 	if len(props) == 0 {
 		return nil, nil
