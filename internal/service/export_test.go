@@ -12,3 +12,11 @@ func SetIndexBuildForTest(batch int, lease time.Duration, hook func(db string) e
 	}
 	return func() { indexBatch, indexLease, afterIndexBatch = b, l, h }
 }
+
+// SetRecordBatchForTest sets how many records a walk over a database's records reads at a time,
+// and returns what puts it back.
+func SetRecordBatchForTest(n int) (restore func()) {
+	was := recordBatch
+	recordBatch = n
+	return func() { recordBatch = was }
+}

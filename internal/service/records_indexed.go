@@ -145,7 +145,7 @@ func (s *Service) buildProperties(ctx context.Context, ws, db string, schema qui
 // writePropertyRows rewrites the rows of properties props for records ids of database db of
 // workspace ws from their stored values and numbers (those still in db; deleted ones are gone).
 func writePropertyRows(ctx context.Context, tx *store.Tx, ws, db string, props []*quire.Property, ids []string) error {
-	recs, err := tx.Nodes(ctx, ws, ids)
+	recs, err := tx.RecordsIn(ctx, ws, db, ids)
 	if err != nil {
 		return err
 	}
@@ -155,10 +155,9 @@ func writePropertyRows(ctx context.Context, tx *store.Tx, ws, db string, props [
 	}
 	keys := make([]store.RecordProperty, 0, len(recs)*len(props))
 	rows := make([]store.RecordRows, 0, len(recs))
+	// A record moved out since the registration read the ids is left out (RecordsIn): its rows
+	// went with it.
 	for _, r := range recs {
-		if r.ParentType != quire.ParentDatabase || r.ParentID != db {
-			continue // moved out since the registration read the ids: its rows went with it
-		}
 		vals, err := properties.UnmarshalValues(r.Properties)
 		if err != nil {
 			return err

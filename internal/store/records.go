@@ -164,14 +164,6 @@ func nodesByID(ctx context.Context, q querier, ws string, ids []string, lock str
 	return out, nil
 }
 
-// RecordBatch returns up to limit records of database db (trashed ones too) with ids after
-// after, in id order: schema changes rewrite every record's rows batch by batch, never
-// holding a whole database in memory.
-func (tx *Tx) RecordBatch(ctx context.Context, db, after string, limit int) ([]*quire.Node, error) {
-	return scanNodes(tx.tx.QueryContext(ctx, `SELECT `+nodeColumns+` FROM nodes
-		WHERE parent_id = $1 AND parent_type = 'database_id' AND id > $2 ORDER BY id LIMIT $3`, db, after, limit))
-}
-
 // RecordPage is one page of a database query: the records in order, their numbers, and the
 // position to continue from (nil on the last page).
 type RecordPage struct {

@@ -155,3 +155,37 @@ func TestIndexedPlans(t *testing.T) {
 		}
 	})
 }
+
+// TestRecordWalkPlans: the walks over every record of a database (a registration's build, a
+// schema change's reindex, an export) read the database's record ids on an index led by
+// parent_id, never by a scan of nodes, then the records by id: a walk in id order had no index
+// and read the whole database once per batch (quadratic in its records).
+func TestRecordWalkPlans(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, s *store.Store) {
+		w, u := seed(t, s)
+		mustTx(t, s, func(tx *store.Tx) error {
+			// 50 databases of 100 records, and 2,000 pages under a page.
+			return tx.ExecForTest(ctx, `WITH RECURSIVE g(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM g WHERE i < 6999)
+				INSERT INTO nodes (id, workspace_id, object, page_type, parent_type, parent_id, position,
+					title, properties, description, created_ms, created_by, edited_ms, edited_by)
+				SELECT 'n' || i, $1, 'page', 'page', CASE WHEN i < 5000 THEN 'database_id' ELSE 'page_id' END,
+					CASE WHEN i < 5000 THEN 'db' || (i / 100) ELSE 'parent' END, 'a', '[]', '{}', '[]', 1, $2, 1, $2 FROM g`, w.ID, u.ID)
+		})
+		if err := s.Analyze(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for _, generic := range []bool{false, true} {
+			plan, err := s.PlanForTest(ctx, generic, store.RecordIDsQueryForTest, "db7")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ok := strings.Contains(plan, "INDEX") && strings.Contains(plan, "(parent_id=?") && !strings.Contains(plan, "SCAN nodes")
+			if s.Engine() == store.Postgres {
+				ok = strings.Contains(plan, `"Index Cond": "(parent_id = `) && !strings.Contains(plan, "Seq Scan") // a bitmap scan has it too
+			}
+			if !ok {
+				t.Errorf("record ids (generic %v):\n%s\nwant an index on parent_id", generic, plan)
+			}
+		}
+	})
+}
