@@ -67,6 +67,7 @@ var tables = []table{
 	{"blocks", cols("id workspace_id page_id parent_id position type content in_trash:bool version:int created_ms:int created_by edited_ms:int edited_by")},
 	{"views", cols("id workspace_id database_id position name type spec in_trash:bool version:int created_ms:int created_by edited_ms:int edited_by")},
 	{"record_values", cols("database_id record_id property_id ord:int v_text v_num:float")},
+	{"record_indexed", cols("database_id property_id created_ms:int lease_ms:int")}, // which properties keep record_values rows
 	{"mind_maps", cols("id root_id settings node_count:int")},
 	{"mind_map_nodes", cols("mind_map_id id parent_id position text color collapsed:bool")},
 	{"files", cols("id workspace_id token_id parent_id name content_type size:int status storage_key created_ms:int expires_ms:int completed_ms:int")},

@@ -334,7 +334,7 @@ func (s *Service) patchSchema(ctx context.Context, tx *store.Tx, p *quire.Princi
 			}
 		}
 	}
-	return s.reindex(ctx, tx, n.ID, next, ch.Reindex)
+	return s.reindex(ctx, tx, n.WorkspaceID, n.ID, next, ch.Reindex)
 }
 
 // linkRelations checks each relation target (a database the caller reaches, not in trash)
@@ -378,17 +378,24 @@ func (s *Service) linkRelations(ctx context.Context, tx *store.Tx, p *quire.Prin
 	return pr.Err()
 }
 
-// reindexBatch is how many records a schema change rewrites per read.
-const reindexBatch = 500
+// recordBatch is how many records a walk over a database's records (a schema change's reindex,
+// an export) reads at a time, by id (a variable for the tests).
+var recordBatch = 500
 
-// reindex rewrites the record_values rows of properties ids for every record of database db,
-// in batches of records read in id order.
-func (s *Service) reindex(ctx context.Context, tx *store.Tx, db string, schema quire.Schema, ids []string) error {
+// reindex rewrites the record_values rows of properties ids for every record of database db of
+// workspace ws, in batches of records read by id (store.RecordIDs).
+func (s *Service) reindex(ctx context.Context, tx *store.Tx, ws, db string, schema quire.Schema, ids []string) error {
 	var props []*quire.Property
 	for _, id := range ids {
 		q := schema.ByID(id)
 		if q == nil {
 			continue
+		}
+		if kept, err := tx.IsIndexed(ctx, db, id); err != nil || !kept {
+			if err != nil {
+				return err
+			}
+			continue // no rows to rewrite (store/records_indexed.go)
 		}
 		if q.Type == quire.PropUniqueID {
 			if err := tx.DropPropertyValues(ctx, db, id); err != nil {
@@ -404,9 +411,12 @@ func (s *Service) reindex(ctx context.Context, tx *store.Tx, db string, schema q
 	if len(props) == 0 {
 		return nil
 	}
-	after := ""
-	for {
-		recs, err := tx.RecordBatch(ctx, db, after, reindexBatch)
+	all, err := tx.RecordIDs(ctx, db)
+	if err != nil {
+		return err
+	}
+	for start := 0; start < len(all); start += recordBatch {
+		recs, err := tx.RecordsIn(ctx, ws, db, all[start:min(start+recordBatch, len(all))])
 		if err != nil {
 			return err
 		}
@@ -421,11 +431,8 @@ func (s *Service) reindex(ctx context.Context, tx *store.Tx, db string, schema q
 				}
 			}
 		}
-		if len(recs) < reindexBatch {
-			return nil
-		}
-		after = recs[len(recs)-1].ID
 	}
+	return nil
 }
 
 func rowsOf(sc []properties.Scalar) []store.RecordValue {

@@ -49,7 +49,8 @@ var benchWords = func() []string {
 
 // seedRecords creates a database of n records under the workspace and writes its records in
 // bulk through the store: the rows a record write would store (the stored values and
-// record_values from package properties), many per statement, in one transaction.
+// record_values from package properties), many per statement, in one transaction, every
+// property registered as indexed (as a store migrated with its rows has them).
 func seedRecords(b *testing.B, st *store.Store, svc *service.Service, p *quire.Principal, n int) *quire.Node {
 	b.Helper()
 	schema, err := properties.DecodeSchema(json.RawMessage(benchSchema()), "properties")
@@ -65,6 +66,9 @@ func seedRecords(b *testing.B, st *store.Store, svc *service.Service, p *quire.P
 	by := func(name string) *quire.Property { return schema.ByName(name) }
 	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
 	err = st.InTx(ctx, func(tx *store.Tx) error {
+		if err := indexAll(tx, db.ID, schema); err != nil {
+			return err
+		}
 		nodes := &bulk{tx: tx, head: `INSERT INTO nodes (id, workspace_id, object, page_type, parent_type, parent_id, position,
 			title, title_plain, properties, description, created_ms, created_by, edited_ms, edited_by) VALUES `, cols: 10,
 			row: `(%s, %s, 'page', 'page', 'database_id', %s, 'a', %s, %s, %s, '[]', %s, %s, %s, %s)`, sqlite: st.Engine() == store.SQLite}

@@ -89,13 +89,21 @@ func (s *Service) EachRecord(ctx context.Context, p *quire.Principal, db string,
 	if err := s.Reach(ctx, p, db, "database "+db); err != nil {
 		return err
 	}
-	after := ""
-	for {
+	// The records' ids first, then the records by id a batch at a time (store.RecordIDs): a
+	// record made after the first read is not visited, one moved out or deleted since is skipped.
+	var all []string
+	if err := s.store.InTx(ctx, func(tx *store.Tx) (err error) {
+		all, err = tx.RecordIDs(ctx, db)
+		return err
+	}); err != nil {
+		return err
+	}
+	for start := 0; start < len(all); start += recordBatch {
 		var batch []*quire.Node
 		var nums map[string]int64
 		err := s.store.InTx(ctx, func(tx *store.Tx) error {
 			var err error
-			if batch, err = tx.RecordBatch(ctx, db, after, exportBatch); err != nil || len(batch) == 0 {
+			if batch, err = tx.RecordsIn(ctx, p.WorkspaceID(), db, all[start:min(start+recordBatch, len(all))]); err != nil {
 				return err
 			}
 			ids := make([]string, len(batch))
@@ -116,11 +124,8 @@ func (s *Service) EachRecord(ctx context.Context, p *quire.Principal, db string,
 				return err
 			}
 		}
-		if len(batch) < exportBatch {
-			return nil
-		}
-		after = batch[len(batch)-1].ID
 	}
+	return nil
 }
 
 // RenderedProperties is a record's properties in the API's read shape (stored n is left as

@@ -101,14 +101,7 @@ func (s *Service) QueryDatabase(ctx context.Context, p *quire.Principal, id stri
 	if err != nil {
 		return Results[*quire.Node]{}, err
 	}
-	props := make([]dbquery.Property, len(schema))
-	for i, prop := range schema {
-		props[i] = dbquery.Property{ID: prop.ID, Name: prop.Name, Type: prop.Type}
-		for _, o := range prop.Options {
-			props[i].Options = append(props[i].Options, dbquery.Option{ID: o.ID, Name: o.Name})
-		}
-	}
-	dbSchema := dbquery.NewSchema(props)
+	dbSchema := querySchema(schema)
 	filter, sorts, err := dbquery.Decode(dbSchema, q.Filter, q.Sorts)
 	if err != nil {
 		return Results[*quire.Node]{}, err
@@ -154,7 +147,7 @@ func (s *Service) QueryDatabase(ctx context.Context, p *quire.Principal, id stri
 	if keep != nil {
 		shown = slices.DeleteFunc(slices.Clone(schema), func(prop *quire.Property) bool { return !keep[prop.ID] })
 	}
-	page, err := s.store.QueryRecords(ctx, p.WorkspaceID(), dq, q.PageSize, hasUniqueID(shown))
+	page, err := s.queryRecords(ctx, p.WorkspaceID(), dq, q.PageSize, hasUniqueID(shown))
 	if err != nil {
 		return Results[*quire.Node]{}, err
 	}

@@ -166,6 +166,9 @@ func (s *Service) CreateView(ctx context.Context, p *quire.Principal, db string,
 		out = &DatabaseView{Row: row, Spec: spec, Schema: schema}
 		return nil
 	})
+	if err == nil {
+		s.indexView(ctx, p.WorkspaceID(), db, out)
+	}
 	return out, err
 }
 
@@ -249,6 +252,9 @@ func (s *Service) PatchView(ctx context.Context, p *quire.Principal, db, id stri
 		out = &DatabaseView{Row: row, Spec: spec, Schema: schema}
 		return nil
 	})
+	if err == nil {
+		s.indexView(ctx, p.WorkspaceID(), db, out)
+	}
 	return out, err
 }
 

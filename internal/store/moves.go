@@ -66,6 +66,20 @@ func (tx *Tx) neighbours(ctx context.Context, before, after string, args ...any)
 // DeleteRecordValues deletes every record_values row of record id (its number too), as it stops
 // being a record.
 func (tx *Tx) DeleteRecordValues(ctx context.Context, id string) error {
+	if tx.engine == Postgres {
+		// The database's shared indexing lock (records_indexed.go), found by the record's
+		// number, which every record has: a registration that read the record as still in
+		// the database then committed its rows before this statement, which deletes them.
+		var db string
+		err := tx.tx.QueryRowContext(ctx, `SELECT database_id FROM record_values WHERE record_id = $1 AND property_id = $2 AND ord = 0`,
+			id, NumberProperty).Scan(&db)
+		if err == nil {
+			_, err = tx.indexedOf(ctx, db)
+		}
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+	}
 	_, err := tx.tx.ExecContext(ctx, `DELETE FROM record_values WHERE record_id = $1`, id)
 	return err
 }

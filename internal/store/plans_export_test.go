@@ -16,6 +16,8 @@ const (
 	ChildrenAfterCountForTest = childrenAfterCount
 	ChildrenAfterKeysForTest  = childrenAfterKeys
 	BlockQueryForTest         = `SELECT ` + blockColumns + ` FROM blocks b WHERE b.id = $1 AND b.workspace_id = $2`
+	IndexedQueryForTest       = indexedQuery
+	RecordIDsQueryForTest     = recordIDsQuery
 )
 
 // AuthenticateNodeQueryForTest reads a token, its reach and a node in one statement.

@@ -35,9 +35,14 @@ func (tx *Tx) values(sb *strings.Builder, n, cols int) {
 	sb.WriteByte(')')
 }
 
-// InsertRows stores the rows of records recs of database db, 500 rows per statement.
+// InsertRows stores the rows of records recs of database db, 500 rows per statement: those of
+// the properties the database keeps rows for (records_indexed.go); the others are left out.
 func (tx *Tx) InsertRows(ctx context.Context, db string, recs []RecordRows) error {
 	const cols, most = 6, 500
+	recs, err := tx.keptRows(ctx, db, recs)
+	if err != nil {
+		return err
+	}
 	var sb strings.Builder
 	var args []any
 	flush := func() error {
@@ -109,12 +114,19 @@ type RowChange struct {
 // and inserts the new ones with the new records'. PostgreSQL rewrites every change that way: an
 // UPDATE writes a new version of the row and its index entries as an INSERT does, and a
 // statement per row was a round trip per row.
+//
+// Only the properties the database keeps rows for are written (records_indexed.go): their set is
+// read, under the database's shared indexing lock on PostgreSQL, before anything is deleted.
 func (tx *Tx) WriteRecordRows(ctx context.Context, db string, changes []RowChange, created []RecordRows) error {
+	kept, err := tx.indexedOf(ctx, db)
+	if err != nil {
+		return err
+	}
 	var deleted []RecordProperty
 	recs := make([]RecordRows, 0, len(changes)+len(created))
 	for _, c := range changes {
-		if sameRows(c.Was, c.Is) {
-			continue // changed and changed back within the batch
+		if sameRows(c.Was, c.Is) || !kept[c.PropertyID] {
+			continue // changed and changed back within the batch, or a property without rows
 		}
 		if tx.engine == SQLite && len(c.Was) == 1 && len(c.Is) == 1 && c.Was[0].Ord == 0 && c.Is[0].Ord == 0 {
 			was, is := c.Was[0], c.Is[0]

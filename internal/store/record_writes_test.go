@@ -23,6 +23,7 @@ func TestWriteRecordRows(t *testing.T) {
 		row := func(prop string, ord int, text *string, n *float64) store.RecordValue {
 			return store.RecordValue{PropertyID: prop, Ord: ord, Text: text, Num: n}
 		}
+		index(t, s, db, "num", "sel", "tags", "date", "site")
 		mustTx(t, s, func(tx *store.Tx) error {
 			return tx.InsertRows(ctx, db, []store.RecordRows{
 				{RecordID: a, Rows: []store.RecordValue{row("num", 0, nil, num(1)), row("sel", 0, str("x"), nil),

@@ -41,8 +41,12 @@ func nullNum(f *float64) any {
 	return *f
 }
 
-// ReplacePropertyValues replaces the rows of one property of record recordID with rows.
+// ReplacePropertyValues replaces the rows of one property of record recordID with rows, when
+// database db keeps that property's rows.
 func (tx *Tx) ReplacePropertyValues(ctx context.Context, db, recordID, propertyID string, rows []RecordValue) error {
+	if kept, err := tx.IsIndexed(ctx, db, propertyID); err != nil || !kept {
+		return err
+	}
 	if _, err := tx.tx.ExecContext(ctx, `DELETE FROM record_values WHERE record_id = $1 AND property_id = $2`,
 		recordID, propertyID); err != nil {
 		return err
@@ -76,8 +80,11 @@ func (tx *Tx) DropPropertyValues(ctx context.Context, db, propertyID string) err
 }
 
 // CopyRecordNumbers gives unique_id property propertyID of database db the number of every
-// record, in one statement.
+// record, in one statement, when the database keeps that property's rows.
 func (tx *Tx) CopyRecordNumbers(ctx context.Context, db, propertyID string) error {
+	if kept, err := tx.IsIndexed(ctx, db, propertyID); err != nil || !kept {
+		return err
+	}
 	_, err := tx.tx.ExecContext(ctx, copyNumbers, db, propertyID, NumberProperty)
 	return err
 }
@@ -157,14 +164,6 @@ func nodesByID(ctx context.Context, q querier, ws string, ids []string, lock str
 	return out, nil
 }
 
-// RecordBatch returns up to limit records of database db (trashed ones too) with ids after
-// after, in id order: schema changes rewrite every record's rows batch by batch, never
-// holding a whole database in memory.
-func (tx *Tx) RecordBatch(ctx context.Context, db, after string, limit int) ([]*quire.Node, error) {
-	return scanNodes(tx.tx.QueryContext(ctx, `SELECT `+nodeColumns+` FROM nodes
-		WHERE parent_id = $1 AND parent_type = 'database_id' AND id > $2 ORDER BY id LIMIT $3`, db, after, limit))
-}
-
 // RecordPage is one page of a database query: the records in order, their numbers, and the
 // position to continue from (nil on the last page).
 type RecordPage struct {
@@ -174,7 +173,8 @@ type RecordPage struct {
 }
 
 // QueryRecords runs a compiled database query (internal/dbquery) inside one read transaction,
-// so that its statements and the read of the records see one snapshot.
+// so that its statements and the read of the records see one snapshot. It answers a
+// *NotIndexedError when the query reads properties whose rows the database does not keep yet.
 // Numbers are read when numbers is set (the caller shows a unique_id property).
 func (s *Store) QueryRecords(ctx context.Context, ws string, q dbquery.Query, pageSize int, numbers bool) (*RecordPage, error) {
 	if s.found != nil && s.found.pending() {
@@ -195,6 +195,13 @@ func (s *Store) QueryRecords(ctx context.Context, ws string, q dbquery.Query, pa
 	var db queryer = tx
 	if s.found != nil {
 		db = foundTx{tx, s.found}
+	}
+	// The registered-properties check is one of the query's statements, prepared as they are.
+	if missing, err := notIndexed(ctx, db, q); err != nil || len(missing) > 0 {
+		if err == nil {
+			err = &NotIndexedError{DatabaseID: q.DatabaseID, Properties: missing}
+		}
+		return nil, err
 	}
 	if q.Pair, err = dbquery.FindPair(ctx, db, q); err != nil {
 		return nil, err

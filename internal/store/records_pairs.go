@@ -106,6 +106,15 @@ func (s *Store) RegisterPair(ctx context.Context, db, filterProp, sortProp strin
 		if n >= maxPairs {
 			return nil
 		}
+		// The backfill reads both properties' rows: a property whose rows the database does
+		// not keep (records_indexed.go) would leave the pair without them. Queries register
+		// their properties before they count toward a pair, so this is a registration that
+		// raced a property's removal, or a caller that skipped the query. A property still
+		// building has not every record's rows yet: it does not count.
+		if err := tx.tx.QueryRowContext(ctx, `SELECT count(*) FROM record_indexed WHERE database_id = $1 AND lease_ms = 0 AND property_id IN ($2, $3)`,
+			db, filterProp, sortProp).Scan(&n); err != nil || n < 2 {
+			return err
+		}
 		rows, err := tx.tx.QueryContext(ctx, `INSERT INTO record_pair_keys (database_id, filter_prop, sort_prop, by_text, created_ms)
 			VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING RETURNING id`, db, filterProp, sortProp, byText, time.Now().UnixMilli())
 		if err != nil {

@@ -40,6 +40,7 @@ func TestQueryRecords_RegistersPair(t *testing.T) {
 			}
 			rows = append(rows, store.RecordRows{RecordID: n.ID, Rows: rv})
 		}
+		index(t, s, db, "sel", "num")
 		mustTx(t, s, func(tx *store.Tx) error {
 			if err := tx.InsertNodes(ctx, recs); err != nil {
 				return err
@@ -148,6 +149,7 @@ func TestQueryRecords_RegistersPair(t *testing.T) {
 func TestRegisterPair_Bound(t *testing.T) {
 	testdb.ForEachEngine(t, func(t *testing.T, s *store.Store) {
 		db := quire.NewID()
+		index(t, s, db, "f0", "f1", "f2", "f3", "f4", "num")
 		register := func(filters ...string) {
 			t.Helper()
 			for _, f := range filters {

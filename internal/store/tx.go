@@ -13,8 +13,9 @@ import (
 type Tx struct {
 	tx       *txConn
 	engine   Engine
-	events   []quire.Event    // the outbox, written at commit (events.go)
-	eventsOf map[string][]int // entity id → indexes in events
+	events   []quire.Event              // the outbox, written at commit (events.go)
+	eventsOf map[string][]int           // entity id → indexes in events
+	indexed  map[string]map[string]bool // database id → properties whose rows are kept (records_indexed.go)
 }
 
 // querier is what both a *sql.DB and a *sql.Tx offer; read helpers take it so that they serve
