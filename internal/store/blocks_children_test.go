@@ -1,0 +1,54 @@
+package store_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/quire-dev/quire/internal/store"
+	"github.com/quire-dev/quire/internal/testdb"
+)
+
+// TestMigrateHasChildren: migration 00023 sets the stored has_children of the blocks written
+// before it: true for a block with a child out of trash, false for one whose only child is in
+// trash and for one with none; the migration down and up again gives the same.
+func TestMigrateHasChildren(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, s *store.Store) {
+		ws, u := seed(t, s)
+		if err := s.MigrateForTest(ctx, 22); err != nil {
+			t.Fatal(err)
+		}
+		mustTx(t, s, func(tx *store.Tx) error {
+			return tx.Exec(ctx, `INSERT INTO blocks (id, workspace_id, page_id, parent_id, position, type, content, in_trash,
+				created_ms, created_by, edited_ms, edited_by) VALUES
+				('a', $1, 'pg', 'pg', 'a', 'toggle', '{}', FALSE, 1, $2, 1, $2),
+				('a1', $1, 'pg', 'a', 'a', 'paragraph', '{}', FALSE, 1, $2, 1, $2),
+				('a2', $1, 'pg', 'a', 'b', 'paragraph', '{}', TRUE, 1, $2, 1, $2),
+				('b', $1, 'pg', 'pg', 'b', 'toggle', '{}', FALSE, 1, $2, 1, $2),
+				('b1', $1, 'pg', 'b', 'a', 'paragraph', '{}', TRUE, 1, $2, 1, $2),
+				('c', $1, 'pg', 'pg', 'c', 'paragraph', '{}', FALSE, 1, $2, 1, $2)`, ws.ID, u.ID)
+		})
+		want := []string{"a|1", "a1|0", "a2|0", "b|0", "b1|0", "c|0"}
+		for _, down := range []bool{false, true} {
+			if down {
+				if err := s.MigrateForTest(ctx, 22); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := s.MigrateForTest(ctx, math.MaxInt64); err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.RowsForTest(ctx, `SELECT id, CASE WHEN has_children THEN 1 ELSE 0 END FROM blocks ORDER BY id`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("has_children after 00023 (down first: %v) (-want +got):\n%s", down, diff)
+			}
+		}
+		if drift, err := s.ChildrenDrift(ctx); err != nil || len(drift) > 0 {
+			t.Fatalf("ChildrenDrift = %v, %v", drift, err)
+		}
+	})
+}
