@@ -75,13 +75,13 @@ func (tx *Tx) Children(ctx context.Context, parent string, after *ChildKey, limi
 const childColumns = `b.id, b.position, b.type, b.content, b.has_children, b.created_ms, b.created_by,
 	b.edited_ms, b.edited_by`
 
-// scanChild reads a row of childColumns under parent.
-func scanChild(rows *sql.Rows, parent string) (*quire.Block, error) {
-	b := &quire.Block{ParentID: parent}
+// scanChild reads a row of childColumns under parent into b.
+func scanChild(rows *sql.Rows, parent string, b *quire.Block) error {
+	b.ParentID = parent
 	var content []byte
 	err := rows.Scan(&b.ID, &b.Position, &b.Type, &content, &b.HasChildren, &b.CreatedMs, &b.CreatedBy, &b.EditedMs, &b.EditedBy)
 	b.Content = content
-	return b, err
+	return err
 }
 
 // The children of $1 out of trash, in order, at most $2, from the start or after ($3, $4): on
@@ -130,10 +130,16 @@ func children(ctx context.Context, q querier, engine Engine, parent string, afte
 		return nil, err
 	}
 	defer rows.Close()
+	// The blocks are allocated 101 at a time rather than one by one.
 	out := make([]*quire.Block, 0, min(limit, 101))
+	var free []quire.Block
 	for len(out) < limit && rows.Next() {
-		b, err := scanChild(rows, parent)
-		if err != nil {
+		if len(free) == 0 {
+			free = make([]quire.Block, min(limit-len(out), 101))
+		}
+		b := &free[0]
+		free = free[1:]
+		if err := scanChild(rows, parent, b); err != nil {
 			return nil, err
 		}
 		out = append(out, b)
