@@ -276,22 +276,36 @@ func (tx *Tx) InsertBlocks(ctx context.Context, blocks []*quire.Block) error {
 	return nil
 }
 
-// UpdateBlock writes b's content and trash state and increments its version, provided the
-// stored version is still b.Version (else conflict). It does not move the block: b.ParentID is
-// where it is, whose has_children follows its trash state.
+// UpdateBlock writes b's content, place and trash state and increments its version, provided
+// the stored version is still b.Version (else conflict). The parent it leaves and the one it
+// goes to (the same, unless it moves) have their has_children settled.
 func (tx *Tx) UpdateBlock(ctx context.Context, b *quire.Block) error {
-	res, err := tx.tx.ExecContext(ctx, `UPDATE blocks SET content = $3, in_trash = $4, version = version + 1,
-		edited_ms = $5, edited_by = $6 WHERE id = $1 AND version = $2`,
-		b.ID, b.Version, jsonArg(b.Content), b.InTrash, b.EditedMs, b.EditedBy)
+	// The parent as stored: a version still b.Version below means nothing moved it since.
+	var from string
+	var version int64
+	err := tx.tx.QueryRowContext(ctx, `SELECT parent_id, version FROM blocks WHERE id = $1`, b.ID).Scan(&from, &version)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	if err != nil || version != b.Version {
+		return blockChanged()
+	}
+	res, err := tx.tx.ExecContext(ctx, `UPDATE blocks SET page_id = $3, parent_id = $4, position = $5, content = $6,
+		in_trash = $7, version = version + 1, edited_ms = $8, edited_by = $9 WHERE id = $1 AND version = $2`,
+		b.ID, b.Version, b.PageID, b.ParentID, b.Position, jsonArg(b.Content), b.InTrash, b.EditedMs, b.EditedBy)
 	if err != nil {
 		return err
 	}
 	if k, _ := res.RowsAffected(); k == 0 {
-		return quire.Conflict("The block changed while this request ran; read it again and retry.")
+		return blockChanged()
 	}
-	tx.noteChildren(b.ParentID)
+	tx.noteChildren(from, b.ParentID)
 	b.Version++
 	return nil
+}
+
+func blockChanged() error {
+	return quire.Conflict("The block changed while this request ran; read it again and retry.")
 }
 
 // TouchBlock records that a block's children changed (has_children may differ): new version

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/quire-dev/quire/internal/quire"
 	"github.com/quire-dev/quire/internal/store"
 	"github.com/quire-dev/quire/internal/testdb"
 )
@@ -46,6 +47,53 @@ func TestMigrateHasChildren(t *testing.T) {
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Fatalf("has_children after 00023 (down first: %v) (-want +got):\n%s", down, diff)
 			}
+		}
+		if drift, err := s.ChildrenDrift(ctx); err != nil || len(drift) > 0 {
+			t.Fatalf("ChildrenDrift = %v, %v", drift, err)
+		}
+	})
+}
+
+// TestUpdateBlockMoves: a block moved by UpdateBlock settles both parents, the one it left
+// (now childless) and the one it joined; a stale version is a conflict and moves nothing.
+func TestUpdateBlockMoves(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, s *store.Store) {
+		ws, u := seed(t, s)
+		blk := func(id, parent string) *quire.Block {
+			return &quire.Block{ID: id, WorkspaceID: ws.ID, PageID: "pg", ParentID: parent, Position: "a" + id, Type: "toggle",
+				Content: []byte(`{}`), Version: 1, CreatedBy: u.ID, EditedBy: u.ID}
+		}
+		a, b, c := quire.NewID(), quire.NewID(), quire.NewID()
+		mustTx(t, s, func(tx *store.Tx) error {
+			return tx.InsertBlocks(ctx, []*quire.Block{blk(a, "pg"), blk(b, "pg"), blk(c, a)})
+		})
+		flags := func() []string {
+			got, err := s.RowsForTest(ctx, `SELECT CASE WHEN has_children THEN 1 ELSE 0 END FROM blocks WHERE id IN ($1, $2) ORDER BY id = $1 DESC`, a, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return got
+		}
+		if diff := cmp.Diff([]string{"1", "0"}, flags()); diff != "" {
+			t.Fatalf("a, b before the move (-want +got):\n%s", diff)
+		}
+		var stale *quire.Block
+		mustTx(t, s, func(tx *store.Tx) error {
+			cur, err := tx.Block(ctx, ws.ID, c)
+			if err != nil {
+				return err
+			}
+			stale = cur
+			moved := *cur
+			moved.ParentID = b
+			return tx.UpdateBlock(ctx, &moved)
+		})
+		if diff := cmp.Diff([]string{"0", "1"}, flags()); diff != "" {
+			t.Fatalf("a, b after the move (-want +got):\n%s", diff)
+		}
+		err := s.InTx(ctx, func(tx *store.Tx) error { stale.ParentID = a; return tx.UpdateBlock(ctx, stale) })
+		if !quire.IsCode(err, quire.CodeConflict) {
+			t.Fatalf("UpdateBlock with a stale version = %v, want conflict", err)
 		}
 		if drift, err := s.ChildrenDrift(ctx); err != nil || len(drift) > 0 {
 			t.Fatalf("ChildrenDrift = %v, %v", drift, err)

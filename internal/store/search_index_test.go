@@ -194,8 +194,10 @@ func testEveryWrite(t *testing.T, s *store.Store, fromV9 bool) {
 	if fromV9 {
 		// Under 00009 a change to a child_page block deleted its page's title entry; 00012
 		// brings such titles back.
+		// By SQL: the store's method also settles has_children, a column of 00023.
 		mustTx(t, s, func(tx *store.Tx) error {
-			return tx.SyncChildPageBlock(ctx, child.ID, []byte(`{"title":"Child page, synced"}`), false, 3, u.ID)
+			return tx.Exec(ctx, `UPDATE blocks SET content = $2, version = version + 1, edited_ms = 3 WHERE id = $1`,
+				child.ID, `{"title":"Child page, synced"}`)
 		})
 		if err := s.MigrateForTest(ctx, math.MaxInt64); err != nil {
 			t.Fatal(err)
