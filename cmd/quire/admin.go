@@ -252,7 +252,7 @@ var createCommands = map[string]adminCommand{
 	},
 	"token revoke": {
 		need:     []string{"token-id"},
-		synopsis: "token revoke --token-id BOT_ID\n\nRevokes a token for good; prints the token's record. Running servers stop accepting it within 2 seconds.",
+		synopsis: "token revoke --token-id BOT_ID\n\nRevokes a token for good; prints the token's record. Every running server refuses it from its next request.",
 		flags: func(fs *flag.FlagSet) func(context.Context, *service.Service) (any, error) {
 			id := fs.String("token-id", "", "the token's bot id (required)")
 			return func(ctx context.Context, svc *service.Service) (any, error) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/quire-dev/quire/internal/quire"
@@ -33,6 +34,9 @@ type Query struct {
 	// top-level conditions and of the single sort property (see PairWanted): the statement walks
 	// it instead of the sort property's index, unless Within or Narrow is set.
 	Pair *Pair
+	// Fetch, when set, has the statements that walk an index in order read more of each
+	// record's nodes row (see Fetch).
+	Fetch *Fetch
 }
 
 // Position is a record's place in a query's order: its sort keys (its created time when the
@@ -58,9 +62,10 @@ type Stmt struct {
 	// Then is set for a statement that walks the records with a value for the single sort
 	// property: once it returns fewer rows than Query.Limit, the walk continues by compiling the
 	// query again with After = Then, which selects the records without a value (they come last).
-	Then *Position
-	keys []string // the column (v_num, v_text, created_ms …) of each key the rows carry
-	nkey int      // the keys of a Position of this query
+	Then  *Position
+	keys  []string // the column (v_num, v_text, created_ms …) of each key the rows carry
+	nkey  int      // the keys of a Position of this query
+	fetch *Fetch   // set when the rows carry Fetch's columns after the keys
 }
 
 // errCursor answers a position that does not fit the query (another query's, or altered).
@@ -134,7 +139,8 @@ type compiler struct {
 	now time.Time
 	// rid is the record id that conditions correlate with: n.id, or s.record_id when the scan
 	// walks record_values s, so SQLite checks them before it looks the record's nodes row up.
-	rid string
+	rid   string
+	fetch *Fetch // the statement selects its columns (fetching)
 }
 
 // nodeScope keeps the database's records that are not in trash. parent_id alone names the
@@ -189,7 +195,7 @@ func (c *compiler) bySortProperty(q Query) (Stmt, error) {
 	}
 	sk := "s." + col
 	c.rid = "s.record_id"
-	b.w("SELECT n.id, ", sk, "\nFROM record_values s CROSS JOIN nodes n",
+	b.w("SELECT n.id, ", sk, c.fetching(q), "\nFROM record_values s CROSS JOIN nodes n",
 		"\nWHERE s.database_id = $1 AND s.property_id = ", prop, " AND ", sk, " IS NOT NULL",
 		"\n  AND n.id = s.record_id AND ", nodeScope)
 	if at != nil {
@@ -320,9 +326,15 @@ func (c *compiler) after(keys []key, p *Position, i int, idDesc bool) (string, b
 	return s + " OR (" + k.expr + " = " + ph + " AND " + rest + "))", ok
 }
 
+// finish ends the statement with its LIMIT, written as a number rather than bound: SQLite
+// compiles a prepared statement again each time a bound LIMIT is bound (its value may change
+// the plan), which undid the preparation of the query's statements (store.foundTx, 4% of the
+// query's CPU), and PostgreSQL planned it afresh on every call (a custom plan, 0.3–10 ms) where
+// with the number it settles on a generic plan after five. The texts stay few: the limit is
+// page_size + 1 but on the page where a walk runs out.
 func (c *compiler) finish(q Query, then *Position, cols []string, nkey int) Stmt {
-	c.b.w("\nLIMIT ", c.b.arg(int64(q.Limit)))
-	return Stmt{SQL: c.b.sb.String(), Args: c.b.args, Then: then, keys: cols, nkey: nkey}
+	c.b.w("\nLIMIT ", strconv.Itoa(q.Limit))
+	return Stmt{SQL: c.b.sb.String(), Args: c.b.args, Then: then, keys: cols, nkey: nkey, fetch: c.fetch}
 }
 
 func gt(desc bool) string {
@@ -374,7 +386,10 @@ func (p *Position) millis(i int) (int64, bool) {
 }
 
 // Scan reads the current row of rows, a result of st, as the record's position.
-func (st *Stmt) Scan(rows *sql.Rows) (Position, error) {
+func (st *Stmt) Scan(rows *sql.Rows) (Position, error) { return st.scanWith(rows, nil) }
+
+// scanWith is Scan that also reads the row's columns after the keys into more.
+func (st *Stmt) scanWith(rows *sql.Rows, more []any) (Position, error) {
 	var p Position
 	dest := make([]any, 1+len(st.keys))
 	dest[0] = &p.ID
@@ -387,7 +402,7 @@ func (st *Stmt) Scan(rows *sql.Rows) (Position, error) {
 			dest[i+1] = &nums[i]
 		}
 	}
-	if err := rows.Scan(dest...); err != nil {
+	if err := rows.Scan(append(dest, more...)...); err != nil {
 		return Position{}, err
 	}
 	p.Keys = make([]Key, st.nkey)

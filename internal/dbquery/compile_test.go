@@ -88,304 +88,304 @@ var compileWant = []struct {
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $2`,
-		args: []any{"db1", int64(3)}},
+LIMIT 3`,
+		args: []any{"db1"}},
 	{name: "default order after a cursor",
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND (n.created_ms, n.id) < ($2, $3)
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $4`,
-		args: []any{"db1", int64(1715504400000), "r4", int64(3)}},
+LIMIT 3`,
+		args: []any{"db1", int64(1715504400000), "r4"}},
 	{name: "text equals",
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_text = $3 AND v.record_id = n.id LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $4`,
-		args: []any{"db1", "title", "Cherry", int64(3)}},
+LIMIT 3`,
+		args: []any{"db1", "title", "Cherry"}},
 	{name: "text does_not_equal",
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND NOT EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_text = $3 AND v.record_id = n.id LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $4`,
-		args: []any{"db1", "title", "Cherry", int64(3)}},
+LIMIT 3`,
+		args: []any{"db1", "title", "Cherry"}},
 	{name: "text contains escapes wildcards",
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 AND v.v_text LIKE $3 ESCAPE '\' LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $4`,
+LIMIT 3`,
 		postgres: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 AND v.v_text COLLATE "C" ILIKE $3 ESCAPE '\' LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $4`,
-		args: []any{"db1", "nt", "%100\\%\\_\\\\%", int64(3)}},
+LIMIT 3`,
+		args: []any{"db1", "nt", "%100\\%\\_\\\\%"}},
 	{name: "text does_not_contain",
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND NOT EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 AND v.v_text LIKE $3 ESCAPE '\' LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $4`,
+LIMIT 3`,
 		postgres: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND NOT EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 AND v.v_text COLLATE "C" ILIKE $3 ESCAPE '\' LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $4`,
-		args: []any{"db1", "nt", "%und%", int64(3)}},
+LIMIT 3`,
+		args: []any{"db1", "nt", "%und%"}},
 	{name: "text starts_with",
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 AND v.v_text LIKE $3 ESCAPE '\' LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $4`,
+LIMIT 3`,
 		postgres: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 AND v.v_text COLLATE "C" ILIKE $3 ESCAPE '\' LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $4`,
-		args: []any{"db1", "em", "b@%", int64(3)}},
+LIMIT 3`,
+		args: []any{"db1", "em", "b@%"}},
 	{name: "text ends_with",
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 AND v.v_text LIKE $3 ESCAPE '\' LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $4`,
+LIMIT 3`,
 		postgres: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 AND v.v_text COLLATE "C" ILIKE $3 ESCAPE '\' LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $4`,
-		args: []any{"db1", "ur", "%.test", int64(3)}},
+LIMIT 3`,
+		args: []any{"db1", "ur", "%.test"}},
 	{name: "text is_empty",
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND NOT EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $3`,
-		args: []any{"db1", "ph", int64(3)}},
+LIMIT 3`,
+		args: []any{"db1", "ph"}},
 	{name: "text is_not_empty",
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $3`,
-		args: []any{"db1", "nt", int64(3)}},
+LIMIT 3`,
+		args: []any{"db1", "nt"}},
 	{name: "number equals",
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_num = $3 AND v.record_id = n.id LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $4`,
-		args: []any{"db1", "sc", float64(10), int64(3)}},
+LIMIT 3`,
+		args: []any{"db1", "sc", float64(10)}},
 	{name: "number does_not_equal",
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND NOT EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_num = $3 AND v.record_id = n.id LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $4`,
-		args: []any{"db1", "sc", float64(10), int64(3)}},
+LIMIT 3`,
+		args: []any{"db1", "sc", float64(10)}},
 	{name: "number greater_than",
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 AND v.v_num > $3 LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $4`,
-		args: []any{"db1", "sc", float64(5.5), int64(3)}},
+LIMIT 3`,
+		args: []any{"db1", "sc", float64(5.5)}},
 	{name: "number less_than_or_equal_to",
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 AND v.v_num <= $3 LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $4`,
-		args: []any{"db1", "ui", float64(3), int64(3)}},
+LIMIT 3`,
+		args: []any{"db1", "ui", float64(3)}},
 	{name: "number is_empty",
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND NOT EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $3`,
-		args: []any{"db1", "sc", int64(3)}},
+LIMIT 3`,
+		args: []any{"db1", "sc"}},
 	{name: "checkbox equals true",
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_num = $3 AND v.record_id = n.id LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $4`,
-		args: []any{"db1", "dn", float64(1), int64(3)}},
+LIMIT 3`,
+		args: []any{"db1", "dn", float64(1)}},
 	{name: "checkbox equals false",
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND NOT EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_num = $3 AND v.record_id = n.id LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $4`,
-		args: []any{"db1", "dn", float64(1), int64(3)}},
+LIMIT 3`,
+		args: []any{"db1", "dn", float64(1)}},
 	{name: "select equals",
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_text = $3 AND v.record_id = n.id LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $4`,
-		args: []any{"db1", "sl", "a", int64(3)}},
+LIMIT 3`,
+		args: []any{"db1", "sl", "a"}},
 	{name: "status does_not_equal",
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND NOT EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_text = $3 AND v.record_id = n.id LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $4`,
-		args: []any{"db1", "st", "s3", int64(3)}},
+LIMIT 3`,
+		args: []any{"db1", "st", "s3"}},
 	{name: "select is_not_empty",
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $3`,
-		args: []any{"db1", "sl", int64(3)}},
+LIMIT 3`,
+		args: []any{"db1", "sl"}},
 	{name: "multi_select contains",
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_text = $3 AND v.record_id = n.id LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $4`,
-		args: []any{"db1", "tg", "x", int64(3)}},
+LIMIT 3`,
+		args: []any{"db1", "tg", "x"}},
 	{name: "people does_not_contain",
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND NOT EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_text = $3 AND v.record_id = n.id LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $4`,
-		args: []any{"db1", "pp", "11111111-1111-4111-8111-111111111111", int64(3)}},
+LIMIT 3`,
+		args: []any{"db1", "pp", "11111111-1111-4111-8111-111111111111"}},
 	{name: "relation contains",
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_text = $3 AND v.record_id = n.id LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $4`,
-		args: []any{"db1", "rl", "aaaaaaaa-0000-4000-8000-000000000001", int64(3)}},
+LIMIT 3`,
+		args: []any{"db1", "rl", "aaaaaaaa-0000-4000-8000-000000000001"}},
 	{name: "files is_empty",
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND NOT EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $3`,
-		args: []any{"db1", "fl", int64(3)}},
+LIMIT 3`,
+		args: []any{"db1", "fl"}},
 	{name: "date equals day",
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 AND v.v_num >= $3 AND v.v_num < $4 LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $5`,
-		args: []any{"db1", "du", float64(1715299200000), float64(1715385600000), int64(3)}},
+LIMIT 3`,
+		args: []any{"db1", "du", float64(1715299200000), float64(1715385600000)}},
 	{name: "date equals instant",
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_num = $3 AND v.record_id = n.id LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $4`,
-		args: []any{"db1", "du", float64(1715353200000), int64(3)}},
+LIMIT 3`,
+		args: []any{"db1", "du", float64(1715353200000)}},
 	{name: "date after day",
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 AND v.v_num >= $3 LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $4`,
-		args: []any{"db1", "du", float64(1715385600000), int64(3)}},
+LIMIT 3`,
+		args: []any{"db1", "du", float64(1715385600000)}},
 	{name: "date on_or_before instant",
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 AND v.v_num <= $3 LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $4`,
-		args: []any{"db1", "du", float64(1715342400000), int64(3)}},
+LIMIT 3`,
+		args: []any{"db1", "du", float64(1715342400000)}},
 	{name: "date past_week",
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 AND v.v_num >= $3 AND v.v_num < $4 LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $5`,
-		args: []any{"db1", "du", float64(1715126400000), float64(1715817600000), int64(3)}},
+LIMIT 3`,
+		args: []any{"db1", "du", float64(1715126400000), float64(1715817600000)}},
 	{name: "date this_week",
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $2 AND v.v_num >= $3 AND v.v_num < $4 LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $5`,
-		args: []any{"db1", "du", float64(1715558400000), float64(1716163200000), int64(3)}},
+LIMIT 3`,
+		args: []any{"db1", "du", float64(1715558400000), float64(1716163200000)}},
 	{name: "timestamp created_time on_or_after",
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND n.created_ms >= $2
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $3`,
-		args: []any{"db1", int64(1714953600000), int64(3)}},
+LIMIT 3`,
+		args: []any{"db1", int64(1714953600000)}},
 	{name: "last_edited_time property next_year",
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND (n.edited_ms >= $2 AND n.edited_ms < $3)
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $4`,
-		args: []any{"db1", int64(1715731200000), int64(1747353600000), int64(3)}},
+LIMIT 3`,
+		args: []any{"db1", int64(1715731200000), int64(1747353600000)}},
 	{name: "created_time property is_empty",
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND FALSE
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $2`,
-		args: []any{"db1", int64(3)}},
+LIMIT 3`,
+		args: []any{"db1"}},
 	{name: "created_by contains",
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND n.created_by = $2
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $3`,
-		args: []any{"db1", "22222222-2222-4222-8222-222222222222", int64(3)}},
+LIMIT 3`,
+		args: []any{"db1", "22222222-2222-4222-8222-222222222222"}},
 	{name: "last_edited_by does_not_contain",
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND n.edited_by <> $2
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $3`,
-		args: []any{"db1", "22222222-2222-4222-8222-222222222222", int64(3)}},
+LIMIT 3`,
+		args: []any{"db1", "22222222-2222-4222-8222-222222222222"}},
 	{name: "and of or",
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
@@ -393,47 +393,47 @@ WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_num = $3 AND v.record_id = n.id LIMIT 1)
   AND (EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $4 AND v.v_text LIKE $5 ESCAPE '\' LIMIT 1) OR NOT EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $6 LIMIT 1))
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $7`,
+LIMIT 3`,
 		postgres: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_num = $3 AND v.record_id = n.id LIMIT 1)
   AND (EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $4 AND v.v_text COLLATE "C" ILIKE $5 ESCAPE '\' LIMIT 1) OR NOT EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $6 LIMIT 1))
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $7`,
-		args: []any{"db1", "dn", float64(1), "title", "%a%", "sc", int64(3)}},
+LIMIT 3`,
+		args: []any{"db1", "dn", float64(1), "title", "%a%", "sc"}},
 	{name: "or of and",
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND ((EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $2 AND v.v_num = $3 AND v.record_id = n.id LIMIT 1) AND EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $4 AND v.v_num = $5 AND v.record_id = n.id LIMIT 1)) OR EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $6 AND v.v_text = $7 AND v.record_id = n.id LIMIT 1))
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $8`,
-		args: []any{"db1", "sc", float64(10), "dn", float64(1), "sl", "c", int64(3)}},
+LIMIT 3`,
+		args: []any{"db1", "sc", float64(10), "dn", float64(1), "sl", "c"}},
 	{name: "empty and",
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND TRUE
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $2`,
-		args: []any{"db1", int64(3)}},
+LIMIT 3`,
+		args: []any{"db1"}},
 	{name: "empty or",
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND FALSE
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $2`,
-		args: []any{"db1", int64(3)}},
+LIMIT 3`,
+		args: []any{"db1"}},
 	{name: "number sort",
 		sqlite: `SELECT n.id, s.v_num
 FROM record_values s CROSS JOIN nodes n
 WHERE s.database_id = $1 AND s.property_id = $2 AND s.v_num IS NOT NULL
   AND n.id = s.record_id AND n.parent_id = $1 AND n.in_trash = FALSE
 ORDER BY s.v_num, s.record_id
-LIMIT $3`,
-		args: []any{"db1", "sc", int64(3)}},
+LIMIT 3`,
+		args: []any{"db1", "sc"}},
 	{name: "number sort descending after a cursor, filtered",
 		sqlite: `SELECT n.id, s.v_num
 FROM record_values s CROSS JOIN nodes n
@@ -442,8 +442,8 @@ WHERE s.database_id = $1 AND s.property_id = $2 AND s.v_num IS NOT NULL
   AND (s.v_num, s.record_id) < ($3, $4)
   AND EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $5 AND v.v_text = $6 AND v.record_id = s.record_id LIMIT 1)
 ORDER BY s.v_num DESC, s.record_id DESC
-LIMIT $7`,
-		args: []any{"db1", "sc", float64(5.5), "r2", "sl", "a", int64(3)}},
+LIMIT 3`,
+		args: []any{"db1", "sc", float64(5.5), "r2", "sl", "a"}},
 	{name: "text sort after a cursor",
 		sqlite: `SELECT n.id, s.v_text
 FROM record_values s CROSS JOIN nodes n
@@ -451,8 +451,8 @@ WHERE s.database_id = $1 AND s.property_id = $2 AND s.v_text IS NOT NULL
   AND n.id = s.record_id AND n.parent_id = $1 AND n.in_trash = FALSE
   AND (s.v_text, s.record_id) > ($3, $4)
 ORDER BY s.v_text, s.record_id
-LIMIT $5`,
-		args: []any{"db1", "ur", "http://a", "r3", int64(3)}},
+LIMIT 3`,
+		args: []any{"db1", "ur", "http://a", "r3"}},
 	{name: "records without a value, from their start",
 		sqlite: `SELECT n.id
 FROM nodes n
@@ -460,8 +460,8 @@ WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND NOT EXISTS (SELECT 1 FROM record_values s WHERE s.record_id = n.id AND s.property_id = $2 AND s.v_num IS NOT NULL)
   AND EXISTS (SELECT 1 FROM record_values v WHERE v.database_id = $1 AND v.property_id = $3 AND v.v_num = $4 AND v.record_id = n.id LIMIT 1)
 ORDER BY n.id
-LIMIT $5`,
-		args: []any{"db1", "sc", "dn", float64(1), int64(3)}},
+LIMIT 3`,
+		args: []any{"db1", "sc", "dn", float64(1)}},
 	{name: "records without a value, after a cursor",
 		sqlite: `SELECT n.id
 FROM nodes n
@@ -469,23 +469,23 @@ WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND NOT EXISTS (SELECT 1 FROM record_values s WHERE s.record_id = n.id AND s.property_id = $2 AND s.v_num IS NOT NULL)
   AND n.id < $3
 ORDER BY n.id DESC
-LIMIT $4`,
-		args: []any{"db1", "du", "r6", int64(3)}},
+LIMIT 3`,
+		args: []any{"db1", "du", "r6"}},
 	{name: "timestamp sort after a cursor",
 		sqlite: `SELECT n.id, n.edited_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND (n.edited_ms, n.id) > ($2, $3)
 ORDER BY n.edited_ms, n.id
-LIMIT $4`,
-		args: []any{"db1", int64(1715504400000), "r6", int64(3)}},
+LIMIT 3`,
+		args: []any{"db1", int64(1715504400000), "r6"}},
 	{name: "created_time property sort",
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
 ORDER BY n.created_ms, n.id
-LIMIT $2`,
-		args: []any{"db1", int64(3)}},
+LIMIT 3`,
+		args: []any{"db1"}},
 	{name: "several sorts",
 		sqlite: `SELECT n.id, s1.v_num, n.created_ms, s3.v_text
 FROM nodes n
@@ -494,7 +494,7 @@ LEFT JOIN record_values s3 ON s3.record_id = n.id AND s3.property_id = $3 AND s3
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $4 AND v.v_text LIKE $5 ESCAPE '\' LIMIT 1)
 ORDER BY s1.v_num IS NULL, s1.v_num, n.created_ms DESC, s3.v_text IS NULL, s3.v_text DESC, n.id DESC
-LIMIT $6`,
+LIMIT 3`,
 		postgres: `SELECT n.id, s1.v_num, n.created_ms, s3.v_text
 FROM nodes n
 LEFT JOIN record_values s1 ON s1.record_id = n.id AND s1.property_id = $2 AND s1.ord = 0
@@ -502,8 +502,8 @@ LEFT JOIN record_values s3 ON s3.record_id = n.id AND s3.property_id = $3 AND s3
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $4 AND v.v_text COLLATE "C" ILIKE $5 ESCAPE '\' LIMIT 1)
 ORDER BY s1.v_num IS NULL, s1.v_num, n.created_ms DESC, s3.v_text IS NULL, s3.v_text DESC, n.id DESC
-LIMIT $6`,
-		args: []any{"db1", "dn", "ur", "title", "%e%", int64(3)}},
+LIMIT 3`,
+		args: []any{"db1", "dn", "ur", "title", "%e%"}},
 	{name: "several sorts after a cursor",
 		sqlite: `SELECT n.id, s1.v_num, n.created_ms, s3.v_text
 FROM nodes n
@@ -512,8 +512,8 @@ LEFT JOIN record_values s3 ON s3.record_id = n.id AND s3.property_id = $3 AND s3
 WHERE n.parent_id = $1 AND n.in_trash = FALSE
   AND (s1.v_num > $4 OR s1.v_num IS NULL OR (s1.v_num = $4 AND (n.created_ms < $5 OR (n.created_ms = $5 AND (s3.v_text IS NULL AND n.id < $6)))))
 ORDER BY s1.v_num IS NULL, s1.v_num, n.created_ms DESC, s3.v_text IS NULL, s3.v_text DESC, n.id DESC
-LIMIT $7`,
-		args: []any{"db1", "dn", "ur", float64(1), int64(1715504400000), "r6", int64(3)}},
+LIMIT 3`,
+		args: []any{"db1", "dn", "ur", float64(1), int64(1715504400000), "r6"}},
 	{name: "within, default order",
 		sqlite: `WITH w (id) AS (VALUES (CAST($2 AS TEXT)), ($3))
 SELECT n.id, n.created_ms
@@ -521,8 +521,8 @@ FROM w CROSS JOIN nodes n
 WHERE n.id = w.id AND n.parent_id = $1 AND n.in_trash = FALSE
   AND EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = n.id AND v.property_id = $4 AND v.v_num > $5 LIMIT 1)
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $6`,
-		args: []any{"db1", "r1", "r6", "sc", float64(5), int64(3)}},
+LIMIT 3`,
+		args: []any{"db1", "r1", "r6", "sc", float64(5)}},
 	{name: "within, sorted, after a cursor",
 		sqlite: `WITH w (id) AS (VALUES (CAST($2 AS TEXT)))
 SELECT n.id, s1.v_num
@@ -531,15 +531,15 @@ LEFT JOIN record_values s1 ON s1.record_id = n.id AND s1.property_id = $3 AND s1
 WHERE n.id = w.id AND n.parent_id = $1 AND n.in_trash = FALSE
   AND (s1.v_num < $4 OR s1.v_num IS NULL OR (s1.v_num = $4 AND n.id < $5))
 ORDER BY s1.v_num IS NULL, s1.v_num DESC, n.id DESC
-LIMIT $6`,
-		args: []any{"db1", "r2", "sc", float64(10), "r6", int64(3)}},
+LIMIT 3`,
+		args: []any{"db1", "r2", "sc", float64(10), "r6"}},
 	{name: "within nothing",
 		sqlite: `SELECT n.id, n.created_ms
 FROM nodes n
 WHERE FALSE AND n.parent_id = $1 AND n.in_trash = FALSE
 ORDER BY n.created_ms DESC, n.id DESC
-LIMIT $2`,
-		args: []any{"db1", int64(3)}},
+LIMIT 3`,
+		args: []any{"db1"}},
 }
 
 // pgFence finds the end of each condition's EXISTS subquery (conditions hold no parentheses),

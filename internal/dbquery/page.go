@@ -62,6 +62,46 @@ func Page(ctx context.Context, db Queryer, d Dialect, q Query, pageSize int) ([]
 	return ids, &next, nil
 }
 
+// Fetch has the statements that walk an index in the query's order (a sort property's, a
+// pair's) select Columns of each record's nodes row n after the id and the sort keys, and hands
+// each row to Row: the page's records are read by the walk that already looked each one up,
+// instead of by a second statement of a hundred ids (a third of the query's CPU on SQLite, a
+// round trip on PostgreSQL). The statements that sort their rows (several sorts, a selective
+// condition read first) and those after a walk ran out leave the columns out, since SQLite would
+// carry every column of every matching record through its sorter: Row may see all of a page's
+// records, some or none (and the one past the page), and the caller reads the rest by id.
+type Fetch struct {
+	Columns string // "n.id, n.title, …"
+	// Row reads the current row: it calls scan once with the destinations of Columns.
+	Row func(scan func(dest ...any) error) error
+}
+
+// fetching is the select list's tail for q.Fetch in a statement that walks an index in order.
+func (c *compiler) fetching(q Query) string {
+	if q.Fetch == nil || q.Fetch.Columns == "" {
+		return ""
+	}
+	c.fetch = q.Fetch
+	return ", " + q.Fetch.Columns
+}
+
+// scanRow reads the current row as a position and, when st fetches, hands its columns to Row.
+func (st *Stmt) scanRow(rows *sql.Rows) (p Position, err error) {
+	if st.fetch == nil {
+		return st.Scan(rows)
+	}
+	scanned := false
+	err = st.fetch.Row(func(dest ...any) error {
+		scanned = true
+		p, err = st.scanWith(rows, dest)
+		return err
+	})
+	if err == nil && !scanned {
+		err = errors.New("dbquery: Fetch.Row did not scan the row")
+	}
+	return p, err
+}
+
 // run appends the positions of st's rows to out and returns how many it read.
 func (st *Stmt) run(ctx context.Context, db Queryer, out *[]Position) (int, error) {
 	rows, err := db.QueryContext(ctx, st.SQL, st.Args...)
@@ -71,7 +111,7 @@ func (st *Stmt) run(ctx context.Context, db Queryer, out *[]Position) (int, erro
 	defer rows.Close()
 	n := 0
 	for rows.Next() {
-		p, err := st.Scan(rows)
+		p, err := st.scanRow(rows)
 		if err != nil {
 			return n, err
 		}

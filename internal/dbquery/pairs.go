@@ -126,7 +126,7 @@ func (c *compiler) byPair(q Query, empty bool) (Stmt, error) {
 	}
 	sk := "p." + col
 	c.rid = "p.record_id"
-	b.w("SELECT n.id, ", sk, "\nFROM record_pairs p CROSS JOIN nodes n",
+	b.w("SELECT n.id, ", sk, c.fetching(q), "\nFROM record_pairs p CROSS JOIN nodes n",
 		"\nWHERE p.pair_id = ", b.arg(p.ID), " AND p.f_value = ", b.arg(p.Cond.Value.(string)), " AND ", sk, " IS NOT NULL",
 		"\n  AND n.id = p.record_id AND ", nodeScope)
 	if q.After != nil {

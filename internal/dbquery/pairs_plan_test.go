@@ -37,7 +37,8 @@ func benchPairs(t testing.TB, db *sql.DB) {
 
 // pairStmts are the statements of the anchor query (select equals, number sort) and of a text
 // sort, walked with their pair: from the start and from a cursor, both directions, with a
-// second condition, and the records without a sort value at the end of the walk.
+// second condition, and the records without a sort value at the end of the walk; each also
+// with Fetch's columns.
 func pairStmts(t testing.TB, db *sql.DB, d dbquery.Dialect) map[string]dbquery.Stmt {
 	t.Helper()
 	num, text := 500000.0, "Record 5"
@@ -67,6 +68,11 @@ func pairStmts(t testing.TB, db *sql.DB, d dbquery.Dialect) map[string]dbquery.S
 		if out[tc.name], err = dbquery.Compile(d, q); err != nil {
 			t.Fatal(err)
 		}
+		// The same walk reading each record's nodes row as it passes (Fetch) keeps its plan.
+		q.Fetch = &dbquery.Fetch{Columns: "n.id, n.title, n.properties, n.created_ms"}
+		if out[tc.name+", fetching"], err = dbquery.Compile(d, q); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return out
 }
@@ -81,7 +87,7 @@ func pairPlansSQLite(t *testing.T, db *sql.DB) {
 		switch {
 		case strings.HasPrefix(name, "title"):
 			want[0] = "SEARCH p USING COVERING INDEX record_pairs_text (pair_id=? AND f_value=?"
-		case name == "without a number":
+		case strings.HasPrefix(name, "without a number"):
 			want[0] = "SEARCH v USING COVERING INDEX record_values_text (database_id=? AND property_id=? AND v_text=?"
 		}
 		for _, w := range want {
@@ -89,7 +95,7 @@ func pairPlansSQLite(t *testing.T, db *sql.DB) {
 				t.Errorf("%s: plan lacks %q:\n%s", name, w, plan)
 			}
 		}
-		if strings.Contains(plan, "TEMP B-TREE") && name != "without a number" || strings.Contains(plan, "SCAN") {
+		if strings.Contains(plan, "TEMP B-TREE") && !strings.HasPrefix(name, "without a number") || strings.Contains(plan, "SCAN") {
 			t.Errorf("%s: plan sorts or scans:\n%s", name, plan)
 		}
 	}
@@ -144,7 +150,7 @@ func TestPairPlansPostgres(t *testing.T) {
 		switch {
 		case strings.HasPrefix(name, "title"):
 			want = "record_pairs_text"
-		case name == "without a number":
+		case strings.HasPrefix(name, "without a number"):
 			want = "record_values_text"
 		}
 		if want == "record_values_text" {

@@ -156,6 +156,9 @@ func compileBench(t testing.TB, filter, sorts string, after *dbquery.Position, w
 	return compileNarrow(t, filter, sorts, after, within, false)
 }
 
+// planFetch is the Fetch compileNarrow compiles with (nil: none).
+var planFetch *dbquery.Fetch
+
 // compileNarrow is compileBench, narrowed (when narrow) by the filter as Page narrows by a
 // selective condition.
 func compileNarrow(t testing.TB, filter, sorts string, after *dbquery.Position, within []string, narrow bool) dbquery.Stmt {
@@ -164,7 +167,7 @@ func compileNarrow(t testing.TB, filter, sorts string, after *dbquery.Position, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := dbquery.Query{DatabaseID: benchDB, Filter: f, Sorts: ss, After: after, Limit: 101, Now: now, Within: within}
+	q := dbquery.Query{DatabaseID: benchDB, Filter: f, Sorts: ss, After: after, Limit: 101, Now: now, Within: within, Fetch: planFetch}
 	if c, ok := f.(dbquery.Cond); ok && narrow {
 		q.Narrow = &c
 	}
@@ -218,8 +221,13 @@ func TestPlans(t *testing.T) {
 		t.Run(fmt.Sprintf("analyzed=%v", analyzed), func(t *testing.T) {
 			t.Run("pairs", func(t *testing.T) { pairPlansSQLite(t, db) })
 			for _, sorts := range []string{`[{"property":"num","direction":"ascending"}]`, `[{"property":"num","direction":"descending"}]`} {
-				for _, after := range []*dbquery.Position{nil, {Keys: []dbquery.Key{{Num: &num}}, ID: "m"}} {
+				for i, after := range []*dbquery.Position{nil, {Keys: []dbquery.Key{{Num: &num}}, ID: "m"}, nil, {Keys: []dbquery.Key{{Num: &num}}, ID: "m"}} {
+					// The second two read each record's nodes row in the walk (Fetch): the same plan.
+					if i >= 2 {
+						planFetch = &dbquery.Fetch{Columns: "n.id, n.title, n.properties, n.created_ms"}
+					}
 					plan := explain(t, db, compileBench(t, `{"property":"sel","select":{"equals":"opt7"}}`, sorts, after, nil))
+					planFetch = nil
 					mustContain(t, plan, "SEARCH s USING COVERING INDEX record_values_num (database_id=? AND property_id=?",
 						"SEARCH n USING INDEX sqlite_autoindex_nodes_1 (id=?)",
 						"CORRELATED SCALAR SUBQUERY 1\nSEARCH v USING COVERING INDEX record_values_text (database_id=? AND property_id=? AND v_text=? AND record_id=?)")

@@ -144,3 +144,18 @@ func narrow(ctx context.Context, db Queryer, d Dialect, q Query, pageSize int) (
 	}
 	return nil, 0, false, nil
 }
+
+// Probed reports whether Page runs a probe for q: only then does it weigh the counts against
+// q.Records, which a caller may otherwise leave 0 rather than read the database's size (a
+// statement of its own).
+func Probed(q Query) bool {
+	if q.Filter == nil || q.Within != nil || q.Narrow != nil {
+		return false
+	}
+	for _, c := range topConds(q.Filter) {
+		if probeable(c) && (q.Pair == nil || c != q.Pair.Cond) {
+			return true
+		}
+	}
+	return false
+}

@@ -8,8 +8,6 @@ import (
 	"testing"
 
 	"github.com/quire-dev/quire/internal/quire"
-	"github.com/quire-dev/quire/internal/store"
-	"github.com/quire-dev/quire/internal/testdb"
 )
 
 // statements records the statements a store runs while it is switched on.
@@ -40,30 +38,23 @@ func (s *statements) during(fn func()) []string {
 }
 
 // TestRequestPathStatements counts the SQL statements of the requests every client makes most,
-// on a warm server, on both engines: the token check is one statement (no server trusts a token
-// from memory, so a revoke anywhere is refused at once), the reach check one more for a token
-// that holds grants and none of its own for a workspace-scoped token (the node's read, on
-// workspace and id, is the check), and a page of children one statement beside those.
-// TestRequestPathPlans (internal/store) pins that each is read on an index.
+// on a warm server, on both engines: a page GET reads its token, its reach and its page in one
+// statement, whatever the token (no server trusts a token from memory, so a revoke anywhere is
+// refused at once); when that read finds no row, the token alone tells 401 from 404. A page of
+// children reads the token, then the node (for a workspace-scoped token the read on workspace and
+// id is the reach check), then the children. TestRequestPathPlans (internal/store) pins that
+// each is read on an index.
 func TestRequestPathStatements(t *testing.T) {
 	for _, engine := range []string{"sqlite", "postgres"} {
 		t.Run(engine, func(t *testing.T) {
 			rec := &statements{}
-			cfg := store.Config{Observe: rec.observe}
-			if engine == "sqlite" {
-				cfg.Dir = t.TempDir()
-			} else {
-				cfg.DatabaseURL = testdb.PostgresURL(t)
-			}
-			st, err := store.Open(context.Background(), cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { st.Close() })
-			e := newEnv(t, st)
+			cfg := engineConfig(t, engine)
+			cfg.Observe = rec.observe
+			e := newEnv(t, openStore(t, cfg))
 			top := e.mkPage(t, e.full, wsParent, "Top", map[string]any{"children": []any{para("one"), para("two")}})
 			child := e.mkPage(t, e.full, pageParent(top), "Child")
 			granted := e.token(quire.AllScopes, false, top)
+			other := e.token(quire.AllScopes, false, e.mkPage(t, e.full, wsParent, "Elsewhere"))
 			revoked, tok, err := e.svc.CreateToken(context.Background(), tokenSpec(e, quire.AllScopes, true))
 			if err != nil {
 				t.Fatal(err)
@@ -76,11 +67,14 @@ func TestRequestPathStatements(t *testing.T) {
 				status            int
 				want              []string // a word of each statement, in order
 			}{
-				{"page, workspace-scoped", "/v2/pages/" + child, e.full, 200, []string{"FROM tokens", "FROM nodes"}},
-				{"page, granted", "/v2/pages/" + child, granted, 200, []string{"FROM tokens", "WITH RECURSIVE up", "FROM nodes"}},
+				{"page, workspace-scoped", "/v2/pages/" + child, e.full, 200, []string{joined}},
+				{"page, granted", "/v2/pages/" + child, granted, 200, []string{joined}},
 				{"children", "/v2/blocks/" + top + "/children?page_size=100", e.full, 200, []string{"FROM tokens", "FROM nodes", "FROM blocks"}},
-				{"revoked token", "/v2/pages/" + child, revoked, 401, []string{"FROM tokens"}},
-				{"page out of reach", "/v2/pages/" + quire.NewID(), e.full, 404, []string{"FROM tokens", "FROM nodes"}},
+				{"users/me", "/v2/users/me", e.full, 200, []string{"FROM tokens"}},
+				{"revoked token", "/v2/pages/" + child, revoked, 401, []string{joined, "FROM tokens"}},
+				{"absent page", "/v2/pages/" + quire.NewID(), e.full, 404, []string{joined, "FROM tokens"}},
+				{"page out of reach", "/v2/pages/" + child, other, 404, []string{joined, "FROM tokens"}},
+				{"not an id", "/v2/pages/nope", e.full, 400, []string{"FROM tokens"}},
 			} {
 				t.Run(tc.name, func(t *testing.T) {
 					e.do("GET", tc.path, tc.token, nil) // warm: statements prepared, pools filled
@@ -110,6 +104,9 @@ func TestRequestPathStatements(t *testing.T) {
 		})
 	}
 }
+
+// joined is a word of the statement that reads a token, its reach and a node together.
+const joined = "FROM tokens t JOIN workspaces w ON w.id = t.workspace_id JOIN nodes n"
 
 func numbered(lines []string) []string {
 	out := make([]string, len(lines))

@@ -84,20 +84,21 @@ func TestSearch_PlansAgree(t *testing.T) {
 						}
 						q.Tuning.Walk = 0
 					}
-					for _, v := range []struct{ dense, probe, walk int }{
-						{1, -1, 0},                            // walk only
-						{3, -1, 0},                            // sparse titles beside dense blocks, for some terms
-						{1 << 30, 1, 0}, {3, 3, 0}, {0, 0, 0}, // a probe, then the index or the walk
-						{1, -1, 1}, {1, -1, 3}, {3, 3, 2}, // walks cut short, inside a page's blocks too
+					for _, v := range []struct{ dense, probe, walk, byID int }{
+						{1, -1, 0, 0},                                  // walk only
+						{3, -1, 0, 0},                                  // sparse titles beside dense blocks, for some terms
+						{1 << 30, 1, 0, 0}, {3, 3, 0, 0}, {0, 0, 0, 0}, // a probe, then the index or the walk
+						{1, -1, 1, 0}, {1, -1, 3, 0}, {3, 3, 2, 0}, // walks cut short, inside a page's blocks too
+						{1 << 30, -1, 0, 1}, // every list longer than one node narrowed by a walk of ids (SQLite)
 					} {
-						q.Tuning = search.Tuning{DenseAfter: v.dense, Probe: v.probe, Walk: v.walk}
+						q.Tuning = search.Tuning{DenseAfter: v.dense, Probe: v.probe, Walk: v.walk, ByID: v.byID}
 						resumes = 0
 						got := walk(q)
 						if v.walk == 1 && !absent[terms[0]] && resumes == 0 { // a term in no index: no walk
 							t.Errorf("%q order %d asc %v: a walk of one entry a request never stopped at its bound", terms, order, asc)
 						}
 						if diff := cmp.Diff(sparse, got); diff != "" {
-							t.Errorf("%q order %d asc %v dense after %d probe %d walk %d: (-sparse +got)\n%s", terms, order, asc, v.dense, v.probe, v.walk, diff)
+							t.Errorf("%q order %d asc %v dense after %d probe %d walk %d by id %d: (-sparse +got)\n%s", terms, order, asc, v.dense, v.probe, v.walk, v.byID, diff)
 						}
 					}
 					if terms[0] == "roadmap" && len(terms) == 1 && len(sparse) != 9 {
@@ -108,6 +109,46 @@ func TestSearch_PlansAgree(t *testing.T) {
 					}
 				}
 			}
+		}
+	})
+}
+
+// TestSearch_NarrowedListKeepsReach: a list of matching pages longer than the by-id bound is
+// narrowed by a walk of the nodes (firstListed) that keeps to the token's reach; the page of
+// results is then read without computing the reach again, so the walk alone must have kept the
+// pages the token does not reach out. Pages of one, with cursors.
+func TestSearch_NarrowedListKeepsReach(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		var pages []string
+		for i := range 6 {
+			page := e.mkPage(t, e.full, wsParent, fmt.Sprintf("Page %d", i))
+			e.appendKids(t, page, para("roadmap review"))
+			pages = append(pages, page)
+		}
+		granted := []string{pages[1], pages[4]}
+		p, err := e.svc.Authenticate(context.Background(), "Bearer "+e.token([]quire.Scope{quire.SearchRead}, false, granted...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		q := search.Query{Workspace: e.ws.ID, ReachOf: p.Token.ID, Terms: []string{"roadmap"}, Limit: 1,
+			Tuning: search.Tuning{DenseAfter: 1 << 30, Probe: -1, ByID: 1}}
+		for range 10 {
+			res, resume, err := st.Search(context.Background(), q)
+			if err != nil || resume != nil {
+				t.Fatalf("Search: %v, resume %v", err, resume)
+			}
+			for _, r := range res {
+				got = append(got, r.Node.ID)
+			}
+			if len(res) < q.Limit {
+				break
+			}
+			q.After = &res[len(res)-1].Key
+		}
+		if want := []string{pages[4], pages[1]}; !cmp.Equal(got, want) {
+			t.Errorf("reached pages %v, want %v (the newest first)", got, want)
 		}
 	})
 }

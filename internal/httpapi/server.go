@@ -72,6 +72,9 @@ type route struct {
 	public          bool          // no token needed
 	scopes          []quire.Scope // every one of them needed
 	workspaceScoped bool          // only workspace-scoped tokens
+	// node is the path parameter naming the page or database the handler reads first
+	// (readNode): the guard reads it with the token, in one statement (guard.go).
+	node string
 }
 
 // New builds the server with every route registered.

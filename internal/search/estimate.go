@@ -44,12 +44,12 @@ func (r *run) rareOnPostgres(ctx context.Context, q Query, after *Key) (bool, er
 	// tested up to sampleHits hits.
 	query := `WITH t AS (SELECT reltuples::bigint AS total FROM pg_class WHERE oid = 'search_docs'::regclass),
 	s AS NOT MATERIALIZED (
-		SELECT d.text FROM (SELECT n.id, ` + ms + ` FROM nodes n WHERE ` + nodeFilter(s, after, "n.workspace_id", a) + `
+		SELECT d.text_lower FROM (SELECT n.id, ` + ms + ` FROM nodes n WHERE ` + nodeFilter(s, after, "n.workspace_id", a) + `
 			ORDER BY ` + ms + dir + `, n.id` + dir + ` LIMIT ` + strconv.Itoa(sampleNodes) + `) AS n
-		CROSS JOIN LATERAL (SELECT d.text FROM search_docs d WHERE d.node_id = n.id AND d.field = 'body' OFFSET 0) AS d
+		CROSS JOIN LATERAL (SELECT d.text_lower FROM search_docs d WHERE d.node_id = n.id AND d.field = 'body' OFFSET 0) AS d
 		LIMIT (SELECT LEAST(` + strconv.Itoa(sampleMax) + `, GREATEST(` + strconv.Itoa(sampleMin) + `, total / ` + strconv.Itoa(samplePer) + `)) FROM t))
 	SELECT COALESCE((SELECT total FROM t), -1), (SELECT COUNT(*) FROM s),
-		(SELECT COUNT(*) FROM (SELECT 1 FROM s WHERE ` + r.all("s.text", s.Terms, a) + ` LIMIT ` + strconv.Itoa(sampleHits) + `) AS h)`
+		(SELECT COUNT(*) FROM (SELECT 1 FROM s WHERE ` + r.entryAll("s.text_lower", s.Terms, a) + ` LIMIT ` + strconv.Itoa(sampleHits) + `) AS h)`
 	var total, sampled, hits int64
 	if err := r.db.QueryRowContext(ctx, query, a.List...).Scan(&total, &sampled, &hits); err != nil {
 		return false, err

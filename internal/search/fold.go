@@ -15,8 +15,8 @@ import (
 // "ПРИВЕТ" does not match "Привет". Every substring check of a search (contains) with a term
 // holding other letters that have case calls quire_contains instead, which folds as it scans.
 // Terms of ASCII letters keep the plain LIKE: the call into Go for every row checked (about
-// 0.3 µs) is paid only by the terms that need it. PostgreSQL's ILIKE folds by the database's
-// own rules.
+// 0.3 µs) is paid only by the terms that need it. PostgreSQL folds by the database's own rules:
+// ILIKE on titles, and lower() on both sides for entries (entryContains).
 func init() {
 	sqlite.MustRegisterDeterministicScalarFunction("quire_contains", 2, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
 		var text string

@@ -91,6 +91,9 @@ type Tuning struct {
 	// Walk bounds the entries a walk examines per request (walkEntries), and its first step
 	// with it when smaller.
 	Walk int
+	// ByID is how many listed nodes are read by id at most (byIDNodes); longer lists are narrowed
+	// to the page of results first (firstListed).
+	ByID int
 }
 
 // Result is a node with its place in the results.

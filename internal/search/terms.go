@@ -34,9 +34,9 @@ const (
 )
 
 // byIDNodes is how many listed nodes are read by id and sorted; more are found by walking the
-// workspace's nodes in result order, testing each id against the list (about 0.7 µs a node,
-// against 2.5 µs a node read by id, on SQLite): a word in 0.6% of 100,000 blocks is on 450 of
-// 1,000 pages, and the first 21 of them come within the first 50 nodes.
+// workspace's nodes in result order, testing each id against the list (on SQLite in Go,
+// firstListed, and then only the page of results is read by id): a word in 0.6% of 100,000
+// blocks is on 450 of 1,000 pages, and the first 21 of them come within the first 50 nodes.
 const byIDNodes = 200
 
 // probeNodes is how many nodes, in result order, a search on PostgreSQL checks one by one before
@@ -187,8 +187,8 @@ func (r *run) indexMatches(ctx context.Context, terms []string, titles bool, den
 
 // indexMatch is the FROM and WHERE of the entries (search_docs d) holding every term, using a
 // trigram index (of the titles alone with titles): FTS5 on SQLite, asked for the terms' rare
-// parts (planTrigrams), pg_trgm's GIN index under ILIKE on PostgreSQL (whose titles
-// indexMatches reads from nodes). Terms all under three characters are looked up on SQLite
+// parts (planTrigrams), pg_trgm's GIN index of the lower-cased copy on PostgreSQL (whose titles
+// indexMatches reads from nodes, under ILIKE). Terms all under three characters are looked up on SQLite
 // only, by the trigrams they start (shortMatch), when one has at most limit occurrences. few
 // says block entries match in fewer than entriesPerNode × limit entries (SQLite: the rarest
 // trigram's list is that short). ok is false when the index has nothing to look up; none is true
@@ -234,9 +234,39 @@ func (r *run) indexMatch(ctx context.Context, terms []string, titles bool, limit
 		long = plan.verify
 	}
 	for _, t := range append(long, short...) {
-		conds = append(conds, r.contains("d.text", t, a))
+		conds = append(conds, r.entryContains(r.entryText("d"), t, a))
 	}
 	return from, strings.Join(conds, " AND "), few, true, false, nil
+}
+
+// entryText is the column of an entry's text that entryContains tests: on PostgreSQL the
+// lower-cased copy (text_lower, migration 00024), which its trigram index covers.
+func (r *run) entryText(alias string) string {
+	if r.d == Postgres {
+		return alias + ".text_lower"
+	}
+	return alias + ".text"
+}
+
+// entryContains is contains for an entry's text read through entryText. On PostgreSQL the copy
+// is already lower-cased, so the pattern alone is lowered (once per statement) and LIKE
+// compares bytes: ILIKE lowered the whole text of every entry it tested, the index's candidates
+// and a walk's entries alike (for a multibyte encoding it is lower() of both sides, then LIKE,
+// so the answers are the same).
+func (r *run) entryContains(column, term string, a *sqlq.Args) string {
+	if r.d == Postgres {
+		return column + " LIKE lower(" + a.Arg("%"+likeEscaper.Replace(term)+"%") + `) ESCAPE '\'`
+	}
+	return r.contains(column, term, a)
+}
+
+// entryAll is all for an entry's text read through entryText.
+func (r *run) entryAll(column string, terms []string, a *sqlq.Args) string {
+	conds := make([]string, len(terms))
+	for i, t := range terms {
+		conds[i] = r.entryContains(column, t, a)
+	}
+	return "(" + strings.Join(conds, " AND ") + ")"
 }
 
 // contains is a case-insensitive substring test of column against term (fold.go).
@@ -266,7 +296,7 @@ func (r *run) all(column string, terms []string, a *sqlq.Args) string {
 
 // inBody is the test that some block entry of node n holds every term.
 func (r *run) inBody(terms []string, a *sqlq.Args) string {
-	return "EXISTS (SELECT 1 FROM search_docs d WHERE d.node_id = n.id AND d.field = 'body' AND " + r.all(r.nodeText(), terms, a) + r.perNode() + ")"
+	return "EXISTS (SELECT 1 FROM search_docs d WHERE d.node_id = n.id AND d.field = 'body' AND " + r.entryAll(r.nodeText(), terms, a) + r.perNode() + ")"
 }
 
 // matches are the nodes whose title holds every term, and those with a block that does; a nil
@@ -286,6 +316,21 @@ func (r *run) searchSegment(ctx context.Context, q Query, tier int, m *matches, 
 	if walk && prefix == 0 {
 		out, resume, err := r.walkSegment(ctx, q, tier, after, limit)
 		return out, true, resume, err
+	}
+	byIDMax := cmp.Or(q.Tuning.ByID, byIDNodes)
+	narrowed := false
+	if listed := listedOf(m, tier); !walk && prefix == 0 && r.d == SQLite && len(listed) > byIDMax {
+		first, err := r.firstListed(ctx, q, tier, listed, after, limit)
+		if err != nil {
+			return nil, false, nil, err
+		}
+		// The first limit nodes in order are the segment's answer: read by id, below. The walk
+		// kept to the token's reach, in this snapshot: the reach is not computed again.
+		narrowed, q.ReachOf = true, ""
+		m = &matches{titles: m.titles, bodies: first}
+		if tier != tierContent {
+			m = &matches{titles: first, bodies: map[string]bool{}}
+		}
 	}
 	a := sqlq.NewArgs(q.Workspace)
 	var sb strings.Builder
@@ -341,7 +386,7 @@ func (r *run) searchSegment(ctx context.Context, q Query, tier int, m *matches, 
 	}
 	ms, _ := keyOrder(q)
 	order, wsCol := ms, "n.workspace_id"
-	if byID && prefix == 0 && r.d == SQLite && listed <= byIDNodes {
+	if byID && prefix == 0 && r.d == SQLite && (listed <= byIDMax || narrowed) {
 		// Read by id and sorted: without statistics SQLite prefers to walk the workspace's
 		// nodes in order (an index on workspace_id and the time) to avoid the sort, testing each
 		// against the few ids (2 ms for 10,000 pages). The unary plus keeps it off those indexes.

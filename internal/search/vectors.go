@@ -116,7 +116,7 @@ func TermHits(ctx context.Context, db Queryer, d Dialect, ids, terms []string) (
 		// hashed scan of every entry with the term. The text is an expression so that the
 		// trigram index is left alone: PostgreSQL took it for a rare term, and ANDed each node's
 		// entries with every entry that has the term's trigrams, once per node.
-		sb.WriteString(`, COALESCE((SELECT 1 FROM search_docs d WHERE d.node_id = n.id AND ` + r.contains("(d.text || '')", t, a) + ` LIMIT 1), 0)`)
+		sb.WriteString(`, COALESCE((SELECT 1 FROM search_docs d WHERE d.node_id = n.id AND ` + r.entryContains(r.nodeText(), t, a) + ` LIMIT 1), 0)`)
 	}
 	sb.WriteString(" FROM nodes n WHERE n.id IN (" + sqlq.In(a, ids) + ")")
 	rows, err := db.QueryContext(ctx, sb.String(), a.List...)

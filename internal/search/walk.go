@@ -188,15 +188,15 @@ func (r *run) walkStep(ctx context.Context, q Query, tier int, after *Key, k int
 	return hits, last, nodes, entries, rows.Err()
 }
 
-// nodeText is the entry text (d.text) as checked within one node's entries. On PostgreSQL the
+// nodeText is the entry text (entryText) as checked within one node's entries. On PostgreSQL the
 // expression keeps the planner off the trigram index, which it would otherwise combine with the
 // node's entries for every node checked: a term under three characters has no trigram, so that
 // index scan read the whole index each time (0.1 s per 40 pages of 100 blocks).
 func (r *run) nodeText() string {
 	if r.d == Postgres {
-		return "(d.text || '')"
+		return "(" + r.entryText("d") + " || '')"
 	}
-	return "d.text"
+	return r.entryText("d")
 }
 
 // perNode ends a subquery that checks one node's entries. On PostgreSQL, OFFSET 0 keeps it a

@@ -41,6 +41,13 @@ func isMindMap(n *quire.Node) bool  { return n.PageType == quire.PageTypeMindMap
 // readNode returns node id (in trash too) when the caller reaches it and it is of the kind that
 // is tells, else not_found.
 func (s *Service) readNode(ctx context.Context, p *quire.Principal, id, kind string, is func(*quire.Node) bool) (*quire.Node, error) {
+	if r, ok := readWithToken(ctx, p, id); ok {
+		if r.node == nil || !is(r.node) {
+			return nil, quire.NotFound(kind + " " + id)
+		}
+		n := *r.node // the caller may change what it gets (a record's rendering): the read stays as read
+		return &n, nil
+	}
 	// A workspace-scoped token reaches every node of its workspace, and the read is by workspace
 	// and id: the read is the reach check, one statement instead of two.
 	if !p.Token.WorkspaceScoped || !quire.ValidID(id) {

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"strings"
 
 	"github.com/quire-dev/quire/internal/quire"
 )
@@ -210,4 +211,13 @@ func (tx *Tx) NextTopLevelPosition(ctx context.Context, ws, pos string) (string,
 	err := tx.tx.QueryRowContext(ctx, `SELECT COALESCE(MIN(position), '') FROM nodes
 		WHERE workspace_id = $1 AND parent_type = 'workspace' AND position > $2`, ws, pos).Scan(&next)
 	return next, err
+}
+
+// qualify prefixes every column of a comma-separated list with prefix ("n.").
+func qualify(prefix, columns string) string {
+	cols := strings.Split(columns, ",")
+	for i, c := range cols {
+		cols[i] = prefix + strings.TrimSpace(c)
+	}
+	return strings.Join(cols, ", ")
 }

@@ -18,6 +18,9 @@ const (
 	BlockQueryForTest         = `SELECT ` + blockColumns + ` FROM blocks b WHERE b.id = $1 AND b.workspace_id = $2`
 )
 
+// AuthenticateNodeQueryForTest reads a token, its reach and a node in one statement.
+var AuthenticateNodeQueryForTest = authenticateNode
+
 // ChildrenFirstLiteralQueryForTest is SQLite's first page of children, with a literal LIMIT.
 var ChildrenFirstLiteralQueryForTest = childrenFirstLiteral[101]
 

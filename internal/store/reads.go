@@ -39,7 +39,16 @@ func (p *preparedReads) stmt(ctx context.Context, query string) *sql.Stmt {
 	return st
 }
 
+// QueryRowContext runs a one-row read (a token, a node, a reach walk of at most maxDepth steps:
+// key lookups that take microseconds in process) without watching ctx once it has started: with
+// a context that can be cancelled, the driver starts a goroutine per statement to interrupt it
+// and database/sql another to close its rows, two goroutines a request spends more on than the
+// read they guard. A request already cancelled does not start the read.
 func (p *preparedReads) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	if ctx.Err() != nil {
+		return p.db.QueryRowContext(ctx, query, args...) // answers ctx's error
+	}
+	ctx = context.WithoutCancel(ctx)
 	if st := p.stmt(ctx, query); st != nil {
 		return st.QueryRowContext(ctx, args...)
 	}

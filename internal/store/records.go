@@ -177,35 +177,95 @@ type RecordPage struct {
 // so that its statements and the read of the records see one snapshot.
 // Numbers are read when numbers is set (the caller shows a unique_id property).
 func (s *Store) QueryRecords(ctx context.Context, ws string, q dbquery.Query, pageSize int, numbers bool) (*RecordPage, error) {
+	if s.found != nil && s.found.pending() {
+		s.found.prepare(ctx) // before the transaction takes its connection, as Search does
+	}
 	tx, err := s.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, err
 	}
 	defer tx.Rollback()
-	if q.Filter != nil && q.Records == 0 {
-		// The highest record number bounds how many records the database holds, read from the
-		// end of the number index: Page weighs its probes' counts against it.
-		var n sql.NullFloat64
-		if err := tx.QueryRowContext(ctx, maxNumber, q.DatabaseID, NumberProperty).Scan(&n); err != nil {
-			return nil, err
-		}
-		q.Records = max(1, int(n.Float64))
+	// The query's own statements run prepared on SQLite (foundTx): compiling them on every call
+	// was a tenth of the query's CPU. The read of records by id is left out: its text varies
+	// with the number of ids, and the walk reads most pages' records itself.
+	type queryer interface {
+		dbquery.Queryer
+		QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 	}
-	if q.Pair, err = dbquery.FindPair(ctx, tx, q); err != nil {
+	var db queryer = tx
+	if s.found != nil {
+		db = foundTx{tx, s.found}
+	}
+	if q.Pair, err = dbquery.FindPair(ctx, db, q); err != nil {
 		return nil, err
 	}
 	if q.Pair == nil {
 		s.wantPair(q)
 	}
-	ids, next, err := dbquery.Page(ctx, tx, dbquery.Dialect(s.engine), q, pageSize)
+	if q.Records == 0 && dbquery.Probed(q) {
+		// The highest record number bounds how many records the database holds, read from the
+		// end of the number index: Page weighs its probes' counts against it.
+		var n sql.NullFloat64
+		if err := db.QueryRowContext(ctx, maxNumber, q.DatabaseID, NumberProperty).Scan(&n); err != nil {
+			return nil, err
+		}
+		q.Records = max(1, int(n.Float64))
+	}
+	// The walk reads each record's nodes row as it passes it; the records it did not (a sorted
+	// plan's) are read by id after.
+	fetched := make(map[string]*quire.Node, pageSize+1)
+	q.Fetch = &dbquery.Fetch{Columns: fetchColumns, Row: func(scan func(dest ...any) error) error {
+		n, err := scanNode(scanFunc(scan))
+		if err == nil && n.WorkspaceID == ws {
+			fetched[n.ID] = n
+		}
+		return err
+	}}
+	ids, next, err := dbquery.Page(ctx, db, dbquery.Dialect(s.engine), q, pageSize)
 	if err != nil {
 		return nil, err
 	}
-	nodes, nums, err := recordsByID(ctx, tx, ws, ids, numbers, "")
+	nodes, nums, err := recordsFetched(ctx, tx, ws, ids, fetched, numbers)
 	if err != nil {
 		return nil, err
 	}
 	return &RecordPage{Records: nodes, Numbers: nums, Next: next}, tx.Commit()
+}
+
+// fetchColumns are nodeColumns of the nodes row n, for dbquery.Fetch.
+var fetchColumns = qualify("n.", nodeColumns)
+
+// recordsFetched is recordsByID for a page whose walk read some of its records already.
+func recordsFetched(ctx context.Context, q querier, ws string, ids []string, fetched map[string]*quire.Node, numbers bool) ([]*quire.Node, map[string]int64, error) {
+	var missing []string
+	for _, id := range ids {
+		if fetched[id] == nil {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) == len(ids) {
+		return recordsByID(ctx, q, ws, ids, numbers, "")
+	}
+	if len(missing) > 0 {
+		rest, err := nodesByID(ctx, q, ws, missing, "")
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, n := range rest {
+			fetched[n.ID] = n
+		}
+	}
+	out := make([]*quire.Node, 0, len(ids))
+	for _, id := range ids {
+		if n := fetched[id]; n != nil {
+			out = append(out, n)
+		}
+	}
+	if !numbers {
+		return out, map[string]int64{}, nil
+	}
+	nums, err := recordNumbers(ctx, q, ids)
+	return out, nums, err
 }
 
 // RecordsByID returns the nodes ids of workspace ws in the order of ids (missing ones are

@@ -14,10 +14,21 @@ var ErrLeaseLost = errors.New("store: webhook lease lost")
 
 // ClaimWebhooks leases up to limit active webhooks that are due at nowMs and whose workspace
 // has events after their position, for leaseMs, to owner (a value unique to this claim).
+//
+// The delivery loop asks after every commit that wrote events, and nearly always no webhook is
+// due (most stores have none): a read answers that on the read pool (prepared once per
+// connection on SQLite, reads.go), so the usual round neither prepares the UPDATE nor takes
+// the writer, which an append waited for (docs/performance.md, "Append over HTTP, third
+// pass"). A webhook that becomes due after the read is claimed by the next round: the loop's
+// bell rings for every later commit, and its poll for the rest.
 func (s *Store) ClaimWebhooks(ctx context.Context, owner string, nowMs, leaseMs int64, limit int) ([]string, error) {
-	pick := `SELECT w.id FROM webhooks w JOIN event_heads h ON h.workspace_id = w.workspace_id
-		WHERE w.status = 'active' AND w.next_attempt_ms <= $1 AND w.lease_until <= $1 AND h.seq > w.position
-		ORDER BY w.next_attempt_ms LIMIT $4`
+	const due = `FROM webhooks w JOIN event_heads h ON h.workspace_id = w.workspace_id
+		WHERE w.status = 'active' AND w.next_attempt_ms <= $1 AND w.lease_until <= $1 AND h.seq > w.position`
+	var found bool
+	if err := s.hot().QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 `+due+`)`, nowMs).Scan(&found); err != nil || !found {
+		return nil, err
+	}
+	pick := `SELECT w.id ` + due + ` ORDER BY w.next_attempt_ms LIMIT $4`
 	if s.engine == Postgres {
 		pick += ` FOR UPDATE OF w SKIP LOCKED`
 	}
