@@ -118,10 +118,10 @@ func TestHasChildrenKept(t *testing.T) {
 }
 
 // TestHasChildrenRace trashes a parent's only child page while another is created under it,
-// 40 times. The two writers hold different locks (the workspace's tree lock and the trashed
-// page's row; the parent's row), so only the settling's own lock of the parent's block keeps
-// the flag right: unlocked, the trash computes it without the new page's uncommitted block and
-// writes false after the creation found it true already.
+// 40 times. The creation holds the parent's row; the trash holds the workspace's tree lock and
+// the trashed page's row, and takes the parent's row too, before the page's, so that it settles
+// the parent's flag after the creation commits: without that lock it computed the flag without
+// the new page's uncommitted block and wrote false after the creation found it true already.
 func TestHasChildrenRace(t *testing.T) {
 	for _, e := range engines {
 		t.Run(e.name, func(t *testing.T) {

@@ -277,13 +277,15 @@ func (tx *Tx) InsertBlocks(ctx context.Context, blocks []*quire.Block) error {
 }
 
 // UpdateBlock writes b's content, place and trash state and increments its version, provided
-// the stored version is still b.Version (else conflict). The parent it leaves and the one it
-// goes to (the same, unless it moves) have their has_children settled.
+// the stored version is still b.Version (else conflict). When it moves the block, the parent it
+// leaves and the one it joins have their has_children settled; when it trashes or restores it,
+// its parent; an edit of the content alone settles nothing.
 func (tx *Tx) UpdateBlock(ctx context.Context, b *quire.Block) error {
-	// The parent as stored: a version still b.Version below means nothing moved it since.
+	// The place as stored: a version still b.Version below means nothing moved it since.
 	var from string
+	var wasTrash bool
 	var version int64
-	err := tx.tx.QueryRowContext(ctx, `SELECT parent_id, version FROM blocks WHERE id = $1`, b.ID).Scan(&from, &version)
+	err := tx.tx.QueryRowContext(ctx, `SELECT parent_id, in_trash, version FROM blocks WHERE id = $1`, b.ID).Scan(&from, &wasTrash, &version)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return err
 	}
@@ -299,7 +301,12 @@ func (tx *Tx) UpdateBlock(ctx context.Context, b *quire.Block) error {
 	if k, _ := res.RowsAffected(); k == 0 {
 		return blockChanged()
 	}
-	tx.noteChildren(from, b.ParentID)
+	switch {
+	case from != b.ParentID:
+		tx.noteChildren(from, b.ParentID)
+	case wasTrash != b.InTrash:
+		tx.noteChildren(from)
+	}
 	b.Version++
 	return nil
 }
@@ -325,15 +332,17 @@ func (tx *Tx) TrashContent(ctx context.Context, page string, ms int64, by string
 }
 
 // SyncChildPageBlock keeps the child_page (or child_database) block of node id in step with the
-// node: its title and trash state.
-func (tx *Tx) SyncChildPageBlock(ctx context.Context, id string, content []byte, inTrash bool, ms int64, by string) error {
-	return tx.noteParentOf(tx.tx.QueryRowContext(ctx, `UPDATE blocks SET content = $2, in_trash = $3, version = version + 1,
-		edited_ms = $4, edited_by = $5 WHERE id = $1 AND type IN ('child_page', 'child_database') RETURNING parent_id`,
-		id, jsonArg(content), inTrash, ms, by))
+// node: its title and trash state. trashChanged tells that the node went into trash or came
+// out: then the block's parent gains or loses a child, and its has_children is settled; a new
+// title alone settles nothing, so a rename never writes (nor locks) the parent's row.
+func (tx *Tx) SyncChildPageBlock(ctx context.Context, id string, content []byte, inTrash, trashChanged bool, ms int64, by string) error {
+	return tx.noteParentOf(trashChanged, tx.tx.QueryRowContext(ctx, `UPDATE blocks SET content = $2, in_trash = $3,
+		version = version + 1, edited_ms = $4, edited_by = $5 WHERE id = $1 AND type IN ('child_page', 'child_database')
+		RETURNING parent_id`, id, jsonArg(content), inTrash, ms, by))
 }
 
-// noteParentOf notes the parent a statement returned, if it wrote a row.
-func (tx *Tx) noteParentOf(row *sql.Row) error {
+// noteParentOf notes the parent a statement returned, if it wrote a row and note is true.
+func (tx *Tx) noteParentOf(note bool, row *sql.Row) error {
 	var parent string
 	switch err := row.Scan(&parent); {
 	case errors.Is(err, sql.ErrNoRows):
@@ -341,7 +350,9 @@ func (tx *Tx) noteParentOf(row *sql.Row) error {
 	case err != nil:
 		return err
 	}
-	tx.noteChildren(parent)
+	if note {
+		tx.noteChildren(parent)
+	}
 	return nil
 }
 
@@ -349,7 +360,7 @@ func (tx *Tx) noteParentOf(row *sql.Row) error {
 // parent's content, when the node moves. The block is derived from the node, not content of
 // its own, so nothing is lost.
 func (tx *Tx) DetachChildPageBlock(ctx context.Context, id string) error {
-	return tx.noteParentOf(tx.tx.QueryRowContext(ctx,
+	return tx.noteParentOf(true, tx.tx.QueryRowContext(ctx,
 		`DELETE FROM blocks WHERE id = $1 AND type IN ('child_page', 'child_database') RETURNING parent_id`, id))
 }
 

@@ -9,21 +9,38 @@ import (
 	"github.com/quire-dev/quire/internal/quire"
 )
 
-// has_children is stored (migration 00023) instead of probed per block on every read. A write
+// has_children is stored (migration 00025) instead of probed per block on every read. A write
 // that adds, removes, trashes or restores a block notes the block's parent (noteChildren); the
 // transaction then sets each noted parent's flag from the children index (settleChildren),
 // before it commits and before it reads a block or a list of them, so that no read ever sees
-// the flag out of step with the tree.
+// the flag out of step with the tree. A write that changes no parent's children (an edit of a
+// block's content, a rename) notes nothing and settles nothing.
 //
-// Settling at the end rather than at each write keeps it to one statement a transaction, and
-// keeps the lock order of the writers: on PostgreSQL a parent's row is locked (FOR UPDATE)
-// after the rows the writer locked first, the page's row among them, never before (an append
-// writes its blocks before it takes its page's lock; locking a child page's block row there
-// would deadlock with a page update that holds the page and syncs that block). The lock comes in
-// a statement of its own so that the flag is computed afterwards on a fresh snapshot (READ
-// COMMITTED): two writers trashing a parent's last two children each see the other's child
-// still there if they compute unlocked, and would both leave the flag true. Locked, the second
-// computes after the first commits. SQLite has one writer at a time and needs no lock.
+// On PostgreSQL (READ COMMITTED) the settling is right, and takes no lock another writer waits
+// for, because of one rule the service keeps: a write that changes the children of a parent
+// holds that parent's guard from before it settles until it commits. The guard of a page or
+// database is its node's row; of a block, its page's node row. Appends, edits and trash of
+// blocks, Markdown, imports and new child pages lock it by touching the page (TouchNode); a
+// move locks the page it goes to the same way; trash, restore and move of a node under a page
+// lock that page's row before the node's (service.writeNode). So:
+//
+//   - The settling statement starts after the guard is held, on a fresh snapshot: every other
+//     writer of the parent's children that settled before has committed and is seen; every one
+//     that has not yet settled waits for the guard and settles after this one commits, seeing
+//     it. The last to commit computes the flag on all of them. (Two writers trashing a parent's
+//     last two children would each leave the flag true, and a page created under a parent
+//     while its other child is trashed could leave it false, without a common lock: session 6
+//     first took the parents' block rows with FOR UPDATE at commit for that.)
+//   - The row it writes, the parent's block (a page's child_page block, or the block itself),
+//     is written only by holders of the same guard: a node's own writes (its title, its trash
+//     state, a move) hold its row, a block's its page's. Holding the guard, the settling never
+//     waits for that row, so it adds no edge to any lock cycle. The FOR UPDATE at commit did:
+//     trashing a page P holds P's child_page block and then locks the rows of P's descendants
+//     to refresh their trashed_under, while renaming P's child x held x's row and settled P at
+//     commit, waiting for P's block: deadlock detected (docs/performance.md, "The deadlock,
+//     and the fix").
+//
+// SQLite has one writer at a time and needs none of this.
 
 // settleBatch is how many parents one statement settles.
 const settleBatch = 100
@@ -56,26 +73,15 @@ func (tx *Tx) settleChildren(ctx context.Context) error {
 		ids = append(ids, id)
 	}
 	clear(tx.kids)
-	slices.Sort(ids) // one lock order for every writer
+	slices.Sort(ids) // one order of the rows written, whatever the map's
 	for start := 0; start < len(ids); start += settleBatch {
 		batch := ids[start:min(start+settleBatch, len(ids))]
-		if tx.engine == Postgres {
-			var err error
-			if batch, err = tx.lockBlocks(ctx, batch); err != nil || len(batch) == 0 {
-				return err
-			}
-		}
 		if _, err := tx.tx.ExecContext(ctx, `UPDATE blocks SET has_children = NOT has_children
 			WHERE id IN `+tx.list(len(batch))+` AND has_children <> `+childExists, anys(batch)...); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// lockBlocks locks the rows of those of ids that are blocks, in id order, and returns their ids.
-func (tx *Tx) lockBlocks(ctx context.Context, ids []string) ([]string, error) {
-	return scanIDs(tx.tx.QueryContext(ctx, `SELECT id FROM blocks WHERE id IN `+tx.list(len(ids))+` ORDER BY id FOR UPDATE`, anys(ids)...))
 }
 
 // scanIDs reads the one text column of each row.

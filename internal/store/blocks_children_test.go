@@ -11,13 +11,13 @@ import (
 	"github.com/quire-dev/quire/internal/testdb"
 )
 
-// TestMigrateHasChildren: migration 00023 sets the stored has_children of the blocks written
+// TestMigrateHasChildren: migration 00025 sets the stored has_children of the blocks written
 // before it: true for a block with a child out of trash, false for one whose only child is in
 // trash and for one with none; the migration down and up again gives the same.
 func TestMigrateHasChildren(t *testing.T) {
 	testdb.ForEachEngine(t, func(t *testing.T, s *store.Store) {
 		ws, u := seed(t, s)
-		if err := s.MigrateForTest(ctx, 22); err != nil {
+		if err := s.MigrateForTest(ctx, 24); err != nil {
 			t.Fatal(err)
 		}
 		mustTx(t, s, func(tx *store.Tx) error {
@@ -33,7 +33,7 @@ func TestMigrateHasChildren(t *testing.T) {
 		want := []string{"a|1", "a1|0", "a2|0", "b|0", "b1|0", "c|0"}
 		for _, down := range []bool{false, true} {
 			if down {
-				if err := s.MigrateForTest(ctx, 22); err != nil {
+				if err := s.MigrateForTest(ctx, 24); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -45,7 +45,7 @@ func TestMigrateHasChildren(t *testing.T) {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
-				t.Fatalf("has_children after 00023 (down first: %v) (-want +got):\n%s", down, diff)
+				t.Fatalf("has_children after 00025 (down first: %v) (-want +got):\n%s", down, diff)
 			}
 		}
 		if drift, err := s.ChildrenDrift(ctx); err != nil || len(drift) > 0 {
@@ -55,7 +55,8 @@ func TestMigrateHasChildren(t *testing.T) {
 }
 
 // TestUpdateBlockMoves: a block moved by UpdateBlock settles both parents, the one it left
-// (now childless) and the one it joined; a stale version is a conflict and moves nothing.
+// (now childless) and the one it joined; trashed and restored in place, its parent; a stale
+// version is a conflict and moves nothing.
 func TestUpdateBlockMoves(t *testing.T) {
 	testdb.ForEachEngine(t, func(t *testing.T, s *store.Store) {
 		ws, u := seed(t, s)
@@ -90,6 +91,28 @@ func TestUpdateBlockMoves(t *testing.T) {
 		})
 		if diff := cmp.Diff([]string{"0", "1"}, flags()); diff != "" {
 			t.Fatalf("a, b after the move (-want +got):\n%s", diff)
+		}
+		// Trash and restore in place settle the parent; an edit of the content keeps the flags.
+		for _, step := range []struct {
+			name         string
+			change       func(b *quire.Block)
+			wantA, wantB string
+		}{
+			{"trashed", func(b *quire.Block) { b.InTrash = true }, "0", "0"},
+			{"restored", func(b *quire.Block) { b.InTrash = false }, "0", "1"},
+			{"edited", func(b *quire.Block) { b.Content = []byte(`{"x":1}`) }, "0", "1"},
+		} {
+			mustTx(t, s, func(tx *store.Tx) error {
+				cur, err := tx.Block(ctx, ws.ID, c)
+				if err != nil {
+					return err
+				}
+				step.change(cur)
+				return tx.UpdateBlock(ctx, cur)
+			})
+			if diff := cmp.Diff([]string{step.wantA, step.wantB}, flags()); diff != "" {
+				t.Fatalf("a, b after c is %s (-want +got):\n%s", step.name, diff)
+			}
 		}
 		err := s.InTx(ctx, func(tx *store.Tx) error { stale.ParentID = a; return tx.UpdateBlock(ctx, stale) })
 		if !quire.IsCode(err, quire.CodeConflict) {
