@@ -170,16 +170,8 @@ func TestHasChildrenRace(t *testing.T) {
 // childPage creates a page titled title under page parent.
 func childPage(t *testing.T, svc *service.Service, p *quire.Principal, parent, title string) *quire.Node {
 	t.Helper()
-	np, _, err := service.DecodeNewPage(map[string]any{"parent": map[string]any{"page_id": parent},
+	return createPage(t, svc, p, map[string]any{"parent": map[string]any{"page_id": parent},
 		"properties": map[string]any{"title": []any{map[string]any{"text": map[string]any{"content": title}}}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, err := svc.CreatePage(ctx, p, np)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
 }
 
 // appendTo appends children to block or page id at pl and returns the created top-level blocks.
