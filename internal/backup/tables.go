@@ -64,7 +64,7 @@ var tables = []table{
 	{"idempotency_keys", cols("token_id key request_hash state status:int headers body:bytes claimed_ms:int created_ms:int")},
 	{"nodes", cols("id workspace_id object page_type parent_type parent_id position title title_plain properties description icon cover " +
 		"is_inline:bool in_trash:bool trashed_under:bool version:int created_ms:int created_by edited_ms:int edited_by")},
-	{"blocks", cols("id workspace_id page_id parent_id position type content in_trash:bool version:int created_ms:int created_by edited_ms:int edited_by")},
+	{"blocks", cols("id workspace_id page_id parent_id position type content has_children:bool in_trash:bool version:int created_ms:int created_by edited_ms:int edited_by")},
 	{"views", cols("id workspace_id database_id position name type spec in_trash:bool version:int created_ms:int created_by edited_ms:int edited_by")},
 	{"record_values", cols("database_id record_id property_id ord:int v_text v_num:float")},
 	{"record_indexed", cols("database_id property_id created_ms:int lease_ms:int")}, // which properties keep record_values rows

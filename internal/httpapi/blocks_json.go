@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/quire-dev/quire/internal/quire"
 )
 
 // jsonAppender is a response body that writes its own JSON. A page of 100 blocks through
@@ -81,7 +83,7 @@ func (l list[T]) appendJSON(dst []byte) ([]byte, bool) {
 	if len(l.Results) == 0 {
 		return dst, false
 	}
-	if _, ok := any(l.Results[0]).(jsonAppender); !ok {
+	if _, ok := any(&l.Results[0]).(jsonAppender); !ok {
 		return dst, false
 	}
 	start := len(dst)
@@ -93,7 +95,8 @@ func (l list[T]) appendJSON(dst []byte) ([]byte, bool) {
 			dst = append(dst, ',')
 		}
 		var ok bool
-		if dst, ok = any(l.Results[i]).(jsonAppender).appendJSON(dst); !ok {
+		// Through a pointer: an item boxed by value is copied to the heap, one per item.
+		if dst, ok = any(&l.Results[i]).(jsonAppender).appendJSON(dst); !ok {
 			return dst[:start], false
 		}
 	}
@@ -109,19 +112,20 @@ func (l list[T]) appendJSON(dst []byte) ([]byte, bool) {
 }
 
 // appendJSON writes the block as encoding/json would write blockDoc, then the type's field.
-func (b blockObject) appendJSON(dst []byte) ([]byte, bool) {
+func (o blockObject) appendJSON(dst []byte) ([]byte, bool) {
+	b := o.b
 	dst = append(dst, `{"object":"block","id":`...)
 	dst = appendString(dst, b.ID)
 	dst = append(dst, `,"parent":`...)
-	dst = b.Parent.appendJSON(dst)
-	dst = append(dst, `,"created_time":`...)
-	dst = appendString(dst, b.CreatedTime)
-	dst = append(dst, `,"last_edited_time":`...)
-	dst = appendString(dst, b.LastEditedTime)
-	dst = append(dst, `,"created_by":{"object":"user","id":`...)
+	dst = newParent(o.parentType, b.ParentID).appendJSON(dst)
+	dst = append(dst, `,"created_time":"`...)
+	dst = quire.AppendMillis(dst, b.CreatedMs)
+	dst = append(dst, `","last_edited_time":"`...)
+	dst = quire.AppendMillis(dst, b.EditedMs)
+	dst = append(dst, `","created_by":{"object":"user","id":`...)
 	dst = appendString(dst, b.CreatedBy)
 	dst = append(dst, `},"last_edited_by":{"object":"user","id":`...)
-	dst = appendString(dst, b.LastEditedBy)
+	dst = appendString(dst, b.EditedBy)
 	dst = append(dst, `},"has_children":`...)
 	dst = strconv.AppendBool(dst, b.HasChildren)
 	dst = append(dst, `,"in_trash":`...)

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/quire-dev/quire/internal/quire"
@@ -13,23 +14,24 @@ import (
 // strings that need escaping; the written bytes are valid JSON.
 func TestBlockJSON(t *testing.T) {
 	id := quire.NewID()
+	at := int64(1767323045678) // 2026-01-02T03:04:05.678Z
 	blocks := []blockObject{
-		{ID: id, Parent: newParent(quire.ParentPage, id), CreatedTime: "2026-01-02T03:04:05.000Z", LastEditedTime: "2026-01-02T03:04:05.000Z",
-			CreatedBy: id, LastEditedBy: id, HasChildren: true, Type: "paragraph",
-			Content: json.RawMessage(`{"rich_text":[{"type":"text","text":{"content":"a <b> & \"c\" \u2028 é"}}],"color":"default"}`)},
-		{ID: id, Parent: newParent(quire.ParentBlock, id), InTrash: true, Type: "divider"},
-		{ID: id, Parent: newParent(quire.ParentDatabase, id), Type: "child_database", Content: json.RawMessage(`{"title":"x"}`)},
-		{ID: "odd \"id\" <&>\n", Parent: newParent(quire.ParentWorkspace, ""), Type: "to_do", Content: json.RawMessage(`{}`)},
+		{&quire.Block{ID: id, ParentID: id, CreatedMs: at, EditedMs: at + 1, CreatedBy: id, EditedBy: id, HasChildren: true, Type: "paragraph",
+			Content: json.RawMessage(`{"rich_text":[{"type":"text","text":{"content":"a <b> & \"c\" \u2028 é"}}],"color":"default"}`)}, quire.ParentPage},
+		{&quire.Block{ID: id, ParentID: id, InTrash: true, Type: "divider"}, quire.ParentBlock},
+		{&quire.Block{ID: id, ParentID: id, Type: "child_database", Content: json.RawMessage(`{"title":"x"}`)}, quire.ParentDatabase},
+		{&quire.Block{ID: "odd \"id\" <&>\n", CreatedMs: -1, EditedMs: 253402300800000, Type: "to_do", Content: json.RawMessage(`{}`)}, quire.ParentWorkspace},
 	}
-	for _, b := range blocks {
-		got, ok := b.appendJSON(nil)
+	for _, o := range blocks {
+		got, ok := o.appendJSON(nil)
 		if !ok || !json.Valid(got) {
-			t.Fatalf("appendJSON(%+v) = %s, %v", b, got, ok)
+			t.Fatalf("appendJSON(%+v) = %s, %v", o.b, got, ok)
 		}
+		b := o.b
 		want := map[string]any{}
-		head, _ := json.Marshal(blockDoc{Object: "block", ID: b.ID, Parent: b.Parent, CreatedTime: b.CreatedTime,
-			LastEditedTime: b.LastEditedTime, CreatedBy: ref(b.CreatedBy), LastEditedBy: ref(b.LastEditedBy),
-			HasChildren: b.HasChildren, InTrash: b.InTrash, Type: b.Type})
+		head, _ := json.Marshal(blockDoc{Object: "block", ID: b.ID, Parent: newParent(o.parentType, b.ParentID),
+			CreatedTime: time.UnixMilli(b.CreatedMs).UTC().Format(quire.TimeLayout), LastEditedTime: time.UnixMilli(b.EditedMs).UTC().Format(quire.TimeLayout),
+			CreatedBy: ref(b.CreatedBy), LastEditedBy: ref(b.EditedBy), HasChildren: b.HasChildren, InTrash: b.InTrash, Type: b.Type})
 		mustUnmarshal(t, head, &want)
 		want[b.Type] = json.RawMessage(rawOr(b.Content, "{}"))
 		wantBytes, _ := json.Marshal(want)

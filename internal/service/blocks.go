@@ -152,6 +152,9 @@ func (s *Service) Children(ctx context.Context, p *quire.Principal, id, startCur
 	if err != nil {
 		return Results[*quire.Block]{}, nil, err
 	}
+	for _, b := range bs { // the listing leaves them to us: a block's children are in its page
+		b.WorkspaceID, b.PageID = c.Page.WorkspaceID, c.Page.ID
+	}
 	pg, err := paginate(s, list, bs, pageSize, func(b *quire.Block) any { return store.ChildKey{Position: b.Position, ID: b.ID} })
 	return pg, c, err
 }

@@ -19,7 +19,9 @@ type nodeWrite struct {
 	is   func(*quire.Node) bool
 	// lockTree takes the workspace's tree lock first: trash, restore and move rewrite the
 	// descendants' trashed_under, one at a time per workspace, so that two of them never lock
-	// the same rows in turn.
+	// the same rows in turn. Such a write also takes its parent page's row before the node's:
+	// it adds a child to that page or removes one (the node's child_page block), and every
+	// write that does holds the page's row (store/blocks_children.go says why).
 	lockTree bool
 	// record locks a record's database before the record, as every write of records does.
 	record bool
@@ -85,15 +87,28 @@ func (s *Service) writeNode(ctx context.Context, p *quire.Principal, w nodeWrite
 				return err
 			}
 		}
+		var first *quire.Node // as read before any lock: its parent stays put under the tree lock
+		if w.record || w.lockTree {
+			var err error
+			if first, err = tx.Node(ctx, p.WorkspaceID(), w.id); err != nil && !quire.IsCode(err, quire.CodeNotFound) {
+				return err
+			}
+		}
 		if w.record {
 			dbs := w.databases
-			if first, err := tx.Node(ctx, p.WorkspaceID(), w.id); err == nil && first.ParentType == quire.ParentDatabase {
+			if first != nil && first.ParentType == quire.ParentDatabase {
 				dbs = append([]string{first.ParentID}, dbs...)
 			}
 			if len(dbs) > 0 {
 				if _, err := lockRecordDatabases(ctx, tx, p.WorkspaceID(), dbs[0], dbs[1:]...); err != nil {
 					return err
 				}
+			}
+		}
+		// The parent before the child, as a record's database before the record.
+		if w.lockTree && first != nil && first.ParentType == quire.ParentPage {
+			if err := tx.LockNode(ctx, first.ParentID); err != nil {
+				return err
 			}
 		}
 		var err error
@@ -130,7 +145,7 @@ func saveNode(ctx context.Context, tx *store.Tx, p *quire.Principal, n *quire.No
 		return err
 	}
 	if n.ParentType == quire.ParentPage && (retitled || trashChanged) {
-		if err := tx.SyncChildPageBlock(ctx, n.ID, childPageContent(n), n.InTrash, n.EditedMs, n.EditedBy); err != nil {
+		if err := tx.SyncChildPageBlock(ctx, n.ID, childPageContent(n), n.InTrash, trashChanged, n.EditedMs, n.EditedBy); err != nil {
 			return err
 		}
 	}

@@ -59,7 +59,13 @@ func callerToken(t testing.TB, st *store.Store) (*service.Service, *quire.Princi
 // newPage creates an empty top-level page.
 func newPage(t testing.TB, svc *service.Service, p *quire.Principal) *quire.Node {
 	t.Helper()
-	np, _, err := service.DecodeNewPage(map[string]any{"parent": map[string]any{"workspace": true}})
+	return createPage(t, svc, p, map[string]any{"parent": map[string]any{"workspace": true}})
+}
+
+// createPage creates the page a POST /v2/pages body describes.
+func createPage(t testing.TB, svc *service.Service, p *quire.Principal, body map[string]any) *quire.Node {
+	t.Helper()
+	np, _, err := service.DecodeNewPage(body)
 	if err != nil {
 		t.Fatal(err)
 	}

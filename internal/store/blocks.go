@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,19 +11,10 @@ import (
 	"github.com/quire-dev/quire/internal/quire"
 )
 
-// blockColumns are read with has_children computed on the children index, so it is always true
-// to the tree.
+// blockColumns are a block's columns; has_children is stored, kept by the writes
+// (blocks_children.go).
 const blockColumns = `b.id, b.workspace_id, b.page_id, b.parent_id, b.position, b.type, b.content,
-	` + hasChildren + `, b.in_trash, b.version, b.created_ms, b.created_by, b.edited_ms, b.edited_by`
-
-// hasChildren tells whether block b has a child out of trash, on the children index. Not
-// EXISTS: PostgreSQL estimates parent_id = b.id to match as many rows as the average parent
-// has (a thousand, on pages of a thousand blocks), so it expects an EXISTS to stop early in a
-// sequential scan, and read the whole table for every block of a page that has none: a page of
-// 100 children took a second. Ordered by the index and limited to one row, the subquery is
-// cheapest on the index whatever the estimate (plans_test.go pins it on both engines).
-const hasChildren = `(SELECT 1 FROM blocks c WHERE c.parent_id = b.id AND c.in_trash = FALSE
-		ORDER BY c.parent_id, c.position, c.id LIMIT 1) IS NOT NULL`
+	b.has_children, b.in_trash, b.version, b.created_ms, b.created_by, b.edited_ms, b.edited_by`
 
 func scanBlock(row interface{ Scan(...any) error }) (*quire.Block, error) {
 	b := &quire.Block{}
@@ -38,8 +30,11 @@ func (s *Store) Block(ctx context.Context, ws, id string) (*quire.Block, error) 
 	return block(ctx, s.hot(), ws, id)
 }
 
-// Block reads a block inside the transaction.
+// Block reads a block inside the transaction, its has_children settled first.
 func (tx *Tx) Block(ctx context.Context, ws, id string) (*quire.Block, error) {
+	if err := tx.settleChildren(ctx); err != nil {
+		return nil, err
+	}
 	return block(ctx, tx.tx, ws, id)
 }
 
@@ -58,20 +53,41 @@ type ChildKey struct {
 }
 
 // Children returns up to limit blocks under parent (a page, database or block) in order, after
-// key when set, leaving out blocks in trash. It walks the (parent_id, position, id) index.
+// key when set, leaving out blocks in trash. It walks the (parent_id, position, id) index. It
+// reads only what a listing shows (childColumns): each block's ParentID is parent and InTrash
+// false, but WorkspaceID, PageID and Version are left empty for the caller, which knows the
+// first two (the children of a block are in its page, a page's are its own).
 func (s *Store) Children(ctx context.Context, parent string, after *ChildKey, limit int) ([]*quire.Block, error) {
 	return children(ctx, s.hot(), s.engine, parent, after, limit)
 }
 
-// Children reads children inside the transaction (or snapshot).
+// Children reads children inside the transaction, their has_children settled first.
 func (tx *Tx) Children(ctx context.Context, parent string, after *ChildKey, limit int) ([]*quire.Block, error) {
+	if err := tx.settleChildren(ctx); err != nil {
+		return nil, err
+	}
 	return children(ctx, tx.tx, tx.engine, parent, after, limit)
+}
+
+// childColumns are the columns of a listed child: the driver converts every column of every row
+// it steps into a Go value (a string copied for each text), so the parent's id, the page's and
+// the workspace's, the trash flag (false) and the version (no ETag in a list) are not read.
+const childColumns = `b.id, b.position, b.type, b.content, b.has_children, b.created_ms, b.created_by,
+	b.edited_ms, b.edited_by`
+
+// scanChild reads a row of childColumns under parent into b.
+func scanChild(rows *sql.Rows, parent string, b *quire.Block) error {
+	b.ParentID = parent
+	var content []byte
+	err := rows.Scan(&b.ID, &b.Position, &b.Type, &content, &b.HasChildren, &b.CreatedMs, &b.CreatedBy, &b.EditedMs, &b.EditedBy)
+	b.Content = content
+	return err
 }
 
 // The children of $1 out of trash, in order, at most $2, from the start or after ($3, $4): on
 // the (parent_id, position, id) index.
 const (
-	childrenSelect = `SELECT ` + blockColumns + ` FROM blocks b WHERE b.parent_id = $1 AND b.in_trash = FALSE`
+	childrenSelect = `SELECT ` + childColumns + ` FROM blocks b WHERE b.parent_id = $1 AND b.in_trash = FALSE`
 	childrenFirst  = childrenSelect + ` ORDER BY b.position, b.id LIMIT $2`
 	childrenAfter  = childrenSelect + ` AND (b.position, b.id) > ($3, $4) ORDER BY b.position, b.id LIMIT $2`
 )
@@ -114,10 +130,16 @@ func children(ctx context.Context, q querier, engine Engine, parent string, afte
 		return nil, err
 	}
 	defer rows.Close()
+	// The blocks are allocated 101 at a time rather than one by one.
 	out := make([]*quire.Block, 0, min(limit, 101))
+	var free []quire.Block
 	for len(out) < limit && rows.Next() {
-		b, err := scanBlock(rows)
-		if err != nil {
+		if len(free) == 0 {
+			free = make([]quire.Block, min(limit-len(out), 101))
+		}
+		b := &free[0]
+		free = free[1:]
+		if err := scanChild(rows, parent, b); err != nil {
 			return nil, err
 		}
 		out = append(out, b)
@@ -223,10 +245,11 @@ func (tx *Tx) PrevPosition(ctx context.Context, parent, pos string) (string, err
 }
 
 // InsertBlocks stores new blocks with one multi-row statement per 100 blocks (on SQLite, after
-// their search entries: indexNewBlocks). After an error the transaction must be rolled back:
+// their search entries: indexNewBlocks), and sets their HasChildren as written. After an error the transaction must be rolled back:
 // entries may have been written for blocks that were not.
 func (tx *Tx) InsertBlocks(ctx context.Context, blocks []*quire.Block) error {
-	const cols = 13
+	const cols = 14
+	tx.insertedChildren(blocks)
 	for start := 0; start < len(blocks); start += 100 {
 		batch := blocks[start:min(start+100, len(blocks))]
 		if tx.engine == SQLite {
@@ -235,8 +258,8 @@ func (tx *Tx) InsertBlocks(ctx context.Context, blocks []*quire.Block) error {
 			}
 		}
 		var sb strings.Builder
-		sb.WriteString(`INSERT INTO blocks (id, workspace_id, page_id, parent_id, position, type, content, in_trash,
-			version, created_ms, created_by, edited_ms, edited_by) VALUES `)
+		sb.WriteString(`INSERT INTO blocks (id, workspace_id, page_id, parent_id, position, type, content, has_children,
+			in_trash, version, created_ms, created_by, edited_ms, edited_by) VALUES `)
 		args := make([]any, 0, len(batch)*cols)
 		for i, b := range batch {
 			if i > 0 {
@@ -244,7 +267,7 @@ func (tx *Tx) InsertBlocks(ctx context.Context, blocks []*quire.Block) error {
 			}
 			tx.values(&sb, i*cols, cols)
 			args = append(args, b.ID, b.WorkspaceID, b.PageID, b.ParentID, b.Position, b.Type, jsonArg(b.Content),
-				b.InTrash, b.Version, b.CreatedMs, b.CreatedBy, b.EditedMs, b.EditedBy)
+				b.HasChildren, b.InTrash, b.Version, b.CreatedMs, b.CreatedBy, b.EditedMs, b.EditedBy)
 		}
 		if _, err := tx.tx.ExecContext(ctx, sb.String(), args...); err != nil {
 			return err
@@ -254,8 +277,21 @@ func (tx *Tx) InsertBlocks(ctx context.Context, blocks []*quire.Block) error {
 }
 
 // UpdateBlock writes b's content, place and trash state and increments its version, provided
-// the stored version is still b.Version (else conflict).
+// the stored version is still b.Version (else conflict). When it moves the block, the parent it
+// leaves and the one it joins have their has_children settled; when it trashes or restores it,
+// its parent; an edit of the content alone settles nothing.
 func (tx *Tx) UpdateBlock(ctx context.Context, b *quire.Block) error {
+	// The place as stored: a version still b.Version below means nothing moved it since.
+	var from string
+	var wasTrash bool
+	var version int64
+	err := tx.tx.QueryRowContext(ctx, `SELECT parent_id, in_trash, version FROM blocks WHERE id = $1`, b.ID).Scan(&from, &wasTrash, &version)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	if err != nil || version != b.Version {
+		return blockChanged()
+	}
 	res, err := tx.tx.ExecContext(ctx, `UPDATE blocks SET page_id = $3, parent_id = $4, position = $5, content = $6,
 		in_trash = $7, version = version + 1, edited_ms = $8, edited_by = $9 WHERE id = $1 AND version = $2`,
 		b.ID, b.Version, b.PageID, b.ParentID, b.Position, jsonArg(b.Content), b.InTrash, b.EditedMs, b.EditedBy)
@@ -263,10 +299,20 @@ func (tx *Tx) UpdateBlock(ctx context.Context, b *quire.Block) error {
 		return err
 	}
 	if k, _ := res.RowsAffected(); k == 0 {
-		return quire.Conflict("The block changed while this request ran; read it again and retry.")
+		return blockChanged()
+	}
+	switch {
+	case from != b.ParentID:
+		tx.noteChildren(from, b.ParentID)
+	case wasTrash != b.InTrash:
+		tx.noteChildren(from)
 	}
 	b.Version++
 	return nil
+}
+
+func blockChanged() error {
+	return quire.Conflict("The block changed while this request ran; read it again and retry.")
 }
 
 // TouchBlock records that a block's children changed (has_children may differ): new version
@@ -281,24 +327,41 @@ func (tx *Tx) TouchBlock(ctx context.Context, id string, ms int64, by string) er
 func (tx *Tx) TrashContent(ctx context.Context, page string, ms int64, by string) error {
 	_, err := tx.tx.ExecContext(ctx, `UPDATE blocks SET in_trash = TRUE, version = version + 1, edited_ms = $2, edited_by = $3
 		WHERE parent_id = $1 AND in_trash = FALSE AND type NOT IN ('child_page', 'child_database')`, page, ms, by)
+	tx.noteChildren(page)
 	return err
 }
 
 // SyncChildPageBlock keeps the child_page (or child_database) block of node id in step with the
-// node: its title and trash state.
-func (tx *Tx) SyncChildPageBlock(ctx context.Context, id string, content []byte, inTrash bool, ms int64, by string) error {
-	_, err := tx.tx.ExecContext(ctx, `UPDATE blocks SET content = $2, in_trash = $3, version = version + 1,
-		edited_ms = $4, edited_by = $5 WHERE id = $1 AND type IN ('child_page', 'child_database')`,
-		id, jsonArg(content), inTrash, ms, by)
-	return err
+// node: its title and trash state. trashChanged tells that the node went into trash or came
+// out: then the block's parent gains or loses a child, and its has_children is settled; a new
+// title alone settles nothing, so a rename never writes (nor locks) the parent's row.
+func (tx *Tx) SyncChildPageBlock(ctx context.Context, id string, content []byte, inTrash, trashChanged bool, ms int64, by string) error {
+	return tx.noteParentOf(trashChanged, tx.tx.QueryRowContext(ctx, `UPDATE blocks SET content = $2, in_trash = $3,
+		version = version + 1, edited_ms = $4, edited_by = $5 WHERE id = $1 AND type IN ('child_page', 'child_database')
+		RETURNING parent_id`, id, jsonArg(content), inTrash, ms, by))
+}
+
+// noteParentOf notes the parent a statement returned, if it wrote a row and note is true.
+func (tx *Tx) noteParentOf(note bool, row *sql.Row) error {
+	var parent string
+	switch err := row.Scan(&parent); {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil
+	case err != nil:
+		return err
+	}
+	if note {
+		tx.noteChildren(parent)
+	}
+	return nil
 }
 
 // DetachChildPageBlock removes the child_page (or child_database) block of node id from its
 // parent's content, when the node moves. The block is derived from the node, not content of
 // its own, so nothing is lost.
 func (tx *Tx) DetachChildPageBlock(ctx context.Context, id string) error {
-	_, err := tx.tx.ExecContext(ctx, `DELETE FROM blocks WHERE id = $1 AND type IN ('child_page', 'child_database')`, id)
-	return err
+	return tx.noteParentOf(true, tx.tx.QueryRowContext(ctx,
+		`DELETE FROM blocks WHERE id = $1 AND type IN ('child_page', 'child_database') RETURNING parent_id`, id))
 }
 
 // ChildContent is the part of a block a Markdown export reads.
@@ -311,7 +374,7 @@ type ChildContent struct {
 // ChildContents is Children for an export: the same keyset walk, reading only what rendering
 // needs (a third of the columns, a third of the allocations per row).
 func (s *Store) ChildContents(ctx context.Context, parent string, after *ChildKey, limit int) ([]ChildContent, error) {
-	query := `SELECT b.id, b.position, b.type, b.content, ` + hasChildren + `
+	query := `SELECT b.id, b.position, b.type, b.content, b.has_children
 		FROM blocks b WHERE b.parent_id = $1 AND b.in_trash = FALSE`
 	args := []any{parent, limit}
 	if after != nil {

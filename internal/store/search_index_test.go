@@ -201,8 +201,10 @@ func testEveryWrite(t *testing.T, s *store.Store, fromV9 bool) {
 	if fromV9 {
 		// Under 00009 a change to a child_page block deleted its page's title entry; 00012
 		// brings such titles back.
+		// By SQL: the store's method also settles has_children, a column of 00025.
 		mustTx(t, s, func(tx *store.Tx) error {
-			return tx.SyncChildPageBlock(ctx, child.ID, []byte(`{"title":"Child page, synced"}`), false, 3, u.ID)
+			return tx.Exec(ctx, `UPDATE blocks SET content = $2, version = version + 1, edited_ms = 3 WHERE id = $1`,
+				child.ID, `{"title":"Child page, synced"}`)
 		})
 		if err := s.MigrateForTest(ctx, math.MaxInt64); err != nil {
 			t.Fatal(err)
@@ -275,7 +277,7 @@ func testEveryWrite(t *testing.T, s *store.Store, fromV9 bool) {
 		t.Errorf("title index after the batch rename: old, new = %v, want [0 1]", got)
 	}
 	step("sync a child page block", func(tx *store.Tx) error {
-		return tx.SyncChildPageBlock(ctx, child.ID, []byte(`{"title":"Renamed child"}`), true, 7, u.ID)
+		return tx.SyncChildPageBlock(ctx, child.ID, []byte(`{"title":"Renamed child"}`), true, true, 7, u.ID)
 	})
 	step("detach a child page block", func(tx *store.Tx) error { return tx.DetachChildPageBlock(ctx, child.ID) })
 	step("edit a mind-map node", func(tx *store.Tx) error {

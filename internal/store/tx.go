@@ -16,6 +16,7 @@ type Tx struct {
 	events   []quire.Event              // the outbox, written at commit (events.go)
 	eventsOf map[string][]int           // entity id → indexes in events
 	indexed  map[string]map[string]bool // database id → properties whose rows are kept (records_indexed.go)
+	kids     map[string]struct{}        // parents whose has_children to settle (blocks_children.go)
 }
 
 // querier is what both a *sql.DB and a *sql.Tx offer; read helpers take it so that they serve
@@ -48,6 +49,9 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) (err error) {
 	}()
 	tx := &Tx{tx: newTxConn(sqlTx, s.kept), engine: s.engine}
 	if err = fn(tx); err != nil {
+		return err
+	}
+	if err = tx.settleChildren(ctx); err != nil {
 		return err
 	}
 	if c := claimFrom(ctx); c != nil {
