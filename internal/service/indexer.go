@@ -111,6 +111,24 @@ func (ix *Indexer) Run(ctx context.Context) {
 	wg.Wait()
 }
 
+// indexWork is one claimed node of an indexer batch on its way to the store.
+type indexWork struct {
+	job    store.EmbedJob
+	src    store.EmbedSource
+	gone   bool
+	err    error
+	chunks []store.EmbedChunk // each with its vector: kept from before, or nil until embedded
+	todo   []string           // the chunks to embed, in order of the nil vectors
+}
+
+// save is what the store keeps of w: its vectors, or for a node that is gone none.
+func (w *indexWork) save() store.EmbedSave {
+	if w.gone {
+		return store.EmbedSave{Job: w.job}
+	}
+	return store.EmbedSave{Job: w.job, Workspace: w.src.WorkspaceID, Chunks: w.chunks}
+}
+
 // RunOnce embeds one batch of queued nodes and reports how many it took. The chunks of every
 // node of the batch go to the embedder together, in sub-batches of about one built-in matrix
 // each (embed), with a wait for requests in flight before each.
@@ -120,15 +138,7 @@ func (ix *Indexer) RunOnce(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	type work struct {
-		job    store.EmbedJob
-		src    store.EmbedSource
-		gone   bool
-		err    error
-		chunks []store.EmbedChunk // each with its vector: kept from before, or nil until embedded
-		todo   []string           // the chunks to embed, in order of the nil vectors
-	}
-	works := make([]work, len(jobs))
+	works := make([]indexWork, len(jobs))
 	var all []string
 	for i, job := range jobs {
 		w := &works[i]
@@ -164,12 +174,23 @@ func (ix *Indexer) RunOnce(ctx context.Context) (int, error) {
 			}
 		}
 	}
+	// The embedded nodes are saved together, in one transaction, after a wait for requests in
+	// flight like the embedding's; a node whose save then fails is saved alone, so one bad
+	// node does not hold back the others.
+	var saves []store.EmbedSave
+	for _, w := range works {
+		if w.err == nil {
+			saves = append(saves, w.save())
+		}
+	}
+	batchErr := ix.gate.Wait(ctx, ix.maxWait)
+	if batchErr == nil {
+		batchErr = st.SaveEmbeddingBatch(ctx, e.ID(), saves)
+	}
 	for _, w := range works {
 		err := w.err
-		if err == nil && w.gone {
-			err = st.SaveEmbeddings(ctx, w.job, "", e.ID(), nil)
-		} else if err == nil {
-			err = st.SaveEmbeddings(ctx, w.job, w.src.WorkspaceID, e.ID(), w.chunks)
+		if err == nil && batchErr != nil {
+			err = st.SaveEmbeddingBatch(ctx, e.ID(), []store.EmbedSave{w.save()})
 		}
 		if err == nil {
 			ix.svc.index.nodes.Add(1)
