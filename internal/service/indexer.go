@@ -139,7 +139,7 @@ func (ix *Indexer) RunOnce(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	works := make([]indexWork, len(jobs))
-	var all []string
+	var found []string // the nodes that still exist, whose stored vectors may be reused
 	for i, job := range jobs {
 		w := &works[i]
 		w.job = job
@@ -147,8 +147,22 @@ func (ix *Indexer) RunOnce(ctx context.Context) (int, error) {
 		w.src, ok, w.err = st.EmbedSource(ctx, job.NodeID, embedMaxEntries)
 		w.gone = w.err == nil && !ok
 		if w.err == nil && ok {
+			found = append(found, job.NodeID)
+		}
+	}
+	// One read of the batch's stored vectors: on PostgreSQL a statement per node was a round
+	// trip per node, most of the work of indexing records (one short chunk each).
+	kept, err := st.ChunkVectorsOf(ctx, e.ID(), found)
+	var all []string
+	for i := range works {
+		w := &works[i]
+		if w.err == nil && !w.gone {
 			w.chunks = embedChunks(w.src)
-			w.todo, w.err = ix.reuse(ctx, w.job.NodeID, w.chunks)
+			if err != nil {
+				w.err = err
+				continue
+			}
+			w.todo = reuse(kept[w.job.NodeID], w.chunks)
 			all = append(all, w.todo...)
 		}
 	}
@@ -261,14 +275,10 @@ func subBatch(texts []string) int {
 	return n
 }
 
-// reuse looks up the node's stored vectors by the hash of their text: a chunk whose text (under
-// this model) is unchanged keeps its vector, and only the others are embedded; it returns their
-// texts. An append to a long page changes its last chunk or none.
-func (ix *Indexer) reuse(ctx context.Context, id string, chunks []store.EmbedChunk) (todo []string, err error) {
-	kept, err := ix.svc.store.ChunkVectors(ctx, id, ix.svc.embedder.ID())
-	if err != nil {
-		return nil, err
-	}
+// reuse gives each chunk whose text (under this model) is unchanged its stored vector from kept
+// (by the hash of its text), so that only the others are embedded; it returns their texts. An
+// append to a long page changes its last chunk or none.
+func reuse(kept map[string][]float32, chunks []store.EmbedChunk) (todo []string) {
 	for i := range chunks {
 		c := &chunks[i]
 		c.Hash = store.ChunkHash(c.Text)
@@ -278,7 +288,7 @@ func (ix *Indexer) reuse(ctx context.Context, id string, chunks []store.EmbedChu
 			todo = append(todo, c.Text)
 		}
 	}
-	return todo, nil
+	return todo
 }
 
 // embedChunks cuts a node's text into the pieces that get a vector each: the title, then its

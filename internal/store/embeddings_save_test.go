@@ -22,7 +22,8 @@ func testChunks(n int, first float32) []store.EmbedChunk {
 // TestStore_SaveEmbeddingBatch saves an indexer batch in one transaction: each node's vectors
 // replaced (more rows than one INSERT takes, for node-3), a node that is gone left without any,
 // the queue entries ended unless queued again meanwhile, and one version number per workspace
-// stamped on all of its nodes, so the semantic caches reload exactly those.
+// stamped on all of its nodes, so the semantic caches reload exactly those. The vectors are read
+// back as the indexer reads a batch's, in one statement, by model.
 func TestStore_SaveEmbeddingBatch(t *testing.T) {
 	testdb.ForEachEngine(t, func(t *testing.T, s *store.Store) {
 		fillEmbedQueue(t, s, 4, 0) // node-1 … node-4, all due
@@ -58,14 +59,22 @@ func TestStore_SaveEmbeddingBatch(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The indexer reads a batch's stored vectors in one statement (ChunkVectorsOf).
+		byNode, err := s.ChunkVectorsOf(ctx, "m", []string{"node-1", "node-2", "node-3", "node-4"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if other, err := s.ChunkVectorsOf(ctx, "other-model", []string{"node-1"}); err != nil || len(other["node-1"]) != 0 {
+			t.Fatalf("another model's vectors: %v, %v; want none", other, err)
+		}
 		for _, c := range []struct {
 			node  string
 			want  int
 			first float32
 		}{{"node-1", 2, 0}, {"node-2", 1, 10}, {"node-3", 150, 1000}, {"node-4", 0, 0}} {
-			got, err := s.ChunkVectors(ctx, c.node, "m")
-			if err != nil || len(got) != c.want {
-				t.Fatalf("%s: %d vectors, %v; want %d", c.node, len(got), err, c.want)
+			got, ok := byNode[c.node]
+			if !ok || len(got) != c.want {
+				t.Fatalf("%s: %d vectors (%v); want %d", c.node, len(got), ok, c.want)
 			}
 			for i, want := range testChunks(c.want, c.first) {
 				if v := got[want.Hash]; len(v) != 2 || v[0] != want.Vector[0] {
