@@ -34,9 +34,9 @@ const (
 // Indexer embeds the queued nodes in the background. Several indexers (one per server) may
 // share a database: each claims its jobs with a lease. Within one server, workers (half the
 // cores, at least one, by default) claim and embed batches side by side, each waiting on the
-// busy gate before every embedding call so that requests come first; while no request is in
-// flight each worker embeds spare more sub-batches beside its own, so an idle server indexes
-// on every core.
+// busy gate before every embedding call and every save so that requests come first; once no
+// request has been in flight for busy.Quiet each worker embeds spare more sub-batches beside
+// its own, so an idle server indexes on every core.
 type Indexer struct {
 	svc     *Service
 	log     *slog.Logger
@@ -47,12 +47,13 @@ type Indexer struct {
 	lease   time.Duration
 	gate    *busy.Gate
 	maxWait time.Duration
+	quiet   time.Duration // how long the gate must be empty before spare sub-batches run
 }
 
 // NewIndexer returns the indexer of s's embedder. It yields to no request until Yield names the
 // server's gate.
 func NewIndexer(s *Service, log *slog.Logger) *Indexer {
-	ix := &Indexer{svc: s, log: log, batch: 16, idle: 250 * time.Millisecond, lease: 2 * time.Minute}
+	ix := &Indexer{svc: s, log: log, batch: 16, idle: 250 * time.Millisecond, lease: 2 * time.Minute, quiet: busy.Quiet}
 	return ix.Workers(DefaultIndexWorkers())
 }
 
@@ -69,7 +70,7 @@ func (ix *Indexer) Yield(g *busy.Gate, maxWait time.Duration) *Indexer {
 }
 
 // Workers sets how many batches are embedded side by side; 0 keeps DefaultIndexWorkers. While
-// no request is in flight the workers use every core: each runs GOMAXPROCS/n - 1 spare
+// no request is (or has lately been) in flight the workers use every core: each runs GOMAXPROCS/n - 1 spare
 // sub-batches beside its own.
 func (ix *Indexer) Workers(n int) *Indexer {
 	if n > 0 {
@@ -227,7 +228,7 @@ func (ix *Indexer) RunOnce(ctx context.Context) (int, error) {
 }
 
 // embed embeds texts in sub-batches (subBatch), waiting on the busy gate before each. When no
-// request is in flight it embeds up to 1+spare sub-batches side by side: the extra cores are
+// request has been in flight for ix.quiet it embeds up to 1+spare sub-batches side by side: the extra cores are
 // taken only while requests do not need them, and for at most one sub-batch's time after one
 // arrives.
 func (ix *Indexer) embed(ctx context.Context, texts []string) ([][]float32, error) {
@@ -236,8 +237,13 @@ func (ix *Indexer) embed(ctx context.Context, texts []string) ([][]float32, erro
 		if err := ix.gate.Wait(ctx, ix.maxWait); err != nil {
 			return nil, err
 		}
+		// Spare cores only after a quiet spell, not in the gap between two requests of a client
+		// sending them one after another: a spare sub-batch holds every core for its whole
+		// length, and a request that arrives meanwhile waits for a core after each of its
+		// database round trips (on PostgreSQL, several per request; docs/performance.md
+		// "Requests first on PostgreSQL").
 		take := 1
-		if ix.spare > 0 && ix.gate.InFlight() == 0 {
+		if ix.spare > 0 && ix.gate.IdleFor() >= ix.quiet {
 			take += ix.spare
 		}
 		var parts [][2]int // [from, to) of each sub-batch taken
