@@ -70,8 +70,8 @@ func (ix *Indexer) Yield(g *busy.Gate, maxWait time.Duration) *Indexer {
 }
 
 // Workers sets how many batches are embedded side by side; 0 keeps DefaultIndexWorkers. While
-// no request is (or has lately been) in flight the workers use every core: each runs GOMAXPROCS/n - 1 spare
-// sub-batches beside its own.
+// no request is (or has lately been) in flight the workers use every core: each runs
+// GOMAXPROCS/n - 1 spare sub-batches beside its own.
 func (ix *Indexer) Workers(n int) *Indexer {
 	if n > 0 {
 		ix.workers = n
@@ -228,9 +228,9 @@ func (ix *Indexer) RunOnce(ctx context.Context) (int, error) {
 }
 
 // embed embeds texts in sub-batches (subBatch), waiting on the busy gate before each. When no
-// request has been in flight for ix.quiet it embeds up to 1+spare sub-batches side by side: the extra cores are
-// taken only while requests do not need them, and for at most one sub-batch's time after one
-// arrives.
+// request has been in flight for ix.quiet it embeds up to 1+spare sub-batches side by side: the
+// extra cores are taken only while requests do not need them, and for at most one sub-batch's
+// time after one arrives.
 func (ix *Indexer) embed(ctx context.Context, texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
 	for start := 0; start < len(texts); {
