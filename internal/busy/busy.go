@@ -5,6 +5,7 @@ package busy
 
 import (
 	"context"
+	"math"
 	"sync"
 	"time"
 )
@@ -15,12 +16,19 @@ import (
 // (an embedding sub-batch, tens of milliseconds) in every MaxWait.
 const MaxWait = 250 * time.Millisecond
 
+// Quiet is how long no request must have been in flight before background work takes more
+// than its own share of the cores (the indexer's spare sub-batches). A client sending requests
+// one after another leaves gaps of well under a millisecond between them: the gate is empty in
+// each, yet the next request is about to arrive.
+const Quiet = 100 * time.Millisecond
+
 // Gate counts the requests in flight. A nil *Gate counts nothing and never makes anyone wait,
 // so code that runs without a server (tests, admin commands) needs no gate.
 type Gate struct {
 	mu   sync.Mutex
 	n    int
 	idle chan struct{} // closed while n == 0; a new one is made when n leaves 0
+	last time.Time     // when n last fell to 0; zero if no request ever ran
 }
 
 // New returns a gate with no request in flight.
@@ -48,6 +56,7 @@ func (g *Gate) Begin() (end func()) {
 			g.n--
 			if g.n == 0 {
 				close(g.idle)
+				g.last = time.Now()
 			}
 			g.mu.Unlock()
 		})
@@ -62,6 +71,23 @@ func (g *Gate) InFlight() int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.n
+}
+
+// IdleFor is how long no request has been in flight: 0 while one is, and a very long time for a
+// gate that never saw one (or a nil gate).
+func (g *Gate) IdleFor() time.Duration {
+	if g == nil {
+		return math.MaxInt64
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	switch {
+	case g.n > 0:
+		return 0
+	case g.last.IsZero():
+		return math.MaxInt64
+	}
+	return time.Since(g.last)
 }
 
 // Wait returns when no request is in flight, or once maxWait has passed (so that background

@@ -3,6 +3,7 @@ package busy
 import (
 	"context"
 	"errors"
+	"math"
 	"testing"
 	"time"
 )
@@ -98,5 +99,24 @@ func TestGate_WaitEndsWithItsContext(t *testing.T) {
 	// An ended context is reported even when the gate is idle: the caller stops either way.
 	if err := New().Wait(ctx, time.Minute); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Wait on an idle gate with an ended context = %v", err)
+	}
+}
+
+// TestGate_IdleFor: a gate that never saw a request has been idle for ever; one with a request
+// in flight not at all; after the request, for the time since it ended.
+func TestGate_IdleFor(t *testing.T) {
+	var none *Gate
+	g := New()
+	if none.IdleFor() != math.MaxInt64 || g.IdleFor() != math.MaxInt64 {
+		t.Fatalf("IdleFor of a nil gate %v, of a new one %v; want the longest duration", none.IdleFor(), g.IdleFor())
+	}
+	end := g.Begin()
+	if d := g.IdleFor(); d != 0 {
+		t.Fatalf("IdleFor with a request in flight = %v, want 0", d)
+	}
+	before := time.Now()
+	end()
+	if d := g.IdleFor(); d < 0 || d > time.Since(before) {
+		t.Fatalf("IdleFor just after the request = %v, want at most %v", d, time.Since(before))
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 
@@ -131,6 +132,65 @@ func TestBusy_IndexerWaitsForRequests(t *testing.T) {
 			}
 		case <-time.After(10 * time.Second):
 			t.Fatal("the indexer starves while a request is held open")
+		}
+	})
+}
+
+// arriving is the test embedder, with a request arriving on gate during its first call: the
+// request is in flight when the indexer comes to save what was embedded. Its end is sent on end.
+type arriving struct {
+	wordHashEmbedder
+	gate *busy.Gate
+	end  chan func()
+	once *sync.Once
+}
+
+func (a arriving) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	a.once.Do(func() { a.end <- a.gate.Begin() })
+	return a.wordHashEmbedder.Embed(ctx, texts)
+}
+
+// TestBusy_IndexerSavesBetweenRequests: the indexer's writes wait for requests in flight too,
+// not only its embedding (on PostgreSQL a save takes a backend's CPU and a WAL flush, beside
+// the requests' statements): vectors embedded while a request arrived are saved once it ends.
+func TestBusy_IndexerSavesBetweenRequests(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, st *store.Store) {
+		g := busy.New()
+		emb := arriving{wordHashEmbedder{model: "word-hash-64"}, g, make(chan func(), 1), &sync.Once{}}
+		e := newEnv(t, st, envOptions{embedder: emb})
+		e.appendKids(t, e.mkPage(t, e.full, wsParent, "Pets"), para("Cats purr on the sofa."))
+		ix := service.NewIndexer(e.svc, slog.New(slog.NewTextHandler(io.Discard, nil))).Yield(g, time.Minute)
+		ran := make(chan error, 1)
+		go func() {
+			_, err := ix.RunOnce(context.Background())
+			ran <- err
+		}()
+		var end func()
+		select {
+		case end = <-emb.end:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the indexer never embedded the page")
+		}
+		select {
+		case err := <-ran:
+			end()
+			t.Fatalf("the indexer saved while a request was in flight (%v)", err)
+		case <-time.After(300 * time.Millisecond):
+		}
+		if n, err := st.EmbedQueueLength(context.Background()); err != nil || n != 1 || e.svc.IndexStats().Nodes != 0 {
+			t.Fatalf("while the request is in flight: queue %d (%v), %d saved; want 1 and 0", n, err, e.svc.IndexStats().Nodes)
+		}
+		end()
+		select {
+		case err := <-ran:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("the indexer still waits after the request ended")
+		}
+		if n, err := st.EmbedQueueLength(context.Background()); err != nil || n != 0 || e.svc.IndexStats().Nodes != 1 {
+			t.Fatalf("after the request: queue %d (%v), %d saved; want 0 and 1", n, err, e.svc.IndexStats().Nodes)
 		}
 	})
 }

@@ -34,9 +34,9 @@ const (
 // Indexer embeds the queued nodes in the background. Several indexers (one per server) may
 // share a database: each claims its jobs with a lease. Within one server, workers (half the
 // cores, at least one, by default) claim and embed batches side by side, each waiting on the
-// busy gate before every embedding call so that requests come first; while no request is in
-// flight each worker embeds spare more sub-batches beside its own, so an idle server indexes
-// on every core.
+// busy gate before every embedding call and every save so that requests come first; once no
+// request has been in flight for busy.Quiet each worker embeds spare more sub-batches beside
+// its own, so an idle server indexes on every core.
 type Indexer struct {
 	svc     *Service
 	log     *slog.Logger
@@ -47,12 +47,13 @@ type Indexer struct {
 	lease   time.Duration
 	gate    *busy.Gate
 	maxWait time.Duration
+	quiet   time.Duration // how long the gate must be empty before spare sub-batches run
 }
 
 // NewIndexer returns the indexer of s's embedder. It yields to no request until Yield names the
 // server's gate.
 func NewIndexer(s *Service, log *slog.Logger) *Indexer {
-	ix := &Indexer{svc: s, log: log, batch: 16, idle: 250 * time.Millisecond, lease: 2 * time.Minute}
+	ix := &Indexer{svc: s, log: log, batch: 16, idle: 250 * time.Millisecond, lease: 2 * time.Minute, quiet: busy.Quiet}
 	return ix.Workers(DefaultIndexWorkers())
 }
 
@@ -69,8 +70,8 @@ func (ix *Indexer) Yield(g *busy.Gate, maxWait time.Duration) *Indexer {
 }
 
 // Workers sets how many batches are embedded side by side; 0 keeps DefaultIndexWorkers. While
-// no request is in flight the workers use every core: each runs GOMAXPROCS/n - 1 spare
-// sub-batches beside its own.
+// no request is (or has lately been) in flight the workers use every core: each runs
+// GOMAXPROCS/n - 1 spare sub-batches beside its own.
 func (ix *Indexer) Workers(n int) *Indexer {
 	if n > 0 {
 		ix.workers = n
@@ -111,6 +112,24 @@ func (ix *Indexer) Run(ctx context.Context) {
 	wg.Wait()
 }
 
+// indexWork is one claimed node of an indexer batch on its way to the store.
+type indexWork struct {
+	job    store.EmbedJob
+	src    store.EmbedSource
+	gone   bool
+	err    error
+	chunks []store.EmbedChunk // each with its vector: kept from before, or nil until embedded
+	todo   []string           // the chunks to embed, in order of the nil vectors
+}
+
+// save is what the store keeps of w: its vectors, or for a node that is gone none.
+func (w *indexWork) save() store.EmbedSave {
+	if w.gone {
+		return store.EmbedSave{Job: w.job}
+	}
+	return store.EmbedSave{Job: w.job, Workspace: w.src.WorkspaceID, Chunks: w.chunks}
+}
+
 // RunOnce embeds one batch of queued nodes and reports how many it took. The chunks of every
 // node of the batch go to the embedder together, in sub-batches of about one built-in matrix
 // each (embed), with a wait for requests in flight before each.
@@ -120,16 +139,8 @@ func (ix *Indexer) RunOnce(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	type work struct {
-		job    store.EmbedJob
-		src    store.EmbedSource
-		gone   bool
-		err    error
-		chunks []store.EmbedChunk // each with its vector: kept from before, or nil until embedded
-		todo   []string           // the chunks to embed, in order of the nil vectors
-	}
-	works := make([]work, len(jobs))
-	var all []string
+	works := make([]indexWork, len(jobs))
+	var found []string // the nodes that still exist, whose stored vectors may be reused
 	for i, job := range jobs {
 		w := &works[i]
 		w.job = job
@@ -137,8 +148,22 @@ func (ix *Indexer) RunOnce(ctx context.Context) (int, error) {
 		w.src, ok, w.err = st.EmbedSource(ctx, job.NodeID, embedMaxEntries)
 		w.gone = w.err == nil && !ok
 		if w.err == nil && ok {
+			found = append(found, job.NodeID)
+		}
+	}
+	// One read of the batch's stored vectors: on PostgreSQL a statement per node was a round
+	// trip per node, most of the work of indexing records (one short chunk each).
+	kept, err := st.ChunkVectorsOf(ctx, e.ID(), found)
+	var all []string
+	for i := range works {
+		w := &works[i]
+		if w.err == nil && !w.gone {
 			w.chunks = embedChunks(w.src)
-			w.todo, w.err = ix.reuse(ctx, w.job.NodeID, w.chunks)
+			if err != nil {
+				w.err = err
+				continue
+			}
+			w.todo = reuse(kept[w.job.NodeID], w.chunks)
 			all = append(all, w.todo...)
 		}
 	}
@@ -164,12 +189,23 @@ func (ix *Indexer) RunOnce(ctx context.Context) (int, error) {
 			}
 		}
 	}
+	// The embedded nodes are saved together, in one transaction, after a wait for requests in
+	// flight like the embedding's; a node whose save then fails is saved alone, so one bad
+	// node does not hold back the others.
+	var saves []store.EmbedSave
+	for _, w := range works {
+		if w.err == nil {
+			saves = append(saves, w.save())
+		}
+	}
+	batchErr := ix.gate.Wait(ctx, ix.maxWait)
+	if batchErr == nil {
+		batchErr = st.SaveEmbeddingBatch(ctx, e.ID(), saves)
+	}
 	for _, w := range works {
 		err := w.err
-		if err == nil && w.gone {
-			err = st.SaveEmbeddings(ctx, w.job, "", e.ID(), nil)
-		} else if err == nil {
-			err = st.SaveEmbeddings(ctx, w.job, w.src.WorkspaceID, e.ID(), w.chunks)
+		if err == nil && batchErr != nil {
+			err = st.SaveEmbeddingBatch(ctx, e.ID(), []store.EmbedSave{w.save()})
 		}
 		if err == nil {
 			ix.svc.index.nodes.Add(1)
@@ -192,17 +228,22 @@ func (ix *Indexer) RunOnce(ctx context.Context) (int, error) {
 }
 
 // embed embeds texts in sub-batches (subBatch), waiting on the busy gate before each. When no
-// request is in flight it embeds up to 1+spare sub-batches side by side: the extra cores are
-// taken only while requests do not need them, and for at most one sub-batch's time after one
-// arrives.
+// request has been in flight for ix.quiet it embeds up to 1+spare sub-batches side by side: the
+// extra cores are taken only while requests do not need them, and for at most one sub-batch's
+// time after one arrives.
 func (ix *Indexer) embed(ctx context.Context, texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
 	for start := 0; start < len(texts); {
 		if err := ix.gate.Wait(ctx, ix.maxWait); err != nil {
 			return nil, err
 		}
+		// Spare cores only after a quiet spell, not in the gap between two requests of a client
+		// sending them one after another: a spare sub-batch holds every core for its whole
+		// length, and a request that arrives meanwhile waits for a core after each of its
+		// database round trips (on PostgreSQL, several per request; docs/performance.md
+		// "Requests first on PostgreSQL").
 		take := 1
-		if ix.spare > 0 && ix.gate.InFlight() == 0 {
+		if ix.spare > 0 && ix.gate.IdleFor() >= ix.quiet {
 			take += ix.spare
 		}
 		var parts [][2]int // [from, to) of each sub-batch taken
@@ -240,14 +281,10 @@ func subBatch(texts []string) int {
 	return n
 }
 
-// reuse looks up the node's stored vectors by the hash of their text: a chunk whose text (under
-// this model) is unchanged keeps its vector, and only the others are embedded; it returns their
-// texts. An append to a long page changes its last chunk or none.
-func (ix *Indexer) reuse(ctx context.Context, id string, chunks []store.EmbedChunk) (todo []string, err error) {
-	kept, err := ix.svc.store.ChunkVectors(ctx, id, ix.svc.embedder.ID())
-	if err != nil {
-		return nil, err
-	}
+// reuse gives each chunk whose text (under this model) is unchanged its stored vector from kept
+// (by the hash of its text), so that only the others are embedded; it returns their texts. An
+// append to a long page changes its last chunk or none.
+func reuse(kept map[string][]float32, chunks []store.EmbedChunk) (todo []string) {
 	for i := range chunks {
 		c := &chunks[i]
 		c.Hash = store.ChunkHash(c.Text)
@@ -257,7 +294,7 @@ func (ix *Indexer) reuse(ctx context.Context, id string, chunks []store.EmbedChu
 			todo = append(todo, c.Text)
 		}
 	}
-	return todo, nil
+	return todo
 }
 
 // embedChunks cuts a node's text into the pieces that get a vector each: the title, then its

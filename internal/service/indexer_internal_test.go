@@ -95,25 +95,32 @@ func (o *overlap) Embed(ctx context.Context, texts []string) ([][]float32, error
 }
 
 // TestIndexerSpareCoresOnlyWhenIdle: with a spare sub-batch allowed, the indexer embeds two
-// sub-batches side by side while no request is in flight, and one at a time while one is; the
+// sub-batches side by side while the gate is quiet, and one at a time while a request is in
+// flight or has just ended; the
 // vectors stay in order either way.
 func TestIndexerSpareCoresOnlyWhenIdle(t *testing.T) {
 	texts := slices.Repeat([]string{"Cats purr.", "Dogs bark loudly."}, subChunks) // two sub-batches
 	for _, tc := range []struct {
-		name     string
-		inFlight bool
-		want     int
+		name            string
+		inFlight, ended bool // a request in flight, or one that has ended
+		want            int
 	}{
-		{"idle", false, 2},
-		{"a request in flight", true, 1},
+		{"idle", false, false, 2},
+		{"a request in flight", true, false, 1},
+		// A client sending requests one after another: the gate is empty between two, but not
+		// quiet (the test's quiet spell is an hour, so no timing is involved).
+		{"a request just ended", false, true, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := busy.New()
 			if tc.inFlight {
 				defer g.Begin()()
 			}
+			if tc.ended {
+				g.Begin()()
+			}
 			rec := &overlap{Embedder: embed.Builtin(), met: make(chan struct{})}
-			ix := (&Indexer{svc: &Service{embedder: rec}}).Yield(g, time.Millisecond)
+			ix := (&Indexer{svc: &Service{embedder: rec}, quiet: time.Hour}).Yield(g, time.Millisecond)
 			ix.spare = 1
 			got, err := ix.embed(context.Background(), texts)
 			if err != nil {

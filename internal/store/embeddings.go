@@ -7,8 +7,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-
-	"github.com/quire-dev/quire/internal/search"
 )
 
 // EmbedJob is one queued node whose text must be embedded again.
@@ -187,38 +185,6 @@ func (s *Store) EmbedSource(ctx context.Context, id string, maxEntries int) (src
 	return src, true, rows.Err()
 }
 
-// EmbedChunk is one vector of a node with what it was made from: Hash is ChunkHash of Text
-// ("": the vector is never reused), BlockID the block the text starts at ("" for none).
-type EmbedChunk struct {
-	Vector  []float32
-	Hash    string
-	Text    string
-	BlockID string
-}
-
-// SaveEmbeddings replaces node job.NodeID's vectors with chunks, made by model, and ends the job
-// unless the node was queued again meanwhile (then it is embedded once more). A node that no
-// longer exists (no chunks, empty workspace) just leaves the queue.
-func (s *Store) SaveEmbeddings(ctx context.Context, job EmbedJob, workspace, model string, chunks []EmbedChunk) error {
-	return s.InTx(ctx, func(tx *Tx) error {
-		if err := bumpVectorVersion(ctx, tx, job.NodeID, workspace); err != nil {
-			return err
-		}
-		if _, err := tx.tx.ExecContext(ctx, `DELETE FROM embeddings WHERE node_id = $1`, job.NodeID); err != nil {
-			return err
-		}
-		for i, c := range chunks {
-			if _, err := tx.tx.ExecContext(ctx, `INSERT INTO embeddings (node_id, chunk, workspace_id, model, dim, vector, text_hash, text, block_id)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, job.NodeID, i, workspace, model, len(c.Vector), search.PackVector(c.Vector),
-				c.Hash, c.Text, sql.NullString{String: c.BlockID, Valid: c.BlockID != ""}); err != nil {
-				return err
-			}
-		}
-		_, err := tx.tx.ExecContext(ctx, `DELETE FROM embed_queue WHERE node_id = $1 AND queued_ms = $2`, job.NodeID, job.QueuedMs)
-		return err
-	})
-}
-
 // RetryEmbedJob records a failed attempt: the node is tried again after backoffMs.
 func (s *Store) RetryEmbedJob(ctx context.Context, job EmbedJob, nowMs, backoffMs int64) error {
 	_, err := s.write.ExecContext(ctx, `UPDATE embed_queue SET attempts = attempts + 1, not_before = $3
@@ -236,28 +202,6 @@ func (s *Store) RequeueOtherModels(ctx context.Context, model string, nowMs int6
 		return 0, err
 	}
 	return res.RowsAffected()
-}
-
-// bumpVectorVersion takes the next version number of the node's workspace (the one it is saved
-// in, or for a node that is gone the one it was last saved in) and stamps the node with it.
-func bumpVectorVersion(ctx context.Context, tx *Tx, nodeID, workspace string) error {
-	if workspace == "" {
-		err := tx.tx.QueryRowContext(ctx, `SELECT workspace_id FROM embed_nodes WHERE node_id = $1`, nodeID).Scan(&workspace)
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil // never had vectors: no cache holds it
-		}
-		if err != nil {
-			return err
-		}
-	}
-	var seq int64
-	if err := tx.tx.QueryRowContext(ctx, `INSERT INTO embed_versions (workspace_id, seq) VALUES ($1, 1)
-		ON CONFLICT (workspace_id) DO UPDATE SET seq = embed_versions.seq + 1 RETURNING seq`, workspace).Scan(&seq); err != nil {
-		return err
-	}
-	_, err := tx.tx.ExecContext(ctx, `INSERT INTO embed_nodes (node_id, workspace_id, seq) VALUES ($1, $2, $3)
-		ON CONFLICT (node_id) DO UPDATE SET workspace_id = excluded.workspace_id, seq = excluded.seq`, nodeID, workspace, seq)
-	return err
 }
 
 // VectorVersion is the version number of workspace ws's embeddings: it grows with every save.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"strconv"
+	"strings"
 
 	"github.com/quire-dev/quire/internal/search"
 )
@@ -16,23 +18,45 @@ func ChunkHash(text string) string {
 }
 
 // ChunkVectors returns node id's stored vectors of model by the hash of their text, for the
-// indexer to keep those whose text is unchanged. It reads one node's rows by primary key (at
-// most 32).
+// indexer to keep those whose text is unchanged.
 func (s *Store) ChunkVectors(ctx context.Context, id, model string) (map[string][]float32, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT text_hash, vector FROM embeddings
-		WHERE node_id = $1 AND model = $2 AND text_hash <> ''`, id, model)
+	byNode, err := s.ChunkVectorsOf(ctx, model, []string{id})
+	return byNode[id], err
+}
+
+// ChunkVectorsOf is ChunkVectors of several nodes (an indexer batch) in one statement: it reads
+// their rows by primary key (at most 32 each). Every node of ids has a map, empty for none.
+func (s *Store) ChunkVectorsOf(ctx context.Context, model string, ids []string) (map[string]map[string][]float32, error) {
+	out := make(map[string]map[string][]float32, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	args := make([]any, 0, len(ids)+1)
+	args = append(args, model)
+	var in strings.Builder
+	for i, id := range ids {
+		out[id] = map[string][]float32{}
+		if i > 0 {
+			in.WriteString(", ")
+		}
+		in.WriteString("$" + strconv.Itoa(i+2))
+		args = append(args, id)
+	}
+	rows, err := s.read.QueryContext(ctx, `SELECT node_id, text_hash, vector FROM embeddings
+		WHERE node_id IN (`+in.String()+`) AND model = $1 AND text_hash <> ''`, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := map[string][]float32{}
 	for rows.Next() {
-		var h string
+		var id, h string
 		var b []byte
-		if err := rows.Scan(&h, &b); err != nil {
+		if err := rows.Scan(&id, &h, &b); err != nil {
 			return nil, err
 		}
-		out[h] = search.UnpackVector(nil, b)
+		if m := out[id]; m != nil {
+			m[h] = search.UnpackVector(nil, b)
+		}
 	}
 	return out, rows.Err()
 }
