@@ -126,6 +126,13 @@ func serveSettings(t *testing.T, args ...string) (limit int64, gogc uint64, line
 	if line == nil {
 		t.Fatalf("no startup line in %q", stderr.String())
 	}
+	stopServe(t, cancel, done)
+	return limit, gogc, line
+}
+
+// stopServe cancels an in-process serve and waits until it has returned nil.
+func stopServe(t *testing.T, cancel context.CancelFunc, done <-chan error) {
+	t.Helper()
 	cancel()
 	select {
 	case err := <-done:
@@ -135,7 +142,6 @@ func serveSettings(t *testing.T, args ...string) (limit int64, gogc uint64, line
 	case <-time.After(30 * time.Second):
 		t.Fatal("serve did not stop")
 	}
-	return limit, gogc, line
 }
 
 func equalAny(a, b []any) bool {
