@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 )
 
 var pprofLine = regexp.MustCompile(`profiles at (http://\S+)/debug/pprof/`)
@@ -47,15 +46,7 @@ func TestServe_Pprof(t *testing.T) {
 			t.Fatalf("GET %s: %d %.200q; want %d with %q", tc.url, res.StatusCode, body, tc.status, tc.want)
 		}
 	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("serve = %v", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve did not stop")
-	}
+	stopServe(t, cancel, done)
 	if _, err := http.Get(m[1] + "/debug/pprof/"); err == nil {
 		t.Fatal("the profiles are still served after serve returned")
 	}

@@ -48,6 +48,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	hookPrivate := fs.Bool("webhook-allow-private", false, "let webhooks call private addresses and plain http anywhere (default: https, or http to loopback only)")
 	embModel := fs.String("embeddings-model", env("QUIRE_EMBEDDINGS_MODEL", ""), "model name sent to --embeddings-url (env QUIRE_EMBEDDINGS_MODEL)")
 	indexWorkers := fs.Int("index-workers", 0, "semantic indexer workers embedding side by side; 0 = half the cores, at least one (requests come first either way)")
+	memLimit := fs.String("memory-limit", env("QUIRE_MEMORY_LIMIT", ""), "soft limit of the Go runtime's memory, e.g. 1GiB, 512MiB, or off; below it the collector runs at GOGC 400 unless GOGC is set; default GOMEMLIMIT when set, else 1GiB (env QUIRE_MEMORY_LIMIT)")
 	pprofAddr := fs.String("pprof", "", "serve Go's profiles at http://ADDR/debug/pprof/ on a loopback address of their own, e.g. 127.0.0.1:6060; off when empty")
 	if help, err := parse(fs, args); help || err != nil {
 		return err
@@ -77,6 +78,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	mem, err := resolveMemory(*memLimit)
+	if err != nil {
+		return err
+	}
+	defer mem.apply()()
 	embedder := embed.Builtin()
 	switch {
 	case *embURL != "" && *embModel == "":
@@ -139,8 +145,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		defer stop()
 	}
-	logger.Info("quire serving", "version", binaryVersion(), "addr", ln.Addr().String(), "base_url", *baseURL, "engine", string(st.Engine()),
-		"rate_limit", *rateLimit, "metrics", *metricsOn, "embeddings", embedder.ID(), "startup_ms", time.Since(start).Milliseconds())
+	logger.Info("quire serving", append([]any{"version", binaryVersion(), "addr", ln.Addr().String(), "base_url", *baseURL, "engine", string(st.Engine()),
+		"rate_limit", *rateLimit, "metrics", *metricsOn, "embeddings", embedder.ID(), "startup_ms", time.Since(start).Milliseconds()}, mem.logAttrs()...)...)
 	fmt.Fprintf(stdout, "quire: serving %s/v2 (%s store); Ctrl-C to stop\n", strings.TrimSuffix(*baseURL, "/"), st.Engine())
 
 	go purgeIdempotency(ctx, svc, logger)

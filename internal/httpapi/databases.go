@@ -101,7 +101,7 @@ func (s *Server) registerDatabases() {
 		"Creates a database with its schema under a page (where it appears as a child_database block) or the workspace."), write, s.createDatabase)
 	register(s, op("retrieve-database", http.MethodGet, "/v2/databases/{database_id}", "Databases",
 		"Retrieve a database",
-		"A database and its schema. A database in trash is still readable, with in_trash true."), read, s.getDatabase)
+		"A database and its schema. A database in trash is still readable, with in_trash true."), route{scopes: read.scopes, node: "database_id"}, s.getDatabase)
 	register(s, op("update-database", http.MethodPatch, "/v2/databases/{database_id}", "Databases",
 		"Update a database",
 		"Changes the title, description, inline flag, icon, cover or schema (add, rename, reconfigure, "+

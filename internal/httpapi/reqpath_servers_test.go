@@ -47,6 +47,17 @@ func rawDB(t *testing.T, cfg store.Config) *sql.DB {
 	return db
 }
 
+// mkDatabase makes a database of one title property under page parent.
+func (e *env) mkDatabase(t testing.TB, parent string) string {
+	t.Helper()
+	r := e.do("POST", "/v2/databases", e.full, map[string]any{"parent": pageParent(parent), "title": []any{txt("Tasks")},
+		"properties": map[string]any{"Name": map[string]any{"title": map[string]any{}}}})
+	if r.status != 200 {
+		t.Fatalf("create database: %d %s", r.status, r.raw)
+	}
+	return r.body["id"].(string)
+}
+
 // TestPageGet_TwoServers: a page GET reads its token, its reach and its page in one statement
 // (TestRequestPathStatements), and nothing of it outlives the request. Two servers on two store
 // handles of one database, on both engines: a token revoked through A is refused by B on the
@@ -69,29 +80,34 @@ func TestPageGet_TwoServers(t *testing.T) {
 			child := a.mkPage(t, a.full, pageParent(top), "Child")
 			deep := a.mkPage(t, a.full, pageParent(child), "Grandchild")
 			beside := a.mkPage(t, a.full, wsParent, "Beside")
+			db := a.mkDatabase(t, top) // GET /v2/databases/{id} reads the same way (route.node)
 			scoped, scopedTok, err := a.svc.CreateToken(ctx, tokenSpec(a, quire.AllScopes, true))
 			if err != nil {
 				t.Fatal(err)
 			}
-			granted, grantedTok, err := a.svc.CreateToken(ctx, tokenSpec(a, []quire.Scope{quire.PagesRead}, false, top))
+			granted, grantedTok, err := a.svc.CreateToken(ctx, tokenSpec(a, []quire.Scope{quire.PagesRead, quire.DatabasesRead}, false, top))
 			if err != nil {
 				t.Fatal(err)
 			}
 			get := func(e *env, id, token string, status int) {
 				t.Helper()
-				r := e.do("GET", "/v2/pages/"+id, token, nil)
+				path := "/v2/pages/" + id
+				if id == db {
+					path = "/v2/databases/" + id
+				}
+				r := e.do("GET", path, token, nil)
 				if r.status != status {
-					t.Fatalf("GET page %s: %d, want %d: %s", id, r.status, status, r.raw)
+					t.Fatalf("GET %s: %d, want %d: %s", path, r.status, status, r.raw)
 				}
 				if status == 200 && r.body["id"] != id {
 					t.Fatalf("GET page %s answered %s", id, r.raw)
 				}
 			}
 			for _, e := range []*env{a, &b} {
-				for _, id := range []string{top, child, deep, beside} {
+				for _, id := range []string{top, child, deep, beside, db} {
 					get(e, id, scoped, 200)
 				}
-				for _, id := range []string{top, child, deep} {
+				for _, id := range []string{top, child, deep, db} {
 					get(e, id, granted, 200)
 				}
 				get(e, beside, granted, 404)
@@ -103,6 +119,7 @@ func TestPageGet_TwoServers(t *testing.T) {
 			}
 			get(&b, child, scoped, 401)
 			get(a, child, scoped, 401)
+			get(&b, db, scoped, 401)
 
 			a.move(child, map[string]any{"parent": pageParent(beside)})
 			get(&b, child, granted, 404)
@@ -114,6 +131,7 @@ func TestPageGet_TwoServers(t *testing.T) {
 			}
 			get(&b, top, granted, 404)
 			get(a, top, granted, 404)
+			get(&b, db, granted, 404)
 		})
 	}
 }

@@ -53,6 +53,7 @@ func TestRequestPathStatements(t *testing.T) {
 			e := newEnv(t, openStore(t, cfg))
 			top := e.mkPage(t, e.full, wsParent, "Top", map[string]any{"children": []any{para("one"), para("two")}})
 			child := e.mkPage(t, e.full, pageParent(top), "Child")
+			db := e.mkDatabase(t, top)
 			granted := e.token(quire.AllScopes, false, top)
 			other := e.token(quire.AllScopes, false, e.mkPage(t, e.full, wsParent, "Elsewhere"))
 			revoked, tok, err := e.svc.CreateToken(context.Background(), tokenSpec(e, quire.AllScopes, true))
@@ -75,6 +76,10 @@ func TestRequestPathStatements(t *testing.T) {
 				{"absent page", "/v2/pages/" + quire.NewID(), e.full, 404, []string{joined, "FROM tokens"}},
 				{"page out of reach", "/v2/pages/" + child, other, 404, []string{joined, "FROM tokens"}},
 				{"not an id", "/v2/pages/nope", e.full, 400, []string{"FROM tokens"}},
+				{"database, workspace-scoped", "/v2/databases/" + db, e.full, 200, []string{joined}},
+				{"database, granted", "/v2/databases/" + db, granted, 200, []string{joined}},
+				{"database out of reach", "/v2/databases/" + db, other, 404, []string{joined, "FROM tokens"}},
+				{"a page on the database route", "/v2/databases/" + child, e.full, 404, []string{joined}},
 			} {
 				t.Run(tc.name, func(t *testing.T) {
 					e.do("GET", tc.path, tc.token, nil) // warm: statements prepared, pools filled
