@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 
 	"github.com/quire-dev/quire/internal/quire"
@@ -81,7 +82,32 @@ func (s *Service) writeNode(ctx context.Context, p *quire.Principal, w nodeWrite
 		return nil, w.refuse
 	}
 	var n *quire.Node
-	err := s.store.InTx(ctx, func(tx *store.Tx) error {
+	var err error
+	// A write that does not take the tree lock reads the node's parent before locking: a move
+	// committed in between leaves that read stale, and the record's database would then be
+	// locked after the record, against every other writer's order (databases first). The
+	// transaction is rolled back and run again, its locks taken in order this time.
+	for range moveRetries {
+		if err = s.writeNodeOnce(ctx, p, w, change, &n); !errors.Is(err, errParentMoved) {
+			break
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// moveRetries bounds writeNode's runs when concurrent moves keep moving the node: each retry
+// follows a move that committed, so more than a few means a storm of moves, answered 409.
+const moveRetries = 4
+
+// errParentMoved says the node moved between writeNodeOnce's read of its parent and its lock.
+var errParentMoved = quire.Conflict("The page moved while it was being written; retry the request.")
+
+// writeNodeOnce is one transaction of writeNode, leaving the node in *out.
+func (s *Service) writeNodeOnce(ctx context.Context, p *quire.Principal, w nodeWrite, change func(tx *store.Tx, n *quire.Node) error, out **quire.Node) error {
+	return s.store.InTx(ctx, func(tx *store.Tx) error {
 		if w.lockTree {
 			if err := tx.LockTree(ctx, p.WorkspaceID()); err != nil {
 				return err
@@ -111,10 +137,14 @@ func (s *Service) writeNode(ctx context.Context, p *quire.Principal, w nodeWrite
 				return err
 			}
 		}
-		var err error
-		if n, err = lockNode(ctx, tx, p.WorkspaceID(), w.id, w.kind, w.is); err != nil {
+		n, err := lockNode(ctx, tx, p.WorkspaceID(), w.id, w.kind, w.is)
+		if err != nil {
 			return err
 		}
+		if first != nil && (n.ParentType != first.ParentType || n.ParentID != first.ParentID) {
+			return errParentMoved
+		}
+		*out = n
 		if err := CheckVersion(w.ifMatch, n.Version); err != nil {
 			return err
 		}
@@ -125,10 +155,6 @@ func (s *Service) writeNode(ctx context.Context, p *quire.Principal, w nodeWrite
 		}
 		return change(tx, n)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return n, nil
 }
 
 // saveNode writes node n as a PATCH leaves it, with the edit's time and author, putting it in
