@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -179,6 +180,54 @@ func TestIndexBuildAbandoned(t *testing.T) {
 			}
 			if !slices.Equal(got, want) || len(f.building(t)) != 0 {
 				t.Errorf("after the takeover: %v, building %v; want %v, none", got, f.building(t), want)
+			}
+		})
+	}
+}
+
+// TestIndexBuildOutlivesItsRequest: the request that started a build goes away after its first
+// batch (a client's timeout); the build goes on to the end, so a query after it answers at once
+// with every record's value instead of waiting for a lease to expire.
+func TestIndexBuildOutlivesItsRequest(t *testing.T) {
+	for _, e := range engines {
+		t.Run(e.name, func(t *testing.T) {
+			f := newBuildFixture(t, e.open(t), 7)
+			var want []string
+			for i, id := range []string{f.ids[2], f.ids[5]} {
+				if _, err := f.setNum(id, 1000+float64(i)); err != nil {
+					t.Fatal(err)
+				}
+				want = append(want, id)
+			}
+			slices.Sort(want)
+			req, cancel := context.WithCancel(ctx)
+			defer cancel()
+			var batches atomic.Int32 // counted by the build's goroutine
+			defer service.SetIndexBuildForTest(2, time.Hour, func(string) error {
+				if batches.Add(1) == 1 {
+					cancel()
+				}
+				return nil
+			})()
+			if _, err := f.big(req); !errors.Is(err, context.Canceled) {
+				t.Fatalf("the query whose client left: %v; want %v", err, context.Canceled)
+			}
+			deadline := time.Now().Add(time.Minute)
+			for len(f.building(t)) != 0 {
+				if time.Now().After(deadline) {
+					t.Fatalf("still building a minute after the request left: %v", f.building(t))
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			// With a lease of an hour, an abandoned build would keep this query waiting.
+			short, stop := context.WithTimeout(ctx, 30*time.Second)
+			defer stop()
+			got, err := f.big(short)
+			if err != nil || !slices.Equal(got, want) {
+				t.Errorf("after the build: %v, %v; want %v", got, err, want)
+			}
+			if n := batches.Load(); n != 3 {
+				t.Errorf("%d hooks; want 3, after each of the build's 4 batches but the last (7 records, 2 a batch)", n)
 			}
 		})
 	}

@@ -56,51 +56,76 @@ var (
 // waited for (or taken over once its builder's lease expired).
 func (s *Service) indexProperties(ctx context.Context, ws, db string, props []string) error {
 	for {
-		var claimed, held, ids []string
-		var schema quire.Schema
-		err := s.store.InTx(ctx, func(tx *store.Tx) error {
-			if err := tx.LockIndexing(ctx, db); err != nil {
-				return err
-			}
-			n, err := tx.Node(ctx, ws, db)
-			if err != nil {
-				return err
-			}
-			if schema, err = DatabaseSchema(n); err != nil {
-				return err
-			}
-			var known []string
-			for _, id := range props {
-				if schema.ByID(id) != nil {
-					known = append(known, id)
-				}
-			}
-			now := time.Now()
-			claimed, held, err = tx.ClaimIndexing(ctx, db, known, now.UnixMilli(), now.Add(indexLease).UnixMilli())
-			if err != nil || len(claimed) == 0 {
-				return err
-			}
-			ids, err = tx.RecordIDs(ctx, db)
-			return err
-		})
-		if err != nil {
-			return err
+		// The claim and the build run to their end even when the request that started them goes
+		// away (a client's timeout, a load generator's end of run): a build abandoned half-way
+		// holds its lease until it expires, and on a database whose build outlasts the clients'
+		// timeout no query would ever see it finished. The request waits for it, or for its own end.
+		type claim struct {
+			held []string
+			err  error
 		}
-		if len(claimed) > 0 {
-			if err := s.buildProperties(ctx, ws, db, schema, claimed, ids); err != nil {
-				return err
-			}
+		done := make(chan claim, 1)
+		go func() {
+			held, err := s.claimAndBuild(context.WithoutCancel(ctx), ws, db, props)
+			done <- claim{held, err}
+		}()
+		var c claim
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case c = <-done:
 		}
-		if len(held) == 0 {
-			return nil
+		if c.err != nil || len(c.held) == 0 {
+			return c.err
 		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(indexPoll):
 		}
-		props = held
+		props = c.held
 	}
+}
+
+// claimAndBuild is one round of indexProperties: it claims what no live builder holds of props,
+// builds it, and returns the properties another builder holds.
+func (s *Service) claimAndBuild(ctx context.Context, ws, db string, props []string) (held []string, err error) {
+	var claimed, ids []string
+	var schema quire.Schema
+	err = s.store.InTx(ctx, func(tx *store.Tx) error {
+		if err := tx.LockIndexing(ctx, db); err != nil {
+			return err
+		}
+		n, err := tx.Node(ctx, ws, db)
+		if err != nil {
+			return err
+		}
+		if schema, err = DatabaseSchema(n); err != nil {
+			return err
+		}
+		var known []string
+		for _, id := range props {
+			if schema.ByID(id) != nil {
+				known = append(known, id)
+			}
+		}
+		now := time.Now()
+		claimed, held, err = tx.ClaimIndexing(ctx, db, known, now.UnixMilli(), now.Add(indexLease).UnixMilli())
+		if err != nil || len(claimed) == 0 {
+			return err
+		}
+		ids, err = tx.RecordIDs(ctx, db)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(claimed) > 0 {
+		if err := s.buildProperties(ctx, ws, db, schema, claimed, ids); err != nil {
+			return nil, err
+		}
+	}
+	return held, nil
 }
 
 // buildProperties writes the rows of properties claimed for records ids of database db, a batch
