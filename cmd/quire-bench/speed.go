@@ -66,9 +66,11 @@ func (r *runner) speed(ctx context.Context, eng string, pg *postgresServer, size
 	if err := analyze(ctx, fs.cfg); err != nil {
 		return nil, err
 	}
-	if sd.Matches, err = w.s.countMatches(ctx, sd.Database); err != nil {
+	first := time.Duration(0)
+	if sd.Matches, first, err = w.s.countMatches(ctx, sd.Database); err != nil {
 		return nil, died(err)
 	}
+	sd.FirstQuery = first.Seconds()
 	if want := opt7Records(size.Records); sd.Matches != want {
 		return nil, fmt.Errorf("the query matched %d records; %d of those written have opt7", sd.Matches, want)
 	}

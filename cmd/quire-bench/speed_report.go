@@ -170,6 +170,9 @@ func printSpeedDetails(w io.Writer, s speedSet) {
 	}
 	fmt.Fprintf(w, "\n- opt7 matches %s of %s records (%.2f%%, counted through the query endpoint)\n",
 		thousands(float64(sd.Matches)), thousands(float64(s.Size.Records)), 100*float64(sd.Matches)/float64(s.Size.Records))
+	if sd.FirstQuery > 0 {
+		fmt.Fprintf(w, "- the query's first page, which builds the rows of Sel and Num (once per database): %.1f s\n", sd.FirstQuery)
+	}
 	fmt.Fprintf(w, "- WORDs and the paragraphs (of %s) that contain each: %s\n", thousands(float64(s.Size.Pages*speedParagraphs)), strings.Join(shares, ", "))
 	for _, p := range []struct {
 		what string
