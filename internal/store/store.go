@@ -79,7 +79,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		return nil, err
 	}
 	if s.upkeep != nil {
-		s.upkeep.wrote() // search entries a crash left unindexed (search_index_tail.go)
+		// The loop's first round: search entries a crash left unindexed (search_index_tail.go),
+		// merges a closed store left (upkeep.go).
+		s.upkeep.wrote()
 	}
 	return s, nil
 }

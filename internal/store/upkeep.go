@@ -72,7 +72,9 @@ func (u *upkeep) run(ctx context.Context) {
 	defer close(u.done)
 	// A round soon after opening: a store may have been closed with merges left (a bulk write
 	// just before, a consolidation under way), which would otherwise wait for the next write.
-	mergeDue := true
+	// It waits for Open's kick, sent once the store is migrated (store.go): before that a fresh
+	// store has no index to merge, and the round would only log that.
+	mergeDue := false
 	// wrote says a write committed since the last round: a consolidation starts only in a
 	// round without one, so that writes in a stream (appends) never wait on one, and the round
 	// after a write is always run to see whether one is due.
