@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"testing"
 	"time"
 )
@@ -119,4 +120,37 @@ func TestGate_IdleFor(t *testing.T) {
 	if d := g.IdleFor(); d < 0 || d > time.Since(before) {
 		t.Fatalf("IdleFor just after the request = %v, want at most %v", d, time.Since(before))
 	}
+}
+
+// TestPacer_SleepsOnlyNearRequests: the pacer sleeps Rest times the work since its last pause
+// while a request is in flight or has just ended, and never on an idle gate or a nil one. The
+// clock is the test's, so nothing is timed.
+func TestPacer_SleepsOnlyNearRequests(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		gate func() *Gate
+		want []time.Duration // the sleeps asked for by three pauses, 2 ms of work apart
+	}{
+		{"nil gate", func() *Gate { return nil }, nil},
+		{"never a request", New, nil},
+		{"a request in flight", func() *Gate { g := New(); g.Begin(); return g }, []time.Duration{6 * time.Millisecond, 6 * time.Millisecond, 6 * time.Millisecond}},
+		{"a request just ended", func() *Gate { g := New(); g.Begin()(); return g }, []time.Duration{6 * time.Millisecond, 6 * time.Millisecond, 6 * time.Millisecond}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := tc.gate().Pacer(time.Hour)
+			clock := time.Unix(1000, 0)
+			var slept []time.Duration
+			p.since, p.now = clock, func() time.Time { return clock }
+			p.sleep = func(d time.Duration) { slept = append(slept, d); clock = clock.Add(d) }
+			for range 3 {
+				clock = clock.Add(2 * time.Millisecond) // the work between two pauses
+				p.Pause()
+			}
+			if !slices.Equal(slept, tc.want) {
+				t.Fatalf("slept %v, want %v", slept, tc.want)
+			}
+		})
+	}
+	var nilPacer *Pacer
+	nilPacer.Pause() // no panic
 }

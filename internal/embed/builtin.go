@@ -66,7 +66,8 @@ func (b *builtin) Embed(ctx context.Context, texts []string) ([][]float32, error
 		return nil, err
 	}
 	ws := m.pool.Get().(*workspace)
-	defer m.pool.Put(ws)
+	ws.pause = pauseOf(ctx)
+	defer func() { ws.pause = noPause; m.pool.Put(ws) }()
 	out := make([][]float32, len(texts))
 	flat := make([]float32, len(texts)*builtinDim)
 	var batch [][]int32

@@ -21,12 +21,13 @@ type workspace struct {
 	sparse sparseBuf // the FFN's second product
 	pooled []float32 // [texts × 512]
 	outs   []float32 // [texts × 512]
+	pause  func()    // called between the steps of a pass (WithPause)
 }
 
 func newWorkspace() *workspace {
 	const most = MaxTokens * width / 4 // a head of layer 1 over MaxTokens tokens
 	return &workspace{scores: make([]float32, MaxTokens*MaxTokens), kp: make([]float32, most), vp: make([]float32, most),
-		sparse: newSparseBuf()}
+		sparse: newSparseBuf(), pause: noPause}
 }
 
 // grow makes room for n token rows and t texts.
@@ -86,24 +87,30 @@ func (m *model) forwardBatch(ws *workspace, batch [][]int32, outs [][]float32) {
 				attention(ws, ws.att[sp[0]*d:], ws.qkv[sp[0]*3*d:], sp[1], d, l.heads, l.qScale)
 			}
 		}
+		ws.pause()
+	}
+	// Each product is a step of its own (a few milliseconds of one core at 512 rows).
+	product := func(out, in []float32, w packed, bias []float32, accumulate bool) {
+		gemm(out, in, n, w, bias, accumulate)
+		ws.pause()
 	}
 
 	// Layer 0: pre-norm attention over 256 features, projected to 512, plus a dense projection of
 	// its input as the residual; then the FFN.
 	l := &m.layers[0]
 	layerNorm(ws.h, ws.x, n, embDim, l.lnScale, l.lnB, m.lnEps)
-	gemm(ws.qkv, ws.h, n, l.qkvW, l.qkvB, false)
+	product(ws.qkv, ws.h, l.qkvW, l.qkvB, false)
 	attend(embDim, l)
-	gemm(ws.y, ws.att, n, l.outW, l.outB, false)
-	gemm(ws.y, ws.x, n, l.denseW, l.denseB, true)
+	product(ws.y, ws.att, l.outW, l.outB, false)
+	product(ws.y, ws.x, l.denseW, l.denseB, true)
 	m.ffn(ws, l, n)
 
 	// Layer 1: the same at width 512 with a plain residual; no final layer norm.
 	l = &m.layers[1]
 	layerNorm(ws.h, ws.y, n, width, l.lnScale, l.lnB, m.lnEps)
-	gemm(ws.qkv, ws.h, n, l.qkvW, l.qkvB, false)
+	product(ws.qkv, ws.h, l.qkvW, l.qkvB, false)
 	attend(width, l)
-	gemm(ws.y, ws.att, n, l.outW, l.outB, true)
+	product(ws.y, ws.att, l.outW, l.outB, true)
 	m.ffn(ws, l, n)
 
 	// Mean over each text's tokens, tanh layer, L2 normalisation.
@@ -149,6 +156,7 @@ func (m *model) forwardBatch(ws *workspace, batch [][]int32, outs [][]float32) {
 func (m *model) ffn(ws *workspace, l *layer, n int) {
 	layerNorm(ws.h, ws.y, n, width, l.ffnScale, l.ffnB, m.lnEps)
 	gemm(ws.ff, ws.h, n, l.w1, l.b1, false)
+	ws.pause()
 	ff := ws.ff[:n*hidden]
 	for i, v := range ff {
 		if v < 0 {
@@ -156,6 +164,7 @@ func (m *model) ffn(ws *workspace, l *layer, n int) {
 		}
 	}
 	gemmSparse(&ws.sparse, ws.y, ws.ff, n, l.w2, l.b2, true)
+	ws.pause()
 }
 
 // layerNorm writes (x-mean)/sqrt(var+eps)·scale + bias of each of the n rows of src (d wide) to dst.

@@ -254,6 +254,12 @@ func (ix *Indexer) embed(ctx context.Context, texts []string) ([][]float32, erro
 		var wg sync.WaitGroup
 		for i, p := range parts {
 			wg.Go(func() {
+				// Paced within the call as well: a sub-batch is hundreds of milliseconds of one
+				// core, and while requests come it takes at most a quarter of that core
+				// (busy.Rest; docs/performance.md "Requests first and indexer throughput, fifth
+				// pass"), a spare sub-batch that a request interrupts included.
+				pacer := ix.gate.Pacer(ix.quiet)
+				ctx := embed.WithPause(ctx, pacer.Pause)
 				vecs, err := ix.svc.embedder.Embed(ctx, texts[p[0]:p[1]])
 				if err == nil && len(vecs) != p[1]-p[0] {
 					err = fmt.Errorf("embedder answered %d vectors for %d texts", len(vecs), p[1]-p[0])

@@ -152,3 +152,36 @@ func TestIndexerWorkersLeaveNoCoreIdle(t *testing.T) {
 		}
 	}
 }
+
+// stepper is the built-in embedder after 20 ms of stand-in work and a pause, as a step of the
+// built-in model's pass pauses.
+type stepper struct{ embed.Embedder }
+
+func (s stepper) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	time.Sleep(20 * time.Millisecond)
+	embed.Pause(ctx)
+	return s.Embedder.Embed(ctx, texts)
+}
+
+// TestIndexerPacesItsEmbedding: while a request is in flight the indexer's embedding calls
+// carry a pause that rests busy.Rest times as long as the work before it (at least 3 × 20 ms
+// here; only a lower bound is checked, which load cannot break), and none without requests.
+func TestIndexerPacesItsEmbedding(t *testing.T) {
+	g := busy.New()
+	end := g.Begin()
+	ix := (&Indexer{svc: &Service{embedder: stepper{embed.Builtin()}}, quiet: time.Hour}).Yield(g, time.Millisecond)
+	start := time.Now()
+	if _, err := ix.embed(context.Background(), []string{"Cats purr."}); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d < (1+busy.Rest)*20*time.Millisecond {
+		t.Fatalf("an embedding call beside a request took %v, want at least %v (paced)", d, (1+busy.Rest)*20*time.Millisecond)
+	}
+	end()
+	idle := (&Indexer{svc: &Service{embedder: stepper{embed.Builtin()}}, quiet: time.Hour}).Yield(busy.New(), time.Millisecond)
+	start = time.Now()
+	if _, err := idle.embed(context.Background(), []string{"Cats purr."}); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("paced call: at least %v; unpaced: %v", (1+busy.Rest)*20*time.Millisecond, time.Since(start))
+}
