@@ -167,6 +167,9 @@ func (s stepper) Embed(ctx context.Context, texts []string) ([][]float32, error)
 // carry a pause that rests busy.Rest times as long as the work before it (at least 3 × 20 ms
 // here; only a lower bound is checked, which load cannot break), and none without requests.
 func TestIndexerPacesItsEmbedding(t *testing.T) {
+	if _, err := embed.Builtin().Embed(context.Background(), []string{"x"}); err != nil { // load the weights untimed
+		t.Fatal(err)
+	}
 	g := busy.New()
 	end := g.Begin()
 	ix := (&Indexer{svc: &Service{embedder: stepper{embed.Builtin()}}, quiet: time.Hour}).Yield(g, time.Millisecond)
