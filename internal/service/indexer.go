@@ -24,8 +24,9 @@ const (
 
 // One embedding call of the indexer (a sub-batch) takes at most subChunks chunks and, past its
 // first, subBytes bytes of text: about 512 model tokens, the built-in model's one matrix. Between
-// sub-batches the indexer steps aside for requests in flight, so a request waits for at most one
-// (tens to a few hundred milliseconds of one core, docs/performance.md "Requests first").
+// sub-batches the indexer steps aside for requests in flight, and within one it rests at each
+// step of the model while requests come (busy.Pacer), so a request shares its cores with at most
+// a quarter of one (docs/performance.md "Requests first", and its fifth pass).
 const (
 	subChunks = 32
 	subBytes  = 2048
