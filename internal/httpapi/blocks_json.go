@@ -119,9 +119,15 @@ func (o blockObject) appendJSON(dst []byte) ([]byte, bool) {
 	dst = append(dst, `,"parent":`...)
 	dst = newParent(o.parentType, b.ParentID).appendJSON(dst)
 	dst = append(dst, `,"created_time":"`...)
+	at := len(dst)
 	dst = quire.AppendMillis(dst, b.CreatedMs)
+	created := len(dst)
 	dst = append(dst, `","last_edited_time":"`...)
-	dst = quire.AppendMillis(dst, b.EditedMs)
+	if b.EditedMs == b.CreatedMs { // a block never edited since: the same digits again
+		dst = append(dst, dst[at:created]...)
+	} else {
+		dst = quire.AppendMillis(dst, b.EditedMs)
+	}
 	dst = append(dst, `","created_by":{"object":"user","id":`...)
 	dst = appendString(dst, b.CreatedBy)
 	dst = append(dst, `},"last_edited_by":{"object":"user","id":`...)

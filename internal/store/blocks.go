@@ -69,21 +69,6 @@ func (tx *Tx) Children(ctx context.Context, parent string, after *ChildKey, limi
 	return children(ctx, tx.tx, tx.engine, parent, after, limit)
 }
 
-// childColumns are the columns of a listed child: the driver converts every column of every row
-// it steps into a Go value (a string copied for each text), so the parent's id, the page's and
-// the workspace's, the trash flag (false) and the version (no ETag in a list) are not read.
-const childColumns = `b.id, b.position, b.type, b.content, b.has_children, b.created_ms, b.created_by,
-	b.edited_ms, b.edited_by`
-
-// scanChild reads a row of childColumns under parent into b.
-func scanChild(rows *sql.Rows, parent string, b *quire.Block) error {
-	b.ParentID = parent
-	var content []byte
-	err := rows.Scan(&b.ID, &b.Position, &b.Type, &content, &b.HasChildren, &b.CreatedMs, &b.CreatedBy, &b.EditedMs, &b.EditedBy)
-	b.Content = content
-	return err
-}
-
 // The children of $1 out of trash, in order, at most $2, from the start or after ($3, $4): on
 // the (parent_id, position, id) index.
 const (
@@ -133,13 +118,14 @@ func children(ctx context.Context, q querier, engine Engine, parent string, afte
 	// The blocks are allocated 101 at a time rather than one by one.
 	out := make([]*quire.Block, 0, min(limit, 101))
 	var free []quire.Block
+	sc := newChildScan()
 	for len(out) < limit && rows.Next() {
 		if len(free) == 0 {
 			free = make([]quire.Block, min(limit-len(out), 101))
 		}
 		b := &free[0]
 		free = free[1:]
-		if err := scanChild(rows, parent, b); err != nil {
+		if err := sc.scan(rows, parent, b); err != nil {
 			return nil, err
 		}
 		out = append(out, b)
