@@ -137,6 +137,14 @@ func (u *upkeep) run(ctx context.Context) {
 			// round follows after mergeEvery rather than after the next write.
 			u.lastMerge, mergeDue, wrote = time.Now(), worked || wrote || indexed > 0, false
 		}
+		// The rounds' pace is as it was when this loop also checkpointed: a round starts no
+		// sooner than checkpointEvery after a write's kick, so the search tail's first segment
+		// after a quiet spell holds that much of the writes that follow, not one write's.
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(checkpointEvery):
+		}
 	}
 }
 
