@@ -15,10 +15,7 @@ import (
 func TestMutationsStatements(t *testing.T) {
 	for _, engine := range []string{"sqlite", "postgres"} {
 		t.Run(engine, func(t *testing.T) {
-			rec := &statements{}
-			cfg := engineConfig(t, engine)
-			cfg.Observe = rec.observe
-			e := newEnv(t, openStore(t, cfg))
+			e, rec := observedEnv(t, engine)
 			top := e.mkPage(t, e.full, wsParent, "Top")
 			db := e.mkDatabase(t, top)
 			granted := e.token(quire.AllScopes, false, top)
@@ -74,4 +71,12 @@ func shortList(seen []string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// observedEnv is a server on a fresh store of engine whose statements rec records.
+func observedEnv(t *testing.T, engine string) (*env, *statements) {
+	rec := &statements{}
+	cfg := engineConfig(t, engine)
+	cfg.Observe = rec.observe
+	return newEnv(t, openStore(t, cfg)), rec
 }
