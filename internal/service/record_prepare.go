@@ -54,15 +54,23 @@ type decodedCreates struct {
 
 // decodeCreates decodes the create operations of ops against database id's schema as read now,
 // without a lock. Nothing is reported here: an operation that fails, or every one when the read
-// fails, is decoded again in the transaction, which reports its problems.
-func (s *Service) decodeCreates(ctx context.Context, p *quire.Principal, id string, ops []Mutation) *decodedCreates {
+// fails, is decoded again in the transaction, which reports its problems. The one error is
+// not_found for a workspace-scoped token when id is no node of its workspace: the read is that
+// token's reach check (MutateRecords).
+func (s *Service) decodeCreates(ctx context.Context, p *quire.Principal, id string, ops []Mutation) (*decodedCreates, error) {
+	if !quire.ValidID(id) {
+		return nil, quire.NotFound("database " + id)
+	}
 	n, err := s.store.Node(ctx, p.WorkspaceID(), id)
+	if quire.IsCode(err, quire.CodeNotFound) && p.Token.WorkspaceScoped {
+		return nil, quire.NotFound("database " + id)
+	}
 	if err != nil || n.Object != quire.ObjectDatabase {
-		return nil
+		return nil, nil
 	}
 	schema, err := DatabaseSchema(n)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	d := &decodedCreates{schema: n.Properties, vals: make([]properties.Values, len(ops))}
 	for i, m := range ops {
@@ -70,7 +78,7 @@ func (s *Service) decodeCreates(ctx context.Context, p *quire.Principal, id stri
 			d.vals[i], _ = newRecordValues(schema, m.Properties, m.Path+".properties")
 		}
 	}
-	return d
+	return d, nil
 }
 
 // values returns create operation i's values against db's schema: those decoded before the

@@ -187,9 +187,11 @@ func (tx *Tx) updateRecordValue(ctx context.Context, k RecordProperty, v RecordV
 	return n == 1, err
 }
 
-// InsertNodes inserts nodes, 40 per statement.
+// InsertNodes inserts nodes, 100 per statement: a mutation batch's new records in one (on
+// PostgreSQL one round trip, where 40 a statement took three). 2,100 parameters, within both
+// engines' limits (SQLite's 32,766, PostgreSQL's 65,535).
 func (tx *Tx) InsertNodes(ctx context.Context, nodes []*quire.Node) error {
-	const cols, most = 21, 40
+	const cols, most = 21, 100
 	for start := 0; start < len(nodes); start += most {
 		batch := nodes[start:min(start+most, len(nodes))]
 		var sb strings.Builder

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"log/slog"
+	"sync/atomic"
 	"time"
 )
 
@@ -48,23 +49,57 @@ type upkeep struct {
 	ckpt      *sql.DB // a connection of its own
 	write     *sql.DB // the store's writer
 	kick      chan struct{}
+	ckptKick  chan struct{} // the checkpointer's own kick (checkpoints)
 	stop      context.CancelFunc
 	done      chan struct{}
+	ckptDone  chan struct{}
 	lastMerge time.Time
+	ran       atomic.Int64 // checkpoints run, for tests
 }
 
 func startUpkeep(ckpt, write *sql.DB) *upkeep {
 	ctx, stop := context.WithCancel(context.Background())
-	u := &upkeep{ckpt: ckpt, write: write, kick: make(chan struct{}, 1), stop: stop, done: make(chan struct{})}
+	u := &upkeep{ckpt: ckpt, write: write, kick: make(chan struct{}, 1), ckptKick: make(chan struct{}, 1),
+		stop: stop, done: make(chan struct{}), ckptDone: make(chan struct{})}
 	go u.run(ctx)
+	go u.checkpoints(ctx)
 	return u
 }
 
-// wrote tells the loop that a transaction committed; it never blocks.
+// wrote tells the loops that a transaction committed; it never blocks.
 func (u *upkeep) wrote() {
+	kick(u.kick)
+	kick(u.ckptKick)
+}
+
+func kick(c chan struct{}) {
 	select {
-	case u.kick <- struct{}{}:
+	case c <- struct{}{}:
 	default:
+	}
+}
+
+// checkpoints runs a checkpoint after each write, at most one per checkpointEvery. It is a loop
+// of its own, not a step of run's rounds, because those rounds wait for the writer (the search
+// tail's batches, the merge steps) behind every request queued for it: under a stream of writes
+// (four mutation batches at a time) a round waited seconds, no checkpoint ran meanwhile, the WAL
+// reached walBackstop and the writer checkpointed inside a COMMIT instead, copying up to 10,000
+// pages while every other writer waited (docs/performance.md "Seeding, fifth pass"). A PASSIVE
+// checkpoint on its own connection never waits for the writer.
+func (u *upkeep) checkpoints(ctx context.Context) {
+	defer close(u.ckptDone)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-u.ckptKick:
+			u.checkpoint(ctx)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(checkpointEvery):
+		}
 	}
 }
 
@@ -88,7 +123,6 @@ func (u *upkeep) run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-u.kick:
-			u.checkpoint(ctx)
 			mergeDue, wrote = true, true
 		case <-timer:
 			indexed := u.index(ctx)
@@ -97,12 +131,15 @@ func (u *upkeep) run(ctx context.Context) {
 				slog.Warn("background search index merge failed", "err", err)
 			}
 			if worked || indexed > 0 {
-				u.checkpoint(ctx)
+				kick(u.ckptKick)
 			}
 			// A round that merged or indexed may have left work (a consolidation spans rounds): the next
 			// round follows after mergeEvery rather than after the next write.
 			u.lastMerge, mergeDue, wrote = time.Now(), worked || wrote || indexed > 0, false
 		}
+		// The rounds' pace is as it was when this loop also checkpointed: a round starts no
+		// sooner than checkpointEvery after a write's kick, so the search tail's first segment
+		// after a quiet spell holds that much of the writes that follow, not one write's.
 		select {
 		case <-ctx.Done():
 			return
@@ -115,6 +152,7 @@ func (u *upkeep) run(ctx context.Context) {
 // loses nothing (the frames stay in the WAL, and the next one or the writer's backstop copies
 // them), so it is only logged.
 func (u *upkeep) checkpoint(ctx context.Context) {
+	u.ran.Add(1)
 	if _, err := u.ckpt.ExecContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`); err != nil && ctx.Err() == nil {
 		slog.Warn("background checkpoint failed", "err", err)
 	}
@@ -211,5 +249,6 @@ func (u *upkeep) mergeStep(ctx context.Context, table string, pages int) (bool, 
 func (u *upkeep) close() error {
 	u.stop()
 	<-u.done
+	<-u.ckptDone
 	return u.ckpt.Close()
 }

@@ -7,3 +7,18 @@ import "context"
 func (s *Store) ConsolidateDueForTest(ctx context.Context, table string) (bool, error) {
 	return s.upkeep.consolidate(ctx, table)
 }
+
+// HoldWriterForTest takes the writer's only connection until release is called, as a queue of
+// writers does; SQLite only.
+func (s *Store) HoldWriterForTest(ctx context.Context) (release func(), err error) {
+	conn, err := s.write.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return func() { conn.Close() }, nil
+}
+
+// KickUpkeepForTest tells the upkeep that a write committed, and CheckpointsForTest counts the
+// checkpoints it has run; SQLite only.
+func (s *Store) KickUpkeepForTest()        { s.upkeep.wrote() }
+func (s *Store) CheckpointsForTest() int64 { return s.upkeep.ran.Load() }

@@ -118,3 +118,29 @@ func TestUpkeep_ConsolidatesWhenTheRestHasGrown(t *testing.T) {
 	write(3000)
 	eventually(t, "one segment again", func() bool { return ftsSegments(t, s) == 1 })
 }
+
+// TestCheckpointWhileWriterQueued: the upkeep's checkpoints never wait for the writer. Its
+// rounds of search indexing and merging do (they write), and under a stream of writes they
+// waited seconds behind the queue; when the checkpoint was a step of those rounds, none ran
+// meanwhile and the writer checkpointed the whole WAL inside a COMMIT instead. Here the writer is
+// held, as a queue of writers holds it, until the round after a write is waiting for it; a
+// second write's kick must still be followed by a checkpoint.
+func TestCheckpointWhileWriterQueued(t *testing.T) {
+	s := testdb.SQLite(t)
+	ws, _ := seed(t, s)
+	mustTx(t, s, func(tx *store.Tx) error { return tx.InsertNode(ctx, newNode(ws.ID, "")) })
+	release, err := s.HoldWriterForTest(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	s.KickUpkeepForTest()
+	time.Sleep(600 * time.Millisecond) // the round after the kick (mergeEvery) now waits for the writer
+	before := s.CheckpointsForTest()
+	s.KickUpkeepForTest()
+	for deadline := time.Now().Add(10 * time.Second); s.CheckpointsForTest() == before; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no checkpoint ran after a write while the writer was queued")
+		}
+	}
+}
