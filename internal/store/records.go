@@ -180,7 +180,7 @@ func (s *Store) QueryRecords(ctx context.Context, ws string, q dbquery.Query, pa
 	if s.found != nil && s.found.pending() {
 		s.found.prepare(ctx) // before the transaction takes its connection, as Search does
 	}
-	tx, err := s.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, err := s.readTx(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -18,7 +18,7 @@ func (s *Store) Search(ctx context.Context, q search.Query) ([]search.Result, *s
 		// could wait for a connection that the transactions of other searches hold.
 		s.found.prepare(ctx)
 	}
-	tx, err := s.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, err := s.readTx(ctx)
 	if err != nil {
 		return nil, nil, err
 	}

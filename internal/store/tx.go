@@ -74,6 +74,21 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) (err error) {
 	return nil
 }
 
+// readTx begins a read-only transaction whose statements all see one snapshot, fixed at its
+// first statement, for a request that reads with several statements whose answers must agree
+// (a query's plan lookups and its walk, a search's tiers). SQLite's read transaction is one
+// snapshot already (WAL keeps showing it the moment it began). PostgreSQL's default, READ
+// COMMITTED, takes a new snapshot at every statement, so there it is REPEATABLE READ: the same
+// two round trips (BEGIN, COMMIT) as READ COMMITTED, and a read-only REPEATABLE READ transaction
+// never fails to serialize. A read of one statement needs no transaction on either engine.
+func (s *Store) readTx(ctx context.Context) (*sql.Tx, error) {
+	opts := &sql.TxOptions{ReadOnly: true}
+	if s.engine == Postgres {
+		opts.Isolation = sql.LevelRepeatableRead
+	}
+	return s.read.BeginTx(ctx, opts)
+}
+
 // notFoundIf maps sql.ErrNoRows to a not_found error naming what.
 func notFoundIf(err error, what string) error {
 	if errors.Is(err, sql.ErrNoRows) {
