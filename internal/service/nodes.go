@@ -86,11 +86,14 @@ func (s *Service) writeNode(ctx context.Context, p *quire.Principal, w nodeWrite
 	// A write that does not take the tree lock reads the node's parent before locking: a move
 	// committed in between leaves that read stale, and the record's database would then be
 	// locked after the record, against every other writer's order (databases first). The
-	// transaction is rolled back and run again, its locks taken in order this time.
-	for range moveRetries {
-		if err = s.writeNodeOnce(ctx, p, w, change, &n); !errors.Is(err, errParentMoved) {
-			break
-		}
+	// transaction is rolled back and run once more under the workspace's tree lock, which
+	// every move holds, so the parent it reads then stays put: the second run cannot find the
+	// node moved, however many moves are queued (optimistic runs alone lost to eight
+	// concurrent moves of one page under load).
+	err = s.writeNodeOnce(ctx, p, w, change, &n)
+	if errors.Is(err, errParentMoved) {
+		w.lockTree = true
+		err = s.writeNodeOnce(ctx, p, w, change, &n)
 	}
 	if err != nil {
 		return nil, err
@@ -98,11 +101,8 @@ func (s *Service) writeNode(ctx context.Context, p *quire.Principal, w nodeWrite
 	return n, nil
 }
 
-// moveRetries bounds writeNode's runs when concurrent moves keep moving the node: each retry
-// follows a move that committed, so more than a few means a storm of moves, answered 409.
-const moveRetries = 4
-
 // errParentMoved says the node moved between writeNodeOnce's read of its parent and its lock.
+// Only a run without the tree lock can see it; writeNode then runs again under that lock.
 var errParentMoved = quire.Conflict("The page moved while it was being written; retry the request.")
 
 // writeNodeOnce is one transaction of writeNode, leaving the node in *out.
