@@ -18,16 +18,20 @@ const (
 )
 
 // insertBlocksTexts caches the INSERT texts of insertBlocksStatement: one per row count up to
-// 100 and engine, about 2 MB at most (a 100-row text is 6 KB).
-var insertBlocksTexts sync.Map // [2]int{engine index, rows} → string
+// 100, about 350 KB in all (a 100-row text is 6 KB).
+var insertBlocksTexts sync.Map // rows → string
 
-// insertBlocksStatement is the INSERT of batch (at most 100 blocks) and its arguments. When
-// the blocks share the columns of blockSharedColumns, as every block of an append, an import or
-// a Markdown write does, those are bound once and each row refers to them by number: 6 values
-// a block instead of 14. An append of 100 paragraphs bound 1,400 values, 700 of them the same
-// five ids, converted and copied one by one (SQLite) or sent 100 times over the wire
-// (PostgreSQL: 18 KB of its 75 KB message).
+// insertBlocksStatement is the INSERT of batch (at most 100 blocks) and its arguments. On
+// PostgreSQL, when the blocks share the columns of blockSharedColumns, as every block of an
+// append, an import or a Markdown write does, those are bound once and each row refers to them
+// by number: 6 values a block instead of 14. An append of 100 paragraphs sent 1,400 values, 700
+// of them the same five ids (18 KB of its 75 KB message), each parsed by the server. SQLite
+// keeps a value per column and row: its driver looks a numbered parameter up by its name, one
+// by one, and the shared form measured no faster there ("Append, fifth pass").
 func (tx *Tx) insertBlocksStatement(batch []*quire.Block) (string, []any) {
+	if tx.engine == SQLite {
+		return tx.insertBlocksEach(batch)
+	}
 	f := batch[0]
 	for _, b := range batch[1:] {
 		if b.WorkspaceID != f.WorkspaceID || b.PageID != f.PageID || b.InTrash != f.InTrash || b.Version != f.Version ||
@@ -40,21 +44,12 @@ func (tx *Tx) insertBlocksStatement(batch []*quire.Block) (string, []any) {
 	for _, b := range batch {
 		args = append(args, b.ID, b.ParentID, b.Position, b.Type, jsonArg(b.Content), b.HasChildren)
 	}
-	key := [2]int{0, len(batch)}
-	if tx.engine == SQLite {
-		key[0] = 1
-	}
-	if q, ok := insertBlocksTexts.Load(key); ok {
+	if q, ok := insertBlocksTexts.Load(len(batch)); ok {
 		return q.(string), args
-	}
-	// Numbered parameters on both engines: SQLite binds a ?NNN that occurs in every row once.
-	mark := "$"
-	if tx.engine == SQLite {
-		mark = "?"
 	}
 	var shared strings.Builder
 	for c := range blockSharedCount {
-		shared.WriteString(", " + mark + strconv.Itoa(c+1))
+		shared.WriteString(", $" + strconv.Itoa(c+1))
 	}
 	var sb strings.Builder
 	sb.WriteString(`INSERT INTO blocks (` + blockOwnColumns + `, ` + blockSharedColumns + `) VALUES `)
@@ -67,16 +62,16 @@ func (tx *Tx) insertBlocksStatement(batch []*quire.Block) (string, []any) {
 			if c > 0 {
 				sb.WriteString(", ")
 			}
-			sb.WriteString(mark + strconv.Itoa(blockSharedCount+i*blockOwnCount+c+1))
+			sb.WriteString("$" + strconv.Itoa(blockSharedCount+i*blockOwnCount+c+1))
 		}
 		sb.WriteString(shared.String() + ")")
 	}
-	q, _ := insertBlocksTexts.LoadOrStore(key, sb.String())
+	q, _ := insertBlocksTexts.LoadOrStore(len(batch), sb.String())
 	return q.(string), args
 }
 
-// insertBlocksEach is the INSERT of batch with every column of every block bound, for blocks
-// that do not share blockSharedColumns.
+// insertBlocksEach is the INSERT of batch with every column of every block bound: SQLite's, and
+// PostgreSQL's for blocks that do not share blockSharedColumns.
 func (tx *Tx) insertBlocksEach(batch []*quire.Block) (string, []any) {
 	const cols = blockOwnCount + blockSharedCount
 	var sb strings.Builder

@@ -12,7 +12,8 @@ import (
 	"github.com/quire-dev/quire/internal/testdb"
 )
 
-// TestInsertBlocks_EveryColumn writes blocks through both shapes of InsertBlocks' statement —
+// TestInsertBlocks_EveryColumn writes blocks through both shapes of InsertBlocks' statement on
+// PostgreSQL (one on SQLite) —
 // blocks that share their page, author, times, version and trash state (bound once), and
 // blocks that differ in each of those (bound per row) — in batches over the 100-row bound, and
 // reads every column back: a column bound to the wrong row or parameter shows.
