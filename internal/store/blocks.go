@@ -231,10 +231,9 @@ func (tx *Tx) PrevPosition(ctx context.Context, parent, pos string) (string, err
 }
 
 // InsertBlocks stores new blocks with one multi-row statement per 100 blocks (on SQLite, after
-// their search entries: indexNewBlocks), and sets their HasChildren as written. After an error the transaction must be rolled back:
-// entries may have been written for blocks that were not.
+// their search entries: indexNewBlocks), and sets their HasChildren as written. After an error
+// the transaction must be rolled back: entries may have been written for blocks that were not.
 func (tx *Tx) InsertBlocks(ctx context.Context, blocks []*quire.Block) error {
-	const cols = 14
 	tx.insertedChildren(blocks)
 	for start := 0; start < len(blocks); start += 100 {
 		batch := blocks[start:min(start+100, len(blocks))]
@@ -243,19 +242,8 @@ func (tx *Tx) InsertBlocks(ctx context.Context, blocks []*quire.Block) error {
 				return err
 			}
 		}
-		var sb strings.Builder
-		sb.WriteString(`INSERT INTO blocks (id, workspace_id, page_id, parent_id, position, type, content, has_children,
-			in_trash, version, created_ms, created_by, edited_ms, edited_by) VALUES `)
-		args := make([]any, 0, len(batch)*cols)
-		for i, b := range batch {
-			if i > 0 {
-				sb.WriteString(", ")
-			}
-			tx.values(&sb, i*cols, cols)
-			args = append(args, b.ID, b.WorkspaceID, b.PageID, b.ParentID, b.Position, b.Type, jsonArg(b.Content),
-				b.HasChildren, b.InTrash, b.Version, b.CreatedMs, b.CreatedBy, b.EditedMs, b.EditedBy)
-		}
-		if _, err := tx.tx.ExecContext(ctx, sb.String(), args...); err != nil {
+		query, args := tx.insertBlocksStatement(batch)
+		if _, err := tx.tx.ExecContext(ctx, query, args...); err != nil {
 			return err
 		}
 	}
