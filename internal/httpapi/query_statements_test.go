@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/quire-dev/quire/internal/store"
 )
 
 // TestQueryStatements counts the statements of issue 15's query on a warm server, both engines:
@@ -17,9 +19,7 @@ func TestQueryStatements(t *testing.T) {
 	for _, engine := range []string{"sqlite", "postgres"} {
 		t.Run(engine, func(t *testing.T) {
 			rec := &statements{}
-			cfg := engineConfig(t, engine)
-			cfg.Observe = rec.observe
-			e := newEnv(t, openStore(t, cfg))
+			e := newEnv(t, openStore(t, rec.config(engineConfig(t, engine))))
 			top := e.mkPage(t, e.full, wsParent, "Top")
 			r := e.do("POST", "/v2/databases", e.full, map[string]any{"parent": pageParent(top), "title": []any{txt("Tasks")},
 				"properties": map[string]any{"Name": map[string]any{"title": map[string]any{}}, "Num": map[string]any{"number": map[string]any{}},
@@ -80,4 +80,10 @@ func TestQueryStatements(t *testing.T) {
 			}
 		})
 	}
+}
+
+// config is cfg with its statements reported to s.
+func (s *statements) config(cfg store.Config) store.Config {
+	cfg.Observe = s.observe
+	return cfg
 }
