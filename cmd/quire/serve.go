@@ -164,7 +164,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	logger.Info("shutting down: finishing requests in flight", "timeout", drain.String())
 	sctx, cancel := context.WithTimeout(context.Background(), *drain)
 	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
+	// Property builds stop at their next batch and hand their leases back (so the requests
+	// waiting on them end, and the next server builds at once); the store closes after them.
+	svc.StopBuilds()
+	if err := errors.Join(srv.Shutdown(sctx), svc.WaitBuilds(sctx)); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	logger.Info("stopped")

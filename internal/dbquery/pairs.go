@@ -137,6 +137,12 @@ func (c *compiler) byPair(q Query, empty bool) (Stmt, error) {
 	return c.finish(q, &Position{Keys: []Key{{}}}, []string{sortColumn[s.Type]}, 1), nil
 }
 
+// PairKeysQuery reads the pairs registered for a sort: $1 the database, $2 the sort property,
+// $3 by_text; each row a filter property and its pair's id (ChoosePair picks among them). The
+// store runs it beside its other reads before the walk, in one statement.
+const PairKeysQuery = `SELECT filter_prop, id FROM record_pair_keys
+		WHERE database_id = $1 AND sort_prop = $2 AND by_text = $3`
+
 // FindPair returns the registered pair that answers q (nil when none is), read in db, the
 // query's transaction: a pair registered by another server is seen at once, and one read in
 // the same snapshot as the walk always has all its rows (they are written with it).
@@ -145,8 +151,7 @@ func FindPair(ctx context.Context, db Queryer, q Query) (*Pair, error) {
 	if !ok {
 		return nil, nil
 	}
-	rows, err := db.QueryContext(ctx, `SELECT filter_prop, id FROM record_pair_keys
-		WHERE database_id = $1 AND sort_prop = $2 AND by_text = $3`, q.DatabaseID, w.SortProperty, w.ByText)
+	rows, err := db.QueryContext(ctx, PairKeysQuery, q.DatabaseID, w.SortProperty, w.ByText)
 	if err != nil {
 		return nil, err
 	}
@@ -163,10 +168,16 @@ func FindPair(ctx context.Context, db Queryer, q Query) (*Pair, error) {
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
+	return w.Choose(ids), nil
+}
+
+// Choose returns the pair that answers the query w was made from, among ids (filter property →
+// pair id: PairKeysQuery's rows), or nil: its first condition that has one.
+func (w PairWant) Choose(ids map[string]int64) *Pair {
 	for _, c := range w.Conds {
 		if id, ok := ids[c.PropertyID]; ok {
-			return &Pair{ID: id, Cond: c}, nil
+			return &Pair{ID: id, Cond: c}
 		}
 	}
-	return nil, nil
+	return nil
 }

@@ -50,7 +50,7 @@ func (s *Server) registerRecords() {
 	register(s, op("query-database", http.MethodPost, "/v2/databases/{database_id}/query", "Databases",
 		"Query a database",
 		"The database's records (not in trash) matching a filter, in the order of sorts (newest created first "+
-			"without), a page at a time."), read, s.queryDatabase)
+			"without), a page at a time."), route{scopes: read.scopes, node: "database_id"}, s.queryDatabase) // the database read with the token
 	register(s, op("mutate-database", http.MethodPost, "/v2/databases/{database_id}/mutations", "Databases",
 		"Mutate records",
 		"Applies up to 100 create, update, trash and restore operations to the database's records, atomically: "+

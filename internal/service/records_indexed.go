@@ -64,11 +64,15 @@ func (s *Service) indexProperties(ctx context.Context, ws, db string, props []st
 			held []string
 			err  error
 		}
+		// Graceful shutdown tracks it (records_shutdown.go): it stops at a batch's end and hands
+		// its lease back rather than failing on a closed store with the lease kept.
 		done := make(chan claim, 1)
-		go func() {
+		if !s.builds.start(func() {
 			held, err := s.claimAndBuild(context.WithoutCancel(ctx), ws, db, props)
 			done <- claim{held, err}
-		}()
+		}) {
+			return errShuttingDown()
+		}
 		var c claim
 		select {
 		case <-ctx.Done():
@@ -138,6 +142,9 @@ func (s *Service) buildProperties(ctx context.Context, ws, db string, schema qui
 		props[i] = schema.ByID(id)
 	}
 	for start := 0; ; start += indexBatch {
+		if s.builds.stopped() {
+			return errors.Join(errShuttingDown(), s.releaseBuild(ctx, db, claimed))
+		}
 		batch := ids[start:min(start+indexBatch, len(ids))]
 		last := start+indexBatch >= len(ids)
 		err := s.store.InTx(ctx, func(tx *store.Tx) error {

@@ -39,6 +39,7 @@ type Service struct {
 	schemas  schemaCache  // decoded schemas of recently queried databases (query_schema.go)
 	vectors  *vectorCache // nil: off
 	index    indexCounters
+	builds   buildGroup // property builds, stopped and waited for at shutdown (records_shutdown.go)
 	webhooks WebhookOptions
 }
 

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/quire-dev/quire/internal/dbquery"
 	"github.com/quire-dev/quire/internal/quire"
 	"github.com/quire-dev/quire/internal/sqlq"
 )
@@ -227,27 +226,4 @@ func (tx *Tx) RecordsIn(ctx context.Context, ws, db string, ids []string) ([]*qu
 	return slices.DeleteFunc(nodes, func(n *quire.Node) bool {
 		return n.ParentType != quire.ParentDatabase || n.ParentID != db
 	}), err
-}
-
-// notIndexed returns the properties of query q that are not registered, read in the query's
-// own transaction: once none is missing there, the snapshot holds every row the query reads.
-func notIndexed(ctx context.Context, q dbquery.Queryer, query dbquery.Query) ([]string, error) {
-	props := dbquery.ValueProperties(query)
-	if len(props) == 0 {
-		return nil, nil
-	}
-	a := sqlq.NewArgs(query.DatabaseID)
-	rows, err := q.QueryContext(ctx, indexedQuery+` AND lease_ms = 0 AND property_id IN (`+sqlq.In(a, props)+`)`, a.List...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var p string
-		if err := rows.Scan(&p); err != nil {
-			return nil, err
-		}
-		props = slices.DeleteFunc(props, func(x string) bool { return x == p })
-	}
-	return props, rows.Err()
 }

@@ -76,7 +76,7 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) (err error) {
 
 // readTx begins a read-only transaction whose statements all see one snapshot, fixed at its
 // first statement, for a request that reads with several statements whose answers must agree
-// (a query's plan lookups and its walk, a search's tiers). SQLite's read transaction is one
+// (a search's tiers; a database query on PostgreSQL runs without one, QueryRecords says why). SQLite's read transaction is one
 // snapshot already (WAL keeps showing it the moment it began). PostgreSQL's default, READ
 // COMMITTED, takes a new snapshot at every statement, so there it is REPEATABLE READ: the same
 // two round trips (BEGIN, COMMIT) as READ COMMITTED, and a read-only REPEATABLE READ transaction
