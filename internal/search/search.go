@@ -126,6 +126,9 @@ type run struct {
 	// trigrams are the plans of SQLite's two trigram indexes for the terms (planTrigrams), once
 	// sampled.
 	trigrams *[2]ftsPlan
+	// tail are the nodes of the entries above SQLite's index mark that hold the terms, titles'
+	// then blocks' (withUnindexed), once read.
+	tail *[2]map[string]bool
 }
 
 // results reads rows of nodes (the columns of nodes.Columns) as results of tier.

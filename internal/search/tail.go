@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"maps"
 
 	"github.com/quire-dev/quire/internal/sqlq"
 )
@@ -17,27 +18,51 @@ import (
 // withUnindexed adds to set the nodes with an entry above the mark (the titles with titles,
 // else the block entries) that holds every term, and returns set. On PostgreSQL every entry is
 // in its index (the GIN index's pending list is read by every search): set is returned as is.
+//
+// The tail is read once a search, titles and blocks together (unindexedOf), and kept for the
+// run: a search asks the titles' index and then the blocks', each list needing its tail, and
+// a second statement for the same few rows cost as much as the first (issue 15).
 func (r *run) withUnindexed(ctx context.Context, terms []string, titles bool, set map[string]bool) (map[string]bool, error) {
 	if r.d != SQLite {
 		return set, nil
 	}
-	field := "body"
-	if titles {
-		field = "title"
+	if r.tail == nil {
+		tail, err := r.unindexedOf(ctx, terms)
+		if err != nil {
+			return nil, err
+		}
+		r.tail = &tail
 	}
+	x := 1
+	if titles {
+		x = 0
+	}
+	maps.Copy(set, r.tail[x])
+	return set, nil
+}
+
+// unindexedOf reads the nodes with an entry above the mark that holds every term: those of a
+// title ([0]) and those of a block ([1]). A run's terms do not change, so this is read once.
+func (r *run) unindexedOf(ctx context.Context, terms []string) (tail [2]map[string]bool, err error) {
+	tail = [2]map[string]bool{{}, {}}
 	a := sqlq.NewArgs()
-	rows, err := r.db.QueryContext(ctx, `SELECT d.node_id FROM search_docs d
-		WHERE d.rid > (SELECT rid FROM search_fts_mark) AND d.field = '`+field+`' AND `+r.all("d.text", terms, a), a.List...)
+	rows, err := r.db.QueryContext(ctx, `SELECT d.field = 'body', d.node_id FROM search_docs d
+		WHERE d.rid > (SELECT rid FROM search_fts_mark) AND d.field IN ('title', 'body') AND `+r.all("d.text", terms, a), a.List...)
 	if err != nil {
-		return nil, err
+		return tail, err
 	}
 	defer rows.Close()
 	for rows.Next() {
+		var body bool
 		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
+		if err := rows.Scan(&body, &id); err != nil {
+			return tail, err
 		}
-		set[id] = true
+		x := 0
+		if body {
+			x = 1
+		}
+		tail[x][id] = true
 	}
-	return set, rows.Err()
+	return tail, rows.Err()
 }

@@ -130,7 +130,7 @@ func (r *run) indexMatches(ctx context.Context, terms []string, titles bool, den
 		return r.withUnindexed(ctx, terms, titles, map[string]bool{})
 	}
 	entries := denseAfter
-	if few || r.d == Postgres && !titles {
+	if few != notFew || r.d == Postgres && !titles {
 		// PostgreSQL has no cheap count to say the entries are few, but it asks the index for
 		// blocks only after its probe found the term on too few of the first nodes, and the GIN
 		// bitmap is built whole before the first row whatever the LIMIT: reading up to
@@ -150,7 +150,11 @@ func (r *run) indexMatches(ctx context.Context, terms []string, titles bool, den
 		// index for the text.
 		fieldCol = "(d.field || '')"
 	}
-	query := `SELECT d.node_id FROM ` + src + ` WHERE ` + where + ` AND ` + fieldCol + ` = '` + field + `'`
+	cols := "d.node_id"
+	if few == fewByPace {
+		cols += ", d.rid" // the pace of the entries (paced)
+	}
+	query := `SELECT ` + cols + ` FROM ` + src + ` WHERE ` + where + ` AND ` + fieldCol + ` = '` + field + `'`
 	if titles && r.d == Postgres {
 		// The titles' trigram index is on nodes (nodes_title_trgm).
 		a = sqlq.NewArgs()
@@ -169,13 +173,21 @@ func (r *run) indexMatches(ctx context.Context, terms []string, titles bool, den
 	defer rows.Close()
 	set := map[string]bool{}
 	n := 0
+	var id string
+	var rid int64
+	dest := []any{&id}
+	if few == fewByPace {
+		dest = append(dest, &rid)
+	}
 	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
 		set[id] = true
 		n++
+		if few == fewByPace && n%denseAfter == 0 && r.paced(n, rid, entries) {
+			return nil, nil // dense: the walk answers
+		}
 	}
 	// A complete list is the answer's set whatever its size (a word in a few hundred blocks is
 	// on a few hundred pages): searchSegment reads them by id or, when they are many, walks the
@@ -190,22 +202,45 @@ func (r *run) indexMatches(ctx context.Context, terms []string, titles bool, den
 	return r.withUnindexed(ctx, terms, titles, set)
 }
 
+// fewness is what indexMatch knows of how many block entries match, against the bound of
+// entriesPerNode × denseAfter.
+type fewness int
+
+const (
+	notFew     fewness = iota // as many as the bound may match: the lookup reads denseAfter entries
+	fewEntries                // fewer than the bound match: the lookup reads up to it
+	fewByPace                 // unknown: the lookup reads up to the bound while its pace allows (paced)
+)
+
+// paced reports whether a lookup that has read n matching entries, the last at rowid rid, will
+// pass bound at that pace: FTS5 lists its matches in rowid order, so n entries by rid of the
+// top rowids (the blocks' plan's) are about n × top / rid in all. It replaced a count of the
+// rarest trigram's entries to the bound, run before the lookup whenever the sample left it in
+// doubt: a tenth of a search for a word in 0.6% of 100,000 paragraphs (issue 15). A term
+// packed into the first rowids looks denser than it is and is walked; one rare early and common
+// later is read to the bound, then walked, as with any term past it: slower, never another
+// answer.
+func (r *run) paced(n int, rid int64, bound int) bool {
+	top := r.trigrams[1].top
+	return rid > 0 && float64(n)*float64(top) >= float64(bound)*float64(rid)
+}
+
 // indexMatch is the FROM and WHERE of the entries (search_docs d) holding every term, using a
 // trigram index (of the titles alone with titles): FTS5 on SQLite, asked for the terms' rare
 // parts (planTrigrams), pg_trgm's GIN index of the lower-cased copy on PostgreSQL (whose titles
 // indexMatches reads from nodes, under ILIKE). Terms all under three characters are looked up on SQLite
 // only, by the trigrams they start (shortMatch), when one has at most limit occurrences. few
-// says block entries match in fewer than entriesPerNode × limit entries (SQLite: the rarest
-// trigram's list is that short). ok is false when the index has nothing to look up; none is true
+// says whether block entries match in fewer than entriesPerNode × limit entries (SQLite: the
+// rarest trigram's sample says so, or leaves it to the lookup's pace). ok is false when the index has nothing to look up; none is true
 // when some trigram or term occurs nowhere (nothing matches).
-func (r *run) indexMatch(ctx context.Context, terms []string, titles bool, limit int, a *sqlq.Args) (from, where string, few, ok, none bool, err error) {
+func (r *run) indexMatch(ctx context.Context, terms []string, titles bool, limit int, a *sqlq.Args) (from, where string, few fewness, ok, none bool, err error) {
 	long, short := longTerms(terms)
 	if len(long) == 0 {
 		if r.d == SQLite {
 			from, where, ok, none, err = r.shortMatch(ctx, terms, titles, limit, a)
-			return from, where, false, ok, none, err
+			return from, where, notFew, ok, none, err
 		}
-		return "", "", false, false, false, nil
+		return "", "", notFew, false, false, nil
 	}
 	var conds []string
 	from = "search_docs d"
@@ -216,23 +251,23 @@ func (r *run) indexMatch(ctx context.Context, terms []string, titles bool, limit
 		}
 		plan, err := r.planTrigrams(ctx, fts, long)
 		if err != nil || plan.none {
-			return "", "", false, true, plan.none, err
+			return "", "", notFew, true, plan.none, err
 		}
 		if !titles {
 			n := entriesPerNode * limit
 			// The sample's estimate overstates a trigram spread at random (the median gap is
 			// shorter than the mean) and one packed into a few pages: under half the bound it is
-			// taken as is, without the count (a twentieth of a search for a word in 0.6% of
-			// 100,000 paragraphs; issue 15). Were it wrong (a trigram rare in its first entries
-			// and common later), the lookup reads its bound and the search walks, as it does for
-			// any term past the bound: slower, never another answer.
-			few = plan.rarestCount >= 0 && plan.rarestCount < n || plan.rarestCount < 0 && plan.rarestMost < float64(n/2)
-			// Counted only when the sample leaves room: a trigram of every tenth block of a
-			// million is not counted to 5,000 (1–2 ms).
-			if !few && plan.rarestCount < 0 && plan.rarestMost < float64(10*n) {
-				if few, err = r.fewerThan(ctx, fts, plan.rarest, n); err != nil {
-					return "", "", false, false, false, err
-				}
+			// taken as is (a twentieth of a search for a word in 0.6% of 100,000 paragraphs;
+			// issue 15). Were it wrong (a trigram rare in its first entries and common later),
+			// the lookup reads its bound and the search walks, as it does for any term past the
+			// bound: slower, never another answer.
+			switch {
+			case plan.rarestCount >= 0 && plan.rarestCount < n || plan.rarestCount < 0 && plan.rarestMost < float64(n/2):
+				few = fewEntries
+			case plan.rarestCount < 0 && plan.rarestMost < float64(10*n):
+				// In doubt, the lookup's own pace decides (paced); past ten times the bound it is
+				// not read further than denseAfter: a trigram of every tenth block of a million.
+				few = fewByPace
 			}
 		}
 		// An FTS5 query of quoted strings, ANDed: a trigram phrase is a substring.

@@ -37,6 +37,8 @@ type ftsPlan struct {
 	// rarestMost is about how many entries hold the rarest trigram, from its sample's density
 	// (which a term packed into a few pages overstates).
 	rarestMost float64
+	// top is the highest rowid of any entry when sampled: the span the lists' rowids are in.
+	top int64
 }
 
 // ftsIndexes are SQLite's two trigram indexes, in the order trigramPlans samples them.
@@ -139,7 +141,7 @@ func (r *run) trigramPlans(ctx context.Context, terms []string) (plans [2]ftsPla
 func planFromSample(terms []string, perTerm [][]int, sampled []string, ids [][]int64, top int64) ftsPlan {
 	density := make([]float64, len(sampled))
 	rarest := 2.0
-	p := ftsPlan{rarestCount: -1}
+	p := ftsPlan{rarestCount: -1, top: top}
 	for g, list := range ids {
 		switch {
 		case len(list) == 0:
@@ -199,15 +201,6 @@ func longTerms(terms []string) (long, short []string) {
 		}
 	}
 	return long, short
-}
-
-// fewerThan reports whether trigram gram occurs in fewer than n entries of index fts: its list is
-// read up to n rowids, without the phrase checks and table reads of a match.
-func (r *run) fewerThan(ctx context.Context, fts, gram string, n int) (bool, error) {
-	var got int
-	err := r.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT rowid FROM `+fts+` WHERE `+fts+` MATCH $1 LIMIT +$2) AS g`,
-		ftsString(gram), n).Scan(&got) // +$2: see limit
-	return got < n, err
 }
 
 // ftsString quotes s as an FTS5 string: matched as a phrase of its trigrams, never as syntax.

@@ -29,7 +29,9 @@ func seedWordPages(t *testing.T, s *store.Store, ws string) {
 		return tx.ExecForTest(ctx, `WITH RECURSIVE seq (i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM seq WHERE i + 1 < 30000)
 			INSERT INTO search_docs (ref, node_id, field, text)
 			SELECT 'e' || CAST(i AS TEXT), 'p' || CAST(i / 50 AS TEXT), 'body', 'filler text ' || CAST(i * 7 AS TEXT) ||
-				CASE WHEN i % 50 = 0 AND (i / 50) % 2 = 0 THEN ' pudefa' WHEN i % 50 = 1 AND (i / 50) % 30 = 0 THEN ' kovila' ELSE '' END
+				CASE WHEN i % 50 = 0 AND (i / 50) % 2 = 0 THEN ' pudefa' WHEN i % 50 = 1 AND (i / 50) % 30 = 0 THEN ' kovila'
+					WHEN i < 2000 AND i % 2 = 1 THEN ' gorupi' WHEN i % 8 = 3 THEN ' zubaro' WHEN i % 4 = 2 THEN ' fimeko'
+					ELSE '' END
 			FROM seq`)
 	})
 	// What the upkeep loop does after a write on SQLite (migration 00027): the entries go into
