@@ -8,14 +8,14 @@ import (
 	"github.com/quire-dev/quire/internal/testdb"
 )
 
-// oldContentText is quire_content_text's body before migration 00029: every value of the
+// oldContentText is quire_content_text's body before migration 00028: every value of the
 // content as a row, filtered in SQL. The new body must give the very same text.
 const oldContentText = `SELECT COALESCE(string_agg(COALESCE(v ->> 'plain_text', v ->> 'expression'), ' '), '')
 	FROM jsonb_path_query($1::jsonb, 'strict $.**') AS v
 	WHERE jsonb_typeof(v) = 'object'
 	  AND (jsonb_typeof(v -> 'plain_text') = 'string' OR jsonb_typeof(v -> 'expression') = 'string')`
 
-// TestContentTextUnchanged compares PostgreSQL's quire_content_text with its body before 00029
+// TestContentTextUnchanged compares PostgreSQL's quire_content_text with its body before 00028
 // on content of every shape a block stores, and on JSON it never stores: both keys in one
 // object, non-string values under the keys, nesting, keys that jsonb reorders, scalars.
 func TestContentTextUnchanged(t *testing.T) {
@@ -48,14 +48,14 @@ func TestContentTextUnchanged(t *testing.T) {
 			t.Fatalf("quire_content_text(%s): %v", content, err)
 		}
 		if got != want {
-			t.Errorf("quire_content_text(%s) = %q; the body before 00029 gave %q", content, got, want)
+			t.Errorf("quire_content_text(%s) = %q; the body before 00028 gave %q", content, got, want)
 		}
 	}
 }
 
 // TestBlocksSearchInsert_TextOnce checks that PostgreSQL's statement trigger on new blocks
 // computes each block's search text once (the subquery it filters on was pulled up, which
-// doubled the calls: 00029), and still writes an entry for each block with text, none for an
+// doubled the calls: 00028), and still writes an entry for each block with text, none for an
 // empty one.
 func TestBlocksSearchInsert_TextOnce(t *testing.T) {
 	url := testdb.PostgresURL(t)
