@@ -9,13 +9,54 @@ import (
 	"github.com/quire-dev/quire/internal/quire"
 )
 
-// authenticateNode is authenticate joined with node $2 of the token's workspace, provided the
-// token reaches it: a workspace-scoped token reaches every node of its workspace; any other
-// walks up from the node on the nodes' primary key and probes its grants on theirs, as
-// reachesQuery does. The CASE keeps that walk from running for a workspace-scoped token: both
-// engines evaluate a CASE branch's subquery only when the branch is taken. No row: the token is
-// not live, or the node is absent or out of its reach.
-var authenticateNode = `
+// NodeFields is how much of a node AuthenticateNode reads with the token.
+type NodeFields int
+
+const (
+	// AllFields is every column of the node (nodeColumns).
+	AllFields NodeFields = iota
+	// PageFields is what a page's answer shows (pageColumns): every column but position,
+	// title_plain, description, is_inline and trashed_under; its id and workspace are the ones
+	// asked for and the token's. Left out, the driver's per-execution work on them (each column's
+	// name and declared type fetched and copied, the value converted twice) was a share of a page
+	// GET's CPU for nothing (issue 15).
+	PageFields
+)
+
+// pageColumns are the node's columns a page's answer (and a record's rendering) reads.
+const pageColumns = `object, page_type, parent_type, parent_id, title, properties, icon, cover, in_trash, version,
+	created_ms, created_by, edited_ms, edited_by`
+
+func scanPageNode(row interface{ Scan(...any) error }) (*quire.Node, error) {
+	n := &quire.Node{}
+	var parent sql.NullString
+	var title, props, icon, cover []byte
+	err := row.Scan(&n.Object, &n.PageType, &n.ParentType, &parent, &title, &props, &icon, &cover, &n.InTrash,
+		&n.Version, &n.CreatedMs, &n.CreatedBy, &n.EditedMs, &n.EditedBy)
+	if err != nil {
+		return nil, err
+	}
+	n.Title, n.Properties = title, props
+	return withParentAndFiles(n, parent, icon, cover), nil
+}
+
+// authenticateNodeReads are the joined reads by NodeFields: their texts and their scans.
+var authenticateNodeReads = [...]struct {
+	query string
+	scan  func(row interface{ Scan(...any) error }) (*quire.Node, error)
+}{
+	AllFields:  {authenticateNodeQuery(nodeColumns), scanNode},
+	PageFields: {authenticateNodeQuery(pageColumns), scanPageNode},
+}
+
+// authenticateNodeQuery is authenticate joined with node $2 of the token's workspace (columns
+// of it), provided the token reaches it: a workspace-scoped token reaches every node of its
+// workspace; any other walks up from the node on the nodes' primary key and probes its grants
+// on theirs, as reachesQuery does. The CASE keeps that walk from running for a
+// workspace-scoped token: both engines evaluate a CASE branch's subquery only when the branch
+// is taken. No row: the token is not live, or the node is absent or out of its reach.
+func authenticateNodeQuery(columns string) string {
+	return `
 		WITH RECURSIVE up (id, parent_id, depth) AS (
 			SELECT id, parent_id, 0 FROM nodes WHERE id = $2
 			UNION ALL
@@ -23,28 +64,30 @@ var authenticateNode = `
 			WHERE up.depth < ` + strconv.Itoa(maxDepth) + `
 		)
 		SELECT t.id, t.workspace_id, t.owner_id, t.integration_id, t.name,
-		t.scopes, t.workspace_scoped, t.created_ms, t.revoked_ms, w.name, ` + qualify("n.", nodeColumns) + `
+		t.scopes, t.workspace_scoped, t.created_ms, t.revoked_ms, w.name, ` + qualify("n.", columns) + `
 		FROM tokens t JOIN workspaces w ON w.id = t.workspace_id
 		JOIN nodes n ON n.id = $2 AND n.workspace_id = t.workspace_id
 		WHERE t.secret_hash = $1 AND t.revoked_ms = 0 AND CASE WHEN t.workspace_scoped THEN TRUE
 			ELSE EXISTS (SELECT 1 FROM up WHERE EXISTS (SELECT 1 FROM grants g WHERE g.token_id = t.id AND g.target_id = up.id))
 		END`
+}
 
-// AuthenticateNode is Authenticate and, in the same statement, node id when the token reaches
-// it: the request that names one node reads its token, its reach and its node in one read on
-// three primary or unique keys (one read transaction on SQLite, one round trip on PostgreSQL)
-// instead of two or three. The node is nil, with a nil error, when the token is live but the
-// node is absent, in another workspace or out of the token's reach: the joined read found no
-// row, and the token is then read alone to tell that from an unknown or revoked token
-// (unauthorized). Nothing is kept between requests: a revoke or a withdrawn grant through any
-// server is seen by the next request's read.
-func (s *Store) AuthenticateNode(ctx context.Context, secretHash, id string) (*quire.Principal, *quire.Node, error) {
-	row := s.hot().QueryRowContext(ctx, authenticateNode, secretHash, id)
+// AuthenticateNode is Authenticate and, in the same statement, node id (the part of it fields
+// names) when the token reaches it: the request that names one node reads its token, its reach
+// and its node in one read on three primary or unique keys (one read transaction on SQLite, one
+// round trip on PostgreSQL) instead of two or three. The node is nil, with a nil error, when
+// the token is live but the node is absent, in another workspace or out of the token's reach:
+// the joined read found no row, and the token is then read alone to tell that from an unknown
+// or revoked token (unauthorized). Nothing is kept between requests: a revoke or a withdrawn
+// grant through any server is seen by the next request's read.
+func (s *Store) AuthenticateNode(ctx context.Context, secretHash, id string, fields NodeFields) (*quire.Principal, *quire.Node, error) {
+	read := authenticateNodeReads[fields]
+	row := s.hot().QueryRowContext(ctx, read.query, secretHash, id)
 	p := &quire.Principal{}
 	var n *quire.Node
 	t, err := scanToken(scanFunc(func(dest ...any) error {
 		var err error
-		n, err = scanNode(scanFunc(func(nodeDest ...any) error {
+		n, err = read.scan(scanFunc(func(nodeDest ...any) error {
 			return row.Scan(append(append(dest, &p.WorkspaceName), nodeDest...)...)
 		}))
 		return err
@@ -57,5 +100,8 @@ func (s *Store) AuthenticateNode(ctx context.Context, secretHash, id string) (*q
 		return nil, nil, err
 	}
 	p.Token = t
+	if fields == PageFields {
+		n.ID, n.WorkspaceID = id, t.WorkspaceID // the read's own keys: n.id = $2, n.workspace_id = t.workspace_id
+	}
 	return p, n, nil
 }
