@@ -112,7 +112,7 @@ func TestRequestPathStatements(t *testing.T) {
 }
 
 // joined is a word of the statement that reads a token, its reach and a node together.
-const joined = "FROM tokens t JOIN workspaces w ON w.id = t.workspace_id JOIN nodes n"
+const joined = "JOIN nodes n ON n.id = $2 AND n.workspace_id = t.workspace_id"
 
 func numbered(lines []string) []string {
 	out := make([]string, len(lines))
