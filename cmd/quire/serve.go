@@ -98,7 +98,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: level}))
 	access := slog.New(slog.DiscardHandler)
 	if *accessLog != "off" {
-		access = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: accessLevel}))
+		access = httpapi.NewAccessLog(logs, accessLevel)
 	}
 
 	start := time.Now()

@@ -74,7 +74,7 @@ func (s *Server) authenticate(r *http.Request, rt route) (*quire.Principal, cont
 		p, err := s.svc.Authenticate(r.Context(), header)
 		return p, r.Context(), err
 	}
-	ctx, p, err := s.svc.AuthenticateNode(r.Context(), header, r.PathValue(rt.node))
+	ctx, p, err := s.svc.AuthenticateNode(r.Context(), header, r.PathValue(rt.node), rt.fields)
 	return p, ctx, err
 }
 

@@ -225,7 +225,7 @@ func (s *Server) registerPages() {
 			"as blocks (children) or Markdown."), write, s.createPage)
 	register(s, op("retrieve-page", http.MethodGet, "/v2/pages/{page_id}", "Pages",
 		"Retrieve a page",
-		"A page in trash is still readable, with in_trash true."), route{scopes: read.scopes, node: "page_id"}, s.getPage)
+		"A page in trash is still readable, with in_trash true."), route{scopes: read.scopes, node: "page_id", fields: service.PageFields}, s.getPage)
 	register(s, op("update-page", http.MethodPatch, "/v2/pages/{page_id}", "Pages",
 		"Update a page",
 		"Changes the title, icon or cover, or trashes (in_trash true) or restores (false) the page."), write, s.patchPage)

@@ -80,6 +80,7 @@ func TestRequestPathStatements(t *testing.T) {
 				{"database, granted", "/v2/databases/" + db, granted, 200, []string{joined}},
 				{"database out of reach", "/v2/databases/" + db, other, 404, []string{joined, "FROM tokens"}},
 				{"a page on the database route", "/v2/databases/" + child, e.full, 404, []string{joined}},
+				{"a database on the page route", "/v2/pages/" + db, e.full, 404, []string{joined}},
 			} {
 				t.Run(tc.name, func(t *testing.T) {
 					e.do("GET", tc.path, tc.token, nil) // warm: statements prepared, pools filled
@@ -111,7 +112,7 @@ func TestRequestPathStatements(t *testing.T) {
 }
 
 // joined is a word of the statement that reads a token, its reach and a node together.
-const joined = "FROM tokens t JOIN workspaces w ON w.id = t.workspace_id JOIN nodes n"
+const joined = "JOIN nodes n ON n.id = $2 AND n.workspace_id = t.workspace_id"
 
 func numbered(lines []string) []string {
 	out := make([]string, len(lines))

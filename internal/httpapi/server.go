@@ -75,6 +75,8 @@ type route struct {
 	// node is the path parameter naming the page or database the handler reads first
 	// (readNode): the guard reads it with the token, in one statement (guard.go).
 	node string
+	// fields is how much of that node the guard reads: all of it unless the handler needs less.
+	fields service.NodeFields
 }
 
 // New builds the server with every route registered.

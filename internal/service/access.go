@@ -60,6 +60,23 @@ func unauthorizedIf(p *quire.Principal, err error) (*quire.Principal, error) {
 type nodeRead struct {
 	tokenID, id string
 	node        *quire.Node
+	fields      NodeFields
+}
+
+// NodeFields is how much of the node AuthenticateNode reads: AllFields, or PageFields, enough
+// for Page (what a page's answer shows) and for nothing else.
+type NodeFields = store.NodeFields
+
+// The parts of a node AuthenticateNode may read.
+const (
+	AllFields  = store.AllFields
+	PageFields = store.PageFields
+)
+
+// serves tells whether the read holds what readNode's caller for kind needs: a page read is
+// only for Page (the one caller of readNode for kind "page").
+func (r *nodeRead) serves(kind string) bool {
+	return r.fields == AllFields || r.fields == PageFields && kind == "page"
 }
 
 type nodeReadKey struct{}
@@ -67,9 +84,10 @@ type nodeReadKey struct{}
 // AuthenticateNode is Authenticate for a request whose handler reads node id first (GET
 // /v2/pages/{page_id}): the token, the reach check and the node are one statement, and the
 // returned context carries the node for that read (readNode), so the request makes one read
-// instead of two or three. The node is read within this request, in the same statement as the
-// token; nothing outlives the request.
-func (s *Service) AuthenticateNode(ctx context.Context, header, id string) (context.Context, *quire.Principal, error) {
+// instead of two or three; fields is how much of it (PageFields for GET /v2/pages/{page_id}).
+// The node is read within this request, in the same statement as the token; nothing outlives
+// the request.
+func (s *Service) AuthenticateNode(ctx context.Context, header, id string, fields NodeFields) (context.Context, *quire.Principal, error) {
 	hash, ok := bearerHash(header)
 	if !ok {
 		return ctx, nil, errUnauthorized
@@ -78,11 +96,11 @@ func (s *Service) AuthenticateNode(ctx context.Context, header, id string) (cont
 		p, err := unauthorizedIf(s.store.Authenticate(ctx, hash))
 		return ctx, p, err
 	}
-	p, n, err := s.store.AuthenticateNode(ctx, hash, id)
+	p, n, err := s.store.AuthenticateNode(ctx, hash, id, fields)
 	if p, err = unauthorizedIf(p, err); err != nil {
 		return ctx, nil, err
 	}
-	return context.WithValue(ctx, nodeReadKey{}, &nodeRead{tokenID: p.Token.ID, id: id, node: n}), p, nil
+	return context.WithValue(ctx, nodeReadKey{}, &nodeRead{tokenID: p.Token.ID, id: id, node: n, fields: fields}), p, nil
 }
 
 // readWithToken is the read AuthenticateNode made of node id for p's token in this request.

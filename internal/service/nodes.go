@@ -44,7 +44,7 @@ func isMindMap(n *quire.Node) bool  { return n.PageType == quire.PageTypeMindMap
 // readNode returns node id (in trash too) when the caller reaches it and it is of the kind that
 // is tells, else not_found.
 func (s *Service) readNode(ctx context.Context, p *quire.Principal, id, kind string, is func(*quire.Node) bool) (*quire.Node, error) {
-	if r, ok := readWithToken(ctx, p, id); ok {
+	if r, ok := readWithToken(ctx, p, id); ok && r.serves(kind) {
 		if r.node == nil || !is(r.node) {
 			return nil, quire.NotFound(kind + " " + id)
 		}

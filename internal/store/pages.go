@@ -22,15 +22,20 @@ func scanNode(row interface{ Scan(...any) error }) (*quire.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	n.ParentID = parent.String
 	n.Title, n.Properties, n.Description = title, props, desc
+	return withParentAndFiles(n, parent, icon, cover), nil
+}
+
+// withParentAndFiles sets n's parent (NULL: none) and its icon and cover (empty: none) as read.
+func withParentAndFiles(n *quire.Node, parent sql.NullString, icon, cover []byte) *quire.Node {
+	n.ParentID = parent.String
 	if len(icon) > 0 {
 		n.Icon = icon
 	}
 	if len(cover) > 0 {
 		n.Cover = cover
 	}
-	return n, nil
+	return n
 }
 
 // scanNodes reads every row of a query of nodeColumns, in order.

@@ -20,8 +20,12 @@ const (
 	RecordIDsQueryForTest     = recordIDsQuery
 )
 
-// AuthenticateNodeQueryForTest reads a token, its reach and a node in one statement.
-var AuthenticateNodeQueryForTest = authenticateNode
+// AuthenticateNodeQueryForTest reads a token, its reach and a node in one statement;
+// AuthenticatePageQueryForTest the same with the page's fields only.
+var (
+	AuthenticateNodeQueryForTest = authenticateNodeReads[AllFields].query
+	AuthenticatePageQueryForTest = authenticateNodeReads[PageFields].query
+)
 
 // ChildrenFirstLiteralQueryForTest is SQLite's first page of children, with a literal LIMIT.
 var ChildrenFirstLiteralQueryForTest = childrenFirstLiteral[101]

@@ -16,12 +16,19 @@ func scanToken(row interface{ Scan(...any) error }) (*quire.Token, error) {
 		&t.WorkspaceScoped, &t.CreatedMs, &t.RevokedMs); err != nil {
 		return nil, err
 	}
+	t.Scopes = parseScopes(scopes)
+	return t, nil
+}
+
+// parseScopes reads the scopes column (comma-separated).
+func parseScopes(scopes string) []quire.Scope {
+	var out []quire.Scope
 	for _, sc := range strings.Split(scopes, ",") {
 		if sc != "" {
-			t.Scopes = append(t.Scopes, quire.Scope(sc))
+			out = append(out, quire.Scope(sc))
 		}
 	}
-	return t, nil
+	return out
 }
 
 // CreateToken stores a token with the hash of its secret and its grants, in one transaction.
