@@ -41,6 +41,10 @@ type Queryer interface {
 type NodeRows struct {
 	Columns string
 	Scan    func(row interface{ Scan(...any) error }) (*quire.Node, error)
+	// PlanEach, when set, goes first among the arguments of PostgreSQL's read of the nodes of
+	// a long list of ids (more than byIDNodes): the driver's option to have that statement
+	// planned with the list in view at every call (pgx.QueryExecModeCacheDescribe; terms.go).
+	PlanEach any
 }
 
 // Order is the order of keyword search results.

@@ -4,11 +4,23 @@ import (
 	"context"
 	"database/sql"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/quire-dev/quire/internal/search"
 )
 
-// nodeRows is how internal/search reads the nodes it answers.
-var nodeRows = search.NodeRows{Columns: nodeColumns, Scan: scanNode}
+// searchNodes is how internal/search reads the nodes it answers. On PostgreSQL its read of a
+// long list of ids is planned at every call, with the list's values: pgx's cache_describe mode
+// sends it as an unnamed statement (Parse, Bind, Execute in the same round trip), which
+// PostgreSQL plans at Bind with the values, where the statement cache's prepared statement
+// would move to a generic plan blind to the list (search.NodeRows.PlanEach).
+func (s *Store) searchNodes() search.NodeRows {
+	rows := search.NodeRows{Columns: nodeColumns, Scan: scanNode}
+	if s.engine == Postgres {
+		rows.PlanEach = pgx.QueryExecModeCacheDescribe
+	}
+	return rows
+}
 
 // Search runs a keyword search (internal/search) inside one read transaction, so that the
 // statements of its plan (the index lookups, the walk's steps) see one snapshot.
@@ -27,7 +39,7 @@ func (s *Store) Search(ctx context.Context, q search.Query) ([]search.Result, *s
 	if s.found != nil {
 		db = foundTx{tx, s.found}
 	}
-	res, resume, err := search.Keyword(ctx, db, search.Dialect(s.engine), nodeRows, q)
+	res, resume, err := search.Keyword(ctx, db, search.Dialect(s.engine), s.searchNodes(), q)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -10,7 +10,7 @@ import (
 // SearchTraceForTest runs a keyword search on the read pool as Search does, handing seen each
 // statement it runs with its arguments (to read their plans).
 func (s *Store) SearchTraceForTest(ctx context.Context, q search.Query, seen func(query string, args []any)) ([]search.Result, *search.Key, error) {
-	return search.Keyword(ctx, tracer{s.read, seen}, search.Dialect(s.engine), nodeRows, q)
+	return search.Keyword(ctx, tracer{s.read, seen}, search.Dialect(s.engine), s.searchNodes(), q)
 }
 
 // tracer is a search.Queryer that reports each statement before running it.
