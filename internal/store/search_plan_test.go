@@ -2,7 +2,6 @@ package store_test
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -134,36 +133,9 @@ func explainPlan(t *testing.T, s *store.Store, query string, args []any) string 
 		}
 		return strings.Join(rows, "\n")
 	}
-	// PostgreSQL plans by its statistics, and at the test's 30,000 entries a scan of the table
-	// costs about what the trigram index does; with sequential scans priced out, a scan is left
-	// only where no index can serve the statement.
-	var raw string
-	mustTx(t, s, func(tx *store.Tx) error {
-		if err := tx.ExecForTest(ctx, `SET LOCAL enable_seqscan = off`); err != nil {
-			return err
-		}
-		return tx.QueryRowForTest(ctx, "EXPLAIN (FORMAT JSON) "+query, args...).Scan(&raw)
-	})
-	type node struct {
-		Type     string `json:"Node Type"`
-		Index    string `json:"Index Name"`
-		Relation string `json:"Relation Name"`
-		Plans    []node `json:"Plans"`
-	}
-	var doc []struct{ Plan node }
-	if err := json.Unmarshal([]byte(raw), &doc); err != nil {
-		t.Fatal(err)
-	}
 	var lines []string
-	var walk func(n node)
-	walk = func(n node) {
+	for _, n := range pgPlanNodes(t, s, "FORMAT JSON", query, args) {
 		lines = append(lines, n.Type+" on "+cmp.Or(n.Index, n.Relation))
-		for _, c := range n.Plans {
-			walk(c)
-		}
-	}
-	for _, d := range doc {
-		walk(d.Plan)
 	}
 	return strings.Join(lines, "\n")
 }
