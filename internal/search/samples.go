@@ -12,10 +12,10 @@ import (
 //
 // They are statistics, never an answer: a plan made from them chooses which pieces FTS5 is asked
 // for and how far the lookup reads, and every plan answers the same. Still they are kept exact:
-// they are valid for one state of the indexes (sampleVersion: the mark of what is indexed and
-// both indexes' FTS5 structure records, read in the search's own snapshot), and a search that
-// reads another state drops them all. Every write to an FTS5 index (a batch of the tail, a
-// delete or an update at or below the mark, a merge) rewrites its structure record, whose
+// they are valid for one state of the indexes (sampleVersion: both indexes' FTS5 structure
+// records, read in the search's own snapshot), and a search that reads another state drops
+// them all. Every write to an FTS5 index (a batch of the tail, which moves the mark with it; a
+// delete or an update at or below the mark; a merge) rewrites its structure record, whose
 // write counter grows with every write (FTS5 starts it again only on 'rebuild', which only a
 // migration runs, before a server reads), so a state is not seen twice; a server sharing the
 // file sees another's writes by the same read. Were a state ever taken for another, a plan
@@ -36,11 +36,10 @@ const maxSampledGrams = 4096
 func NewSamples() *Samples { return &Samples{lists: map[string][2][]int64{}} }
 
 // sampleVersionSQL reads the highest rowid of any entry (the span of the lists' rowids, not
-// part of the version: entries above the mark are not in the indexes) and the state of the
+// part of the state: entries above the mark are in neither index) and the state of the
 // indexes. FTS5 keeps a table's structure record at id 10 of its %_data table.
 const sampleVersionSQL = `SELECT (SELECT COALESCE(MAX(rid), 0) FROM search_docs),
-	CAST((SELECT rid FROM search_fts_mark WHERE id = 1) AS TEXT) || ':' || hex((SELECT block FROM search_title_fts_data WHERE id = 10))
-	|| ':' || hex((SELECT block FROM search_fts_data WHERE id = 10))`
+	hex((SELECT block FROM search_title_fts_data WHERE id = 10)) || ':' || hex((SELECT block FROM search_fts_data WHERE id = 10))`
 
 // sampleVersion reads the top rowid and the indexes' state (sampleVersionSQL).
 func (r *run) sampleVersion(ctx context.Context) (top int64, version string, err error) {
