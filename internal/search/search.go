@@ -79,6 +79,9 @@ type Query struct {
 	Ascending bool // for ByEdited and ByCreated
 	After     *Key
 	Limit     int
+	// Samples keeps SQLite's trigram samples across searches (samples.go); nil: each search
+	// samples its own. PostgreSQL has none to keep.
+	Samples *Samples
 	// Tuning is for tests, which run every plan over the same content; production leaves it
 	// zero.
 	Tuning Tuning

@@ -65,8 +65,8 @@ func (r *run) planTrigrams(ctx context.Context, fts string, terms []string) (fts
 	return r.trigrams[1], nil
 }
 
-// trigramPlans samples the trigrams of terms in both indexes (ftsIndexes) in one statement and
-// plans each (planTrigrams).
+// trigramPlans samples the trigrams of terms in both indexes (ftsIndexes), in one statement for
+// those q.Samples does not keep for the indexes' present state, and plans each (planTrigrams).
 func (r *run) trigramPlans(ctx context.Context, terms []string) (plans [2]ftsPlan, err error) {
 	perTerm := make([][]int, len(terms)) // per term and trigram position: the sampled gram, or -1
 	var sampled []string
@@ -95,45 +95,69 @@ func (r *run) trigramPlans(ctx context.Context, terms []string) (plans [2]ftsPla
 			perTerm[i][k] = g
 		}
 	}
-	a := sqlq.NewArgs()
-	parts := make([]string, 0, 2*len(sampled))
-	for i, text := range sampled {
-		arg := a.Arg(ftsString(text))
-		for x, fts := range ftsIndexes {
-			parts = append(parts, `SELECT * FROM (SELECT `+strconv.Itoa(x)+`, `+strconv.Itoa(i)+`, rowid FROM `+fts+` WHERE `+fts+
-				` MATCH `+arg+` LIMIT `+strconv.Itoa(trigramSample)+`)`)
-		}
-	}
-	query := `SELECT -1, -1, COALESCE(MAX(rid), 0) FROM search_docs UNION ALL ` + strings.Join(parts, " UNION ALL ")
-	rows, err := r.db.QueryContext(ctx, query, a.List...)
+	top, version, err := r.sampleVersion(ctx)
 	if err != nil {
 		return plans, err
 	}
-	defer rows.Close()
-	var top int64
+	kept, found := r.q.Samples.get(version, sampled)
+	var missing []int // the sampled grams not kept: sampled now
+	for g := range sampled {
+		if !found[g] {
+			missing = append(missing, g)
+		}
+	}
+	if len(missing) > 0 {
+		if err := r.sampleGrams(ctx, sampled, missing, kept); err != nil {
+			return plans, err
+		}
+		grams := make([]string, len(missing))
+		lists := make([][2][]int64, len(missing))
+		for k, g := range missing {
+			grams[k], lists[k] = sampled[g], kept[g]
+		}
+		r.q.Samples.put(version, grams, lists)
+	}
 	var rowids [2][][]int64
 	for x := range rowids {
 		rowids[x] = make([][]int64, len(sampled))
-	}
-	for rows.Next() {
-		var x, i int
-		var rowid int64
-		if err := rows.Scan(&x, &i, &rowid); err != nil {
-			return plans, err
+		for g := range sampled {
+			rowids[x][g] = kept[g][x]
 		}
-		if x < 0 {
-			top = max(rowid, 1)
-			continue
-		}
-		rowids[x][i] = append(rowids[x][i], rowid)
-	}
-	if err := rows.Err(); err != nil {
-		return plans, err
 	}
 	for x := range plans {
 		plans[x] = planFromSample(terms, perTerm, sampled, rowids[x], top)
 	}
 	return plans, nil
+}
+
+// sampleGrams reads the first rowids of the grams sampled[g], g in missing, in both indexes
+// (ftsIndexes), in one statement, into lists[g].
+func (r *run) sampleGrams(ctx context.Context, sampled []string, missing []int, lists [][2][]int64) error {
+	a := sqlq.NewArgs()
+	parts := make([]string, 0, 2*len(missing))
+	for k, g := range missing {
+		arg := a.Arg(ftsString(sampled[g]))
+		for x, fts := range ftsIndexes {
+			// k, not g: the text depends on how many grams are sampled alone (it is kept
+			// prepared, store/search.go).
+			parts = append(parts, `SELECT * FROM (SELECT `+strconv.Itoa(x)+`, `+strconv.Itoa(k)+`, rowid FROM `+fts+` WHERE `+fts+
+				` MATCH `+arg+` LIMIT `+strconv.Itoa(trigramSample)+`)`)
+		}
+	}
+	rows, err := r.db.QueryContext(ctx, strings.Join(parts, " UNION ALL "), a.List...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var x, k int
+		var rowid int64
+		if err := rows.Scan(&x, &k, &rowid); err != nil {
+			return err
+		}
+		lists[missing[k]][x] = append(lists[missing[k]][x], rowid)
+	}
+	return rows.Err()
 }
 
 // planFromSample is the plan of one index from the first rowids of each sampled trigram's list

@@ -39,6 +39,7 @@ func (s *Store) Search(ctx context.Context, q search.Query) ([]search.Result, *s
 	if s.found != nil {
 		db = foundTx{tx, s.found}
 	}
+	q.Samples = s.samples
 	res, resume, err := search.Keyword(ctx, db, search.Dialect(s.engine), s.searchNodes(), q)
 	if err != nil {
 		return nil, nil, err

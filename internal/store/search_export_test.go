@@ -8,8 +8,9 @@ import (
 )
 
 // SearchTraceForTest runs a keyword search on the read pool as Search does, handing seen each
-// statement it runs with its arguments (to read their plans).
+// statement it runs with its arguments (to read their plans), with the store's kept samples.
 func (s *Store) SearchTraceForTest(ctx context.Context, q search.Query, seen func(query string, args []any)) ([]search.Result, *search.Key, error) {
+	q.Samples = s.samples
 	return search.Keyword(ctx, tracer{s.read, seen}, search.Dialect(s.engine), s.searchNodes(), q)
 }
 

@@ -18,6 +18,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib" // also registers the "pgx" database/sql driver
 	_ "modernc.org/sqlite"           // registers the "sqlite" database/sql driver
+
+	"github.com/quire-dev/quire/internal/search"
 )
 
 // Engine names the database behind a Store.
@@ -55,7 +57,10 @@ type Store struct {
 	// found keeps keyword search's statements prepared on SQLite's read pool (search.go); nil on
 	// PostgreSQL.
 	found *stmtCache
-	pairs pairs // the record pairs queries want, and their registration (records_pairs.go)
+	// samples are keyword search's trigram samples, kept while the indexes stay as they were
+	// (search.Samples); nil on PostgreSQL.
+	samples *search.Samples
+	pairs   pairs // the record pairs queries want, and their registration (records_pairs.go)
 }
 
 // Open connects to the store, applies pending migrations and loads the signing secret.
@@ -159,7 +164,7 @@ func openSQLite(dir string, observe func(string)) (*Store, error) {
 	ckpt.SetMaxOpenConns(1)
 	ckpt.SetConnMaxLifetime(0)
 	return &Store{engine: SQLite, read: read, write: write, kept: newStmtCache(write), prep: &preparedReads{db: read},
-		found: newStmtCache(read), upkeep: startUpkeep(ckpt, write), file: path}, nil
+		found: newStmtCache(read), samples: search.NewSamples(), upkeep: startUpkeep(ckpt, write), file: path}, nil
 }
 
 func openPostgres(dsn string, observe func(string)) (*Store, error) {
