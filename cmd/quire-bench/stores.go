@@ -107,8 +107,11 @@ func (f *freshStore) serveArgs(dir string) []string {
 	return append(f.args, "--database-url", "")
 }
 
-// analyze gathers PostgreSQL's planner statistics after the bulk load, as autovacuum does on
-// its own within minutes of one; SQLite's planner in quire works without statistics.
+// analyze brings PostgreSQL to where autovacuum leaves it within minutes of a bulk load: the
+// planner's statistics gathered, and the trigram GIN indexes' pending lists merged (a VACUUM
+// merges them, a bare ANALYZE does not), so that "steady" does not depend on how many entries
+// the last writes left pending (docs/performance.md, "PostgreSQL plans: search at full scale
+// and the page GET, sixth pass"). SQLite's planner in quire works without statistics.
 func analyze(ctx context.Context, cfg store.Config) error {
 	if cfg.DatabaseURL == "" {
 		return nil
@@ -118,6 +121,6 @@ func analyze(ctx context.Context, cfg store.Config) error {
 		return err
 	}
 	defer db.Close()
-	_, err = db.ExecContext(ctx, `ANALYZE`)
+	_, err = db.ExecContext(ctx, `VACUUM (ANALYZE)`)
 	return err
 }
