@@ -3,9 +3,6 @@ package store_test
 import (
 	"strings"
 	"testing"
-
-	"github.com/quire-dev/quire/internal/store"
-	"github.com/quire-dev/quire/internal/testdb"
 )
 
 // TestBlocksInsert_StatementTriggersOnly pins what a new block costs PostgreSQL beyond its row:
@@ -14,19 +11,7 @@ import (
 // every block; 00031 dropped it), so a constraint or row trigger added back shows here as a
 // "Trigger" line of EXPLAIN ANALYZE with 3 calls for the 3 blocks.
 func TestBlocksInsert_StatementTriggersOnly(t *testing.T) {
-	url := testdb.PostgresURL(t)
-	s, err := store.Open(ctx, store.Config{DatabaseURL: url})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	w, _ := seed(t, s)
-	db := openPostgres(t, url)
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
+	tx, w := seededPostgresTx(t)
 	rows, err := tx.QueryContext(ctx, `EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) INSERT INTO blocks (id, workspace_id, page_id,
 		parent_id, position, type, content, created_ms, created_by, edited_ms, edited_by) VALUES
 		('b0', $1, 'p', 'p', 'a0', 'paragraph', '{"rich_text":[{"plain_text":"alpha"}]}', 1, 'u', 1, 'u'),
