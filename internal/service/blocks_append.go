@@ -18,7 +18,7 @@ func (pl Placement) atEnd() bool { return !pl.Start && pl.After == "" && pl.Befo
 // page's row before it, so on PostgreSQL they ran one whole transaction at a time. Now they
 // write their blocks side by side and queue only for the short rest: the page's row, the trash
 // check, the positions. Before the lock an append holds no row another writer asks for (its own
-// new rows, the embedding log's, a key-share lock on the parent through the foreign key), so
+// new rows, the embedding log's; since 00031 no key-share lock of the workspace either), so
 // every writer of a page's blocks still takes the page's row first among the rows it shares
 // with others, and the outbox's head last: one order, no deadlock.
 //
@@ -39,10 +39,7 @@ func (s *Service) insertAtEnd(ctx context.Context, tx *store.Tx, p *quire.Princi
 	if err != nil {
 		return nil, err
 	}
-	if err := tx.TouchNode(ctx, c.Page.ID, now, p.Token.OwnerID); err != nil {
-		return nil, err
-	}
-	if err := s.checkWritable(ctx, tx, c); err != nil {
+	if err := s.lockWritable(ctx, tx, p, c, now); err != nil {
 		return nil, err
 	}
 	n, err := tx.CountChildrenAfter(ctx, c.ID, lo)
@@ -61,4 +58,22 @@ func (s *Service) insertAtEnd(ctx context.Context, tx *store.Tx, p *quire.Princi
 		b.Position = keys[i]
 	}
 	return top, tx.PlaceBlocks(ctx, ids, keys)
+}
+
+// lockWritable takes the page's row, as TouchNode does, and refuses the append when the page
+// is in trash or under a page in trash, read from the row the lock returns: one statement where
+// TouchNode and checkWritable's re-read of the page were two (a round trip of an append's
+// eleven on PostgreSQL). The row is the one the lock holds, so a trash that committed while the
+// append waited for it is seen, as the re-read saw it. A block container is still re-read.
+func (s *Service) lockWritable(ctx context.Context, tx *store.Tx, p *quire.Principal, c *container, now int64) error {
+	hidden, err := tx.TouchPage(ctx, c.Page.WorkspaceID, c.Page.ID, now, p.Token.OwnerID)
+	switch {
+	case err != nil:
+		return err
+	case hidden:
+		return quire.Invalid("block_id", quire.ReasonArchived, "The page is in trash; restore it first.")
+	case c.Block != nil:
+		return s.checkWritable(ctx, tx, c)
+	}
+	return nil
 }

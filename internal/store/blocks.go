@@ -206,6 +206,16 @@ func (tx *Tx) PlaceBlocks(ctx context.Context, ids, positions []string) error {
 	return nil
 }
 
+// TouchPage is TouchNode for a write of page id's blocks, which also tells whether the page is
+// hidden (in trash, or under a page in trash), read from the row it updates: on PostgreSQL the
+// row as locked, so a trash committed while the write waited for the lock is seen. Not found
+// when the page is not in workspace ws.
+func (tx *Tx) TouchPage(ctx context.Context, ws, id string, ms int64, by string) (hidden bool, err error) {
+	err = tx.tx.QueryRowContext(ctx, `UPDATE nodes SET version = version + 1, edited_ms = $3, edited_by = $4
+		WHERE id = $1 AND workspace_id = $2 RETURNING in_trash OR trashed_under`, id, ws, ms, by).Scan(&hidden)
+	return hidden, notFoundIf(err, "page or database "+id)
+}
+
 // FirstChildPosition is the position of parent's first child ("" when none).
 func (tx *Tx) FirstChildPosition(ctx context.Context, parent string) (string, error) {
 	var pos string

@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"testing"
 
+	"github.com/quire-dev/quire/internal/quire"
 	"github.com/quire-dev/quire/internal/store"
 	"github.com/quire-dev/quire/internal/testdb"
 )
@@ -58,19 +59,7 @@ func TestContentTextUnchanged(t *testing.T) {
 // doubled the calls: 00028), and still writes an entry for each block with text, none for an
 // empty one.
 func TestBlocksSearchInsert_TextOnce(t *testing.T) {
-	url := testdb.PostgresURL(t)
-	s, err := store.Open(ctx, store.Config{DatabaseURL: url})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	w, _ := seed(t, s)
-	db := openPostgres(t, url)
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
+	tx, w := seededPostgresTx(t)
 	// Function calls are counted per transaction when tracked (pg_stat_xact_user_functions).
 	if _, err := tx.ExecContext(ctx, `SET LOCAL track_functions = 'all'`); err != nil {
 		t.Fatal(err)
@@ -112,6 +101,25 @@ func TestBlocksSearchInsert_TextOnce(t *testing.T) {
 // postgresDB is a fresh migrated PostgreSQL database, opened directly.
 func postgresDB(t *testing.T) *sql.DB {
 	return openPostgres(t, testdb.PostgresURL(t))
+}
+
+// seededPostgresTx opens a migrated PostgreSQL store with a workspace and a transaction on its
+// database, rolled back when the test ends.
+func seededPostgresTx(t *testing.T) (*sql.Tx, *quire.Workspace) {
+	t.Helper()
+	url := testdb.PostgresURL(t)
+	s, err := store.Open(ctx, store.Config{DatabaseURL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	w, _ := seed(t, s)
+	tx, err := openPostgres(t, url).BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tx.Rollback() })
+	return tx, w
 }
 
 func openPostgres(t *testing.T, url string) *sql.DB {

@@ -1,0 +1,40 @@
+package store_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestBlocksInsert_StatementTriggersOnly pins what a new block costs PostgreSQL beyond its row:
+// the statement trigger that writes the search entries, and no trigger per row. The foreign key
+// of blocks.workspace_id was one (an RI lookup and a KEY SHARE lock of the workspace's row for
+// every block; 00031 dropped it), so a constraint or row trigger added back shows here as a
+// "Trigger" line of EXPLAIN ANALYZE with 3 calls for the 3 blocks.
+func TestBlocksInsert_StatementTriggersOnly(t *testing.T) {
+	tx, w := seededPostgresTx(t)
+	rows, err := tx.QueryContext(ctx, `EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) INSERT INTO blocks (id, workspace_id, page_id,
+		parent_id, position, type, content, created_ms, created_by, edited_ms, edited_by) VALUES
+		('b0', $1, 'p', 'p', 'a0', 'paragraph', '{"rich_text":[{"plain_text":"alpha"}]}', 1, 'u', 1, 'u'),
+		('b1', $1, 'p', 'p', 'a1', 'paragraph', '{"rich_text":[{"plain_text":"beta"}]}', 1, 'u', 1, 'u'),
+		('b2', $1, 'p', 'p', 'a2', 'paragraph', '{"rich_text":[{"plain_text":"gamma"}]}', 1, 'u', 1, 'u')`, w.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var triggers []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(strings.TrimSpace(line), "Trigger") {
+			triggers = append(triggers, strings.TrimSpace(line))
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(triggers) != 1 || !strings.HasPrefix(triggers[0], "Trigger blocks_search_insert:") || !strings.HasSuffix(triggers[0], "calls=1") {
+		t.Fatalf("triggers of a 3-block INSERT = %q; want the search entries' statement trigger alone, called once", triggers)
+	}
+}
