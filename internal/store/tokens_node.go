@@ -109,16 +109,26 @@ func authenticateNodeQuery(tokenColumns, join, columns string) string {
 // grant through any server is seen by the next request's read.
 func (s *Store) AuthenticateNode(ctx context.Context, secretHash, id string, fields NodeFields) (*quire.Principal, *quire.Node, error) {
 	read := authenticateNodeReads[fields]
-	row := s.hot().QueryRowContext(ctx, read.query, secretHash, id)
 	p := &quire.Principal{}
+	var t *quire.Token
 	var n *quire.Node
-	t, err := read.token(scanFunc(func(tokenDest ...any) error {
+	scan := func(row interface{ Scan(...any) error }) error {
 		var err error
-		n, err = read.node(scanFunc(func(nodeDest ...any) error {
-			return row.Scan(append(tokenDest, nodeDest...)...)
-		}))
+		t, err = read.token(scanFunc(func(tokenDest ...any) error {
+			var err error
+			n, err = read.node(scanFunc(func(nodeDest ...any) error {
+				return row.Scan(append(tokenDest, nodeDest...)...)
+			}))
+			return err
+		}), p)
 		return err
-	}), p)
+	}
+	var err error
+	if s.raw != nil {
+		err = s.raw.one(ctx, read.query, []string{secretHash, id}, func(r rawRow) error { return scan(r) })
+	} else {
+		err = scan(s.hot().QueryRowContext(ctx, read.query, secretHash, id))
+	}
 	if errors.Is(err, sql.ErrNoRows) {
 		p, err := s.Authenticate(ctx, secretHash)
 		return p, nil, err
