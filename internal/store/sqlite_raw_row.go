@@ -47,53 +47,72 @@ func (r rawRow) bytes(i int) []byte {
 
 // Scan reads the row into dest as database/sql's Scan does for the column types the store's
 // rows hold: *string, *sql.NullString, *[]byte, *int64, *bool. A NULL into a *string, *int64 or
-// *bool is an error, as it is there; so is any other destination.
+// *bool is an error, as it is there; so is any other destination, and a floating-point value
+// (SQLite's text for it is not Go's).
 func (r rawRow) Scan(dest ...any) error {
 	for i, d := range dest {
 		k := r.kind(i)
-		if k == sqlite3.SQLITE_NULL {
-			switch d := d.(type) {
-			case *sql.NullString:
-				*d = sql.NullString{}
-				continue
-			case *[]byte:
-				*d = nil
-				continue
-			}
-			return fmt.Errorf("store: column %d is NULL, scanned into %T", i, d)
-		}
 		switch d := d.(type) {
-		case *string:
-			if k == sqlite3.SQLITE_INTEGER {
-				*d = strconv.FormatInt(r.int64(i), 10)
-			} else {
-				*d = r.text(i)
-			}
 		case *sql.NullString:
-			*d = sql.NullString{String: r.text(i), Valid: true}
+			if k == sqlite3.SQLITE_NULL {
+				*d = sql.NullString{}
+			} else {
+				*d = sql.NullString{String: r.text(i), Valid: true}
+			}
+			continue
 		case *[]byte:
-			// database/sql gives a text its bytes, an empty one too, and an empty blob nil.
+			// database/sql gives a text its bytes, an empty one too, and NULL or an empty blob nil.
 			*d = r.bytes(i)
 			if *d == nil && k == sqlite3.SQLITE_TEXT {
 				*d = []byte{}
 			}
+			continue
+		}
+		if k == sqlite3.SQLITE_NULL || k == sqlite3.SQLITE_FLOAT {
+			return fmt.Errorf("store: column %d (SQLite type %d) scanned into %T", i, k, d)
+		}
+		var err error
+		switch d := d.(type) {
+		case *string:
+			*d = r.text(i)
 		case *int64:
-			if k != sqlite3.SQLITE_INTEGER {
-				return fmt.Errorf("store: column %d is not an integer", i)
-			}
-			*d = r.int64(i)
+			*d, err = r.integer(i, k)
 		case *bool:
-			switch v := r.int64(i); {
-			case k != sqlite3.SQLITE_INTEGER || v < 0 || v > 1:
-				return fmt.Errorf("store: column %d is not a boolean", i)
-			default:
-				*d = v == 1
+			var v int64
+			if k == sqlite3.SQLITE_INTEGER {
+				v = r.int64(i)
+			} else if b, perr := strconv.ParseBool(r.text(i)); perr == nil && b {
+				v = 1
+			} else if perr == nil {
+				v = 0
+			} else {
+				v = -1
 			}
+			if v < 0 || v > 1 {
+				err = fmt.Errorf("store: column %d is not a boolean", i)
+			}
+			*d = v == 1
 		default:
-			return fmt.Errorf("store: column %d scanned into %T", i, d)
+			err = fmt.Errorf("store: column %d scanned into %T", i, d)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// integer is column i of SQLite type k as an integer: a text that is one, as database/sql
+// converts it.
+func (r rawRow) integer(i int, k int32) (int64, error) {
+	if k == sqlite3.SQLITE_INTEGER {
+		return r.int64(i), nil
+	}
+	v, err := strconv.ParseInt(r.text(i), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("store: column %d is not an integer", i)
+	}
+	return v, nil
 }
 
 // one reads the one row of query into scan, or answers sql.ErrNoRows.
