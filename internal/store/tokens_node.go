@@ -123,12 +123,7 @@ func (s *Store) AuthenticateNode(ctx context.Context, secretHash, id string, fie
 		}), p)
 		return err
 	}
-	var err error
-	if s.raw != nil {
-		err = s.raw.one(ctx, read.query, []string{secretHash, id}, func(r rawRow) error { return scan(r) })
-	} else {
-		err = scan(s.hot().QueryRowContext(ctx, read.query, secretHash, id))
-	}
+	err := s.hotRow(ctx, read.query, []string{secretHash, id}, scan)
 	if errors.Is(err, sql.ErrNoRows) {
 		p, err := s.Authenticate(ctx, secretHash)
 		return p, nil, err
