@@ -68,7 +68,7 @@ type nodeRead struct {
 type NodeFields = store.NodeFields
 
 // The parts of a node AuthenticateNode may read.
-const (
+var (
 	AllFields  = store.AllFields
 	PageFields = store.PageFields
 )

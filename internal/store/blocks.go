@@ -58,6 +58,9 @@ type ChildKey struct {
 // false, but WorkspaceID, PageID and Version are left empty for the caller, which knows the
 // first two (the children of a block are in its page, a page's are its own).
 func (s *Store) Children(ctx context.Context, parent string, after *ChildKey, limit int) ([]*quire.Block, error) {
+	if i, _ := slices.BinarySearch(childLimits, limit); s.raw != nil && i < len(childLimits) {
+		return s.rawChildren(ctx, parent, after, limit, childLimits[i])
+	}
 	return children(ctx, s.hot(), s.engine, parent, after, limit)
 }
 

@@ -1,9 +1,12 @@
 package store
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"unsafe"
+
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/quire-dev/quire/internal/quire"
 )
@@ -102,4 +105,41 @@ func childBool(v any) (bool, bool) {
 		return v, true
 	}
 	return false, false
+}
+
+// rawChildren is children on SQLite's rawReads, with the statement of literal LIMIT compiled
+// (at least limit). Each row is read straight into its block: the texts copied once, the content
+// too (as its own bytes), the integers not boxed.
+func (s *Store) rawChildren(ctx context.Context, parent string, after *ChildKey, limit, compiled int) ([]*quire.Block, error) {
+	query, args := childrenFirstLiteral[compiled], []string{parent}
+	if after != nil {
+		query, args = childrenAfterLiteral[compiled], []string{parent, after.Position, after.ID}
+	}
+	out := make([]*quire.Block, 0, min(limit, 101))
+	var free []quire.Block // allocated 101 at a time rather than one by one
+	err := s.raw.query(ctx, query, args, func(r rawRow) (bool, error) {
+		if len(free) == 0 {
+			free = make([]quire.Block, min(limit-len(out), 101))
+		}
+		b := &free[0]
+		free = free[1:]
+		b.ParentID = parent
+		b.ID, b.Position, b.Type = r.text(0), r.text(1), r.text(2)
+		b.Content = r.bytes(3)
+		b.HasChildren = r.int64(4) != 0
+		b.CreatedMs, b.CreatedBy = r.int64(5), r.text(6)
+		b.EditedMs, b.EditedBy = b.CreatedMs, b.CreatedBy
+		if r.kind(7) != sqlite3.SQLITE_NULL {
+			b.EditedMs = r.int64(7)
+		}
+		if r.kind(8) != sqlite3.SQLITE_NULL {
+			b.EditedBy = r.text(8)
+		}
+		out = append(out, b)
+		return len(out) < limit, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }

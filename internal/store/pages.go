@@ -60,7 +60,15 @@ func nullString(s string) any {
 
 // Node returns node id of workspace ws, or not_found.
 func (s *Store) Node(ctx context.Context, ws, id string) (*quire.Node, error) {
-	return node(ctx, s.hot(), ws, id)
+	var n *quire.Node
+	err := s.hotRow(ctx, nodeQuery, []string{id, ws}, func(row interface{ Scan(...any) error }) (err error) {
+		n, err = scanNode(row)
+		return err
+	})
+	if err != nil {
+		return nil, notFoundIf(err, "page or database "+id)
+	}
+	return n, nil
 }
 
 // nodeQuery reads node $1 of workspace $2 on the primary key.

@@ -23,9 +23,17 @@ const (
 // AuthenticateNodeQueryForTest reads a token, its reach and a node in one statement;
 // AuthenticatePageQueryForTest the same with the page's fields only.
 var (
-	AuthenticateNodeQueryForTest = authenticateNodeReads[AllFields].query
-	AuthenticatePageQueryForTest = authenticateNodeReads[PageFields].query
+	AuthenticateNodeQueryForTest = mustJoinedRead(AllFields).query
+	AuthenticatePageQueryForTest = mustJoinedRead(PageFields).query
 )
+
+func mustJoinedRead(f NodeFields) *joinedRead {
+	r, err := f.read()
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
 
 // ChildrenFirstLiteralQueryForTest is SQLite's first page of children, with a literal LIMIT.
 var ChildrenFirstLiteralQueryForTest = childrenFirstLiteral[101]

@@ -54,6 +54,9 @@ type Store struct {
 	events bell       // rung when this process commits events (events.go)
 	// prep runs the per-request reads prepared on SQLite's read pool (reads.go); nil on PostgreSQL.
 	prep *preparedReads
+	// raw runs the token-and-node read and the children list below database/sql on SQLite
+	// (sqlite_raw.go); nil on PostgreSQL.
+	raw *rawReads
 	// found keeps keyword search's statements prepared on SQLite's read pool (search.go); nil on
 	// PostgreSQL.
 	found *stmtCache
@@ -164,7 +167,7 @@ func openSQLite(dir string, observe func(string)) (*Store, error) {
 	ckpt.SetMaxOpenConns(1)
 	ckpt.SetConnMaxLifetime(0)
 	return &Store{engine: SQLite, read: read, write: write, kept: newStmtCache(write), prep: &preparedReads{db: read},
-		found: newStmtCache(read), samples: search.NewSamples(), upkeep: startUpkeep(ckpt, write), file: path}, nil
+		raw: newRawReads(path, observe), found: newStmtCache(read), samples: search.NewSamples(), upkeep: startUpkeep(ckpt, write), file: path}, nil
 }
 
 func openPostgres(dsn string, observe func(string)) (*Store, error) {
@@ -238,6 +241,9 @@ func (s *Store) Close() error {
 	}
 	if s.prep != nil {
 		s.prep.close()
+	}
+	if s.raw != nil {
+		s.raw.close()
 	}
 	if s.found != nil {
 		s.found.close()

@@ -121,11 +121,12 @@ const authenticate = `SELECT t.id, t.workspace_id, t.owner_id, t.integration_id,
 // Authenticate returns the live token whose secret hashes to secretHash, with its workspace's
 // name, or unauthorized. Grants are not loaded: reach is checked in SQL.
 func (s *Store) Authenticate(ctx context.Context, secretHash string) (*quire.Principal, error) {
-	row := s.hot().QueryRowContext(ctx, authenticate, secretHash)
 	p := &quire.Principal{}
-	t, err := scanToken(scanFunc(func(dest ...any) error {
-		return row.Scan(append(dest, &p.WorkspaceName)...)
-	}))
+	var t *quire.Token
+	err := s.hotRow(ctx, authenticate, []string{secretHash}, func(row interface{ Scan(...any) error }) (err error) {
+		t, err = scanToken(scanFunc(func(dest ...any) error { return row.Scan(append(dest, &p.WorkspaceName)...) }))
+		return err
+	})
 	if err != nil {
 		return nil, notFoundIf(err, "token")
 	}

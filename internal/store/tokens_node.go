@@ -1,84 +1,115 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"strconv"
+	"strings"
+	"sync"
 
 	"github.com/quire-dev/quire/internal/quire"
 )
 
-// NodeFields is how much of a token and of a node AuthenticateNode reads.
-type NodeFields int
+// NodeFields is what AuthenticateNode reads, as two column lists: Token, of the token (t.…;
+// w.name, its workspace's name, joins the workspaces), and Node, of the node (of nodeColumns).
+// An empty list is every column of its side, so the zero value is AllFields. Each column left
+// out is driver work saved per request (on PostgreSQL each value converted twice; on SQLite a
+// read into a field), and the workspaces join is left out with w.name: workspaces are never
+// deleted, and the node is joined on the token's workspace, so the join checks nothing.
+type NodeFields struct {
+	Token, Node string
+}
 
-const (
+var (
 	// AllFields is every column of the token and of the node, and the workspace's name.
-	AllFields NodeFields = iota
+	AllFields = NodeFields{}
 	// PageFields is what a page GET uses: the token's id, workspace, owner, scopes and
 	// workspace_scoped (what the guard and the reach check read; its name, integration, times
 	// and workspace name stay empty), and what a page's answer shows of the node (pageColumns:
 	// all but position, title_plain, description, is_inline and trashed_under; its id and
-	// workspace are the ones asked for and the token's). Left out, the driver's per-execution work
-	// on those 12 columns (each column's name and declared type fetched and copied, each value
-	// converted twice) and the workspaces join were a share of a page GET's CPU for nothing
-	// (issue 15). Workspaces are never deleted, and the node is joined on the token's workspace,
-	// so the join checked nothing.
-	PageFields
+	// workspace are the ones asked for and the token's).
+	PageFields = NodeFields{Token: "t.id, t.workspace_id, t.owner_id, t.scopes, t.workspace_scoped", Node: pageColumns}
 )
 
 // pageColumns are the node's columns a page's answer (and a record's rendering) reads.
 const pageColumns = `object, page_type, parent_type, parent_id, title, properties, icon, cover, in_trash, version,
 	created_ms, created_by, edited_ms, edited_by`
 
-func scanPageNode(row interface{ Scan(...any) error }) (*quire.Node, error) {
-	n := &quire.Node{}
-	var parent sql.NullString
-	var title, props, icon, cover []byte
-	err := row.Scan(&n.Object, &n.PageType, &n.ParentType, &parent, &title, &props, &icon, &cover, &n.InTrash,
-		&n.Version, &n.CreatedMs, &n.CreatedBy, &n.EditedMs, &n.EditedBy)
-	if err != nil {
-		return nil, err
-	}
-	n.Title, n.Properties = title, props
-	return withParentAndFiles(n, parent, icon, cover), nil
+// joinedTokenColumns are every column of a token AuthenticateNode may read, and its
+// workspace's name.
+const joinedTokenColumns = `t.id, t.workspace_id, t.owner_id, t.integration_id, t.name, t.scopes, t.workspace_scoped,
+	t.created_ms, t.revoked_ms, w.name`
+
+// nodeScan is one joined row as it is scanned: the token, the node, and the values that are
+// turned into theirs after the scan.
+type nodeScan struct {
+	p                               *quire.Principal
+	t                               quire.Token
+	n                               quire.Node
+	scopes                          string
+	parent                          sql.NullString
+	title, props, desc, icon, cover []byte
 }
 
-// joinedRead is one of AuthenticateNode's statements and the scans of its row: the token's
-// leading columns into p, then the node's.
+// nodeDests gives each column AuthenticateNode may read its place in a nodeScan.
+var nodeDests = map[string]func(r *nodeScan) any{
+	"t.id": func(r *nodeScan) any { return &r.t.ID }, "t.workspace_id": func(r *nodeScan) any { return &r.t.WorkspaceID },
+	"t.owner_id": func(r *nodeScan) any { return &r.t.OwnerID }, "t.integration_id": func(r *nodeScan) any { return &r.t.IntegrationID },
+	"t.name": func(r *nodeScan) any { return &r.t.Name }, "t.scopes": func(r *nodeScan) any { return &r.scopes },
+	"t.workspace_scoped": func(r *nodeScan) any { return &r.t.WorkspaceScoped },
+	"t.created_ms":       func(r *nodeScan) any { return &r.t.CreatedMs }, "t.revoked_ms": func(r *nodeScan) any { return &r.t.RevokedMs },
+	"w.name": func(r *nodeScan) any { return &r.p.WorkspaceName },
+	"n.id":   func(r *nodeScan) any { return &r.n.ID }, "n.workspace_id": func(r *nodeScan) any { return &r.n.WorkspaceID },
+	"n.object": func(r *nodeScan) any { return &r.n.Object }, "n.page_type": func(r *nodeScan) any { return &r.n.PageType },
+	"n.parent_type": func(r *nodeScan) any { return &r.n.ParentType }, "n.parent_id": func(r *nodeScan) any { return &r.parent },
+	"n.position": func(r *nodeScan) any { return &r.n.Position }, "n.title": func(r *nodeScan) any { return &r.title },
+	"n.title_plain": func(r *nodeScan) any { return &r.n.TitlePlain }, "n.properties": func(r *nodeScan) any { return &r.props },
+	"n.description": func(r *nodeScan) any { return &r.desc }, "n.icon": func(r *nodeScan) any { return &r.icon },
+	"n.cover": func(r *nodeScan) any { return &r.cover }, "n.is_inline": func(r *nodeScan) any { return &r.n.IsInline },
+	"n.in_trash": func(r *nodeScan) any { return &r.n.InTrash }, "n.trashed_under": func(r *nodeScan) any { return &r.n.TrashedUnder },
+	"n.version": func(r *nodeScan) any { return &r.n.Version }, "n.created_ms": func(r *nodeScan) any { return &r.n.CreatedMs },
+	"n.created_by": func(r *nodeScan) any { return &r.n.CreatedBy }, "n.edited_ms": func(r *nodeScan) any { return &r.n.EditedMs },
+	"n.edited_by": func(r *nodeScan) any { return &r.n.EditedBy },
+}
+
+// joinedRead is AuthenticateNode's statement for one NodeFields and where its columns go.
 type joinedRead struct {
 	query string
-	token func(row interface{ Scan(...any) error }, p *quire.Principal) (*quire.Token, error)
-	node  func(row interface{ Scan(...any) error }) (*quire.Node, error)
+	dests []func(r *nodeScan) any
 }
 
-// authenticateNodeReads are the joined reads by NodeFields.
-var authenticateNodeReads = [...]joinedRead{
-	AllFields: {
-		query: authenticateNodeQuery(`t.id, t.workspace_id, t.owner_id, t.integration_id, t.name, t.scopes,
-			t.workspace_scoped, t.created_ms, t.revoked_ms, w.name`, "JOIN workspaces w ON w.id = t.workspace_id", nodeColumns),
-		token: func(row interface{ Scan(...any) error }, p *quire.Principal) (*quire.Token, error) {
-			return scanToken(scanFunc(func(dest ...any) error { return row.Scan(append(dest, &p.WorkspaceName)...) }))
-		},
-		node: scanNode,
-	},
-	PageFields: {
-		query: authenticateNodeQuery("t.id, t.workspace_id, t.owner_id, t.scopes, t.workspace_scoped", "", pageColumns),
-		token: func(row interface{ Scan(...any) error }, _ *quire.Principal) (*quire.Token, error) {
-			t := &quire.Token{}
-			var scopes string
-			if err := row.Scan(&t.ID, &t.WorkspaceID, &t.OwnerID, &scopes, &t.WorkspaceScoped); err != nil {
-				return nil, err
-			}
-			t.Scopes = parseScopes(scopes)
-			return t, nil
-		},
-		node: scanPageNode,
-	},
+// joinedReads caches each NodeFields' joinedRead: bounded by the callers' lists, two today.
+var joinedReads sync.Map
+
+// read returns f's statement, built the first time f is asked for.
+func (f NodeFields) read() (*joinedRead, error) {
+	if r, ok := joinedReads.Load(f); ok {
+		return r.(*joinedRead), nil
+	}
+	tok, node := cmp.Or(f.Token, joinedTokenColumns), qualify("n.", cmp.Or(f.Node, nodeColumns))
+	r := &joinedRead{}
+	join := ""
+	for _, c := range strings.Split(tok+", "+node, ",") {
+		c = strings.TrimSpace(c)
+		d, ok := nodeDests[c]
+		if !ok {
+			return nil, fmt.Errorf("store: AuthenticateNode cannot read column %q", c)
+		}
+		if c == "w.name" {
+			join = "JOIN workspaces w ON w.id = t.workspace_id"
+		}
+		r.dests = append(r.dests, d)
+	}
+	r.query = authenticateNodeQuery(tok, join, node)
+	joinedReads.Store(f, r)
+	return r, nil
 }
 
 // authenticateNodeQuery is the token's columns (and join) as authenticate reads them, joined
-// with node $2 of the token's workspace (columns of it), provided the token reaches it: a workspace-scoped token reaches every node of its
+// with node $2 of the token's workspace (columns of it, qualified n.), provided the token reaches it: a workspace-scoped token reaches every node of its
 // workspace; any other walks up from the node on the nodes' primary key and probes its grants
 // on theirs, as reachesQuery does. The CASE keeps that walk from running for a
 // workspace-scoped token: both engines evaluate a CASE branch's subquery only when the branch
@@ -91,7 +122,7 @@ func authenticateNodeQuery(tokenColumns, join, columns string) string {
 			SELECT p.id, p.parent_id, up.depth + 1 FROM nodes p JOIN up ON p.id = up.parent_id
 			WHERE up.depth < ` + strconv.Itoa(maxDepth) + `
 		)
-		SELECT ` + tokenColumns + `, ` + qualify("n.", columns) + `
+		SELECT ` + tokenColumns + `, ` + columns + `
 		FROM tokens t ` + join + `
 		JOIN nodes n ON n.id = $2 AND n.workspace_id = t.workspace_id
 		WHERE t.secret_hash = $1 AND t.revoked_ms = 0 AND CASE WHEN t.workspace_scoped THEN TRUE
@@ -108,17 +139,18 @@ func authenticateNodeQuery(tokenColumns, join, columns string) string {
 // or revoked token (unauthorized). Nothing is kept between requests: a revoke or a withdrawn
 // grant through any server is seen by the next request's read.
 func (s *Store) AuthenticateNode(ctx context.Context, secretHash, id string, fields NodeFields) (*quire.Principal, *quire.Node, error) {
-	read := authenticateNodeReads[fields]
-	row := s.hot().QueryRowContext(ctx, read.query, secretHash, id)
-	p := &quire.Principal{}
-	var n *quire.Node
-	t, err := read.token(scanFunc(func(tokenDest ...any) error {
-		var err error
-		n, err = read.node(scanFunc(func(nodeDest ...any) error {
-			return row.Scan(append(tokenDest, nodeDest...)...)
-		}))
-		return err
-	}), p)
+	read, err := fields.read()
+	if err != nil {
+		return nil, nil, err
+	}
+	sc := &nodeScan{p: &quire.Principal{}}
+	err = s.hotRow(ctx, read.query, []string{secretHash, id}, func(row interface{ Scan(...any) error }) error {
+		dest := make([]any, len(read.dests))
+		for i, d := range read.dests {
+			dest[i] = d(sc)
+		}
+		return row.Scan(dest...)
+	})
 	if errors.Is(err, sql.ErrNoRows) {
 		p, err := s.Authenticate(ctx, secretHash)
 		return p, nil, err
@@ -126,9 +158,11 @@ func (s *Store) AuthenticateNode(ctx context.Context, secretHash, id string, fie
 	if err != nil {
 		return nil, nil, err
 	}
+	p, t, n := sc.p, &sc.t, &sc.n
+	t.Scopes = parseScopes(sc.scopes)
 	p.Token = t
-	if fields == PageFields {
-		n.ID, n.WorkspaceID = id, t.WorkspaceID // the read's own keys: n.id = $2, n.workspace_id = t.workspace_id
-	}
+	n.Title, n.Properties, n.Description = sc.title, sc.props, sc.desc
+	withParentAndFiles(n, sc.parent, sc.icon, sc.cover)
+	n.ID, n.WorkspaceID = id, t.WorkspaceID // the read's own keys: n.id = $2, n.workspace_id = t.workspace_id
 	return p, n, nil
 }

@@ -77,3 +77,33 @@ func TestAuthenticateNode_PageFields(t *testing.T) {
 		}
 	})
 }
+
+// TestAuthenticateNode_ColumnLists: AuthenticateNode reads the columns its NodeFields lists and
+// no others (the node's id is the one asked for, its workspace the token's), and a column it does
+// not know is an error, not a statement.
+func TestAuthenticateNode_ColumnLists(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, s *store.Store) {
+		w, u := seed(t, s)
+		page := quire.NewID()
+		insertNode(t, s, w.ID, page, "")
+		tok := &quire.Token{ID: quire.NewID(), WorkspaceID: w.ID, OwnerID: u.ID, IntegrationID: quire.NewID(), Name: "s",
+			Scopes: []quire.Scope{quire.PagesRead}, WorkspaceScoped: true, CreatedMs: quire.NowMillis()}
+		if err := s.CreateToken(ctx, tok, "hash-s"); err != nil {
+			t.Fatal(err)
+		}
+		p, n, err := s.AuthenticateNode(ctx, "hash-s", page, store.NodeFields{Token: "t.id, t.workspace_id, t.scopes, w.name", Node: "title, in_trash"})
+		if err != nil || n == nil {
+			t.Fatalf("AuthenticateNode = %v, %v", n, err)
+		}
+		wantTok := &quire.Token{ID: tok.ID, WorkspaceID: w.ID, Scopes: tok.Scopes}
+		if diff := cmp.Diff(wantTok, p.Token); diff != "" || p.WorkspaceName != "Acme" {
+			t.Errorf("token (-want +got):\n%s (workspace %q)", diff, p.WorkspaceName)
+		}
+		if diff := cmp.Diff(&quire.Node{ID: page, WorkspaceID: w.ID, Title: []byte("[]")}, n); diff != "" {
+			t.Errorf("node (-want +got):\n%s", diff)
+		}
+		if _, _, err := s.AuthenticateNode(ctx, "hash-s", page, store.NodeFields{Node: "title, secret"}); err == nil {
+			t.Error("an unknown column gave no error")
+		}
+	})
+}

@@ -1,0 +1,17 @@
+package store
+
+import "context"
+
+// RawScanForTest reads the one row of query through SQLite's raw reads (sqlite_raw.go) into
+// dest; false when the store has none (PostgreSQL).
+func (s *Store) RawScanForTest(ctx context.Context, query string, args []string, dest ...any) (bool, error) {
+	if s.raw == nil {
+		return false, nil
+	}
+	return true, s.raw.one(ctx, query, args, func(r rawRow) error { return r.Scan(dest...) })
+}
+
+// ScanForTest reads the one row of query through database/sql's read pool into dest.
+func (s *Store) ScanForTest(ctx context.Context, query string, args []any, dest ...any) error {
+	return s.read.QueryRowContext(ctx, query, args...).Scan(dest...)
+}
