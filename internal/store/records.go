@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
 
 	"github.com/quire-dev/quire/internal/dbquery"
 	"github.com/quire-dev/quire/internal/quire"
@@ -63,14 +62,15 @@ const (
 	dropNumRows  = `DELETE FROM record_values WHERE database_id = $1 AND property_id = $2 AND v_num IS NOT NULL`
 	copyNumbers  = `INSERT INTO record_values (database_id, record_id, property_id, ord, v_text, v_num)
 		SELECT database_id, record_id, $2, 0, NULL, v_num FROM record_values WHERE database_id = $1 AND property_id = $3 AND v_num IS NOT NULL`
-	// The highest number as the first row of a backward read of record_values_num, not MAX():
-	// PostgreSQL plans MAX() as an aggregate over every row of the property when it guesses one
-	// row, as it does before a growing database's table is first analysed (a database seeded
-	// from empty), and then read all of them on record_values_text, under the database's lock,
-	// once per batch (docs/performance.md, "Seeding on PostgreSQL, sixth pass"). The ORDER BY
-	// makes record_values_num the only index that spares a sort, whatever the statistics.
-	maxNumber = `SELECT v_num FROM record_values WHERE database_id = $1 AND property_id = $2 AND v_num IS NOT NULL
-		ORDER BY v_num DESC LIMIT 1`
+	// The highest number (NULL when there is none) as the first row of a backward read of
+	// record_values_num, not MAX(): PostgreSQL plans MAX() as an aggregate over every row of the
+	// property when it guesses one row, as it does before a growing table is first analysed (a
+	// database seeded from empty), and then read all of them on record_values_text, under the
+	// database's lock, once per batch (docs/performance.md, "Seeding on PostgreSQL, sixth pass").
+	// With the ORDER BY, record_values_num is the only index that spares a sort, whatever the
+	// statistics.
+	maxNumber = `SELECT (SELECT v_num FROM record_values WHERE database_id = $1 AND property_id = $2 AND v_num IS NOT NULL
+		ORDER BY v_num DESC LIMIT 1)`
 )
 
 // DropPropertyValues deletes every row of property propertyID in database db, on the
@@ -101,12 +101,9 @@ func (tx *Tx) CopyRecordNumbers(ctx context.Context, db, propertyID string) erro
 // highest given so far, read from the end of the number index. Callers hold the database's
 // row lock (LockNode), so two records never get the same number.
 func (tx *Tx) NextRecordNumber(ctx context.Context, db string) (int64, error) {
-	var n float64
+	var n sql.NullFloat64
 	err := tx.tx.QueryRowContext(ctx, maxNumber, db, NumberProperty).Scan(&n)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 1, nil // the database's first record
-	}
-	return int64(n) + 1, err
+	return int64(n.Float64) + 1, err
 }
 
 // RecordNumbers returns the numbers of records ids (missing ones are left out).
