@@ -103,3 +103,53 @@ func TestUpdateRecordNodes(t *testing.T) {
 		}
 	})
 }
+
+// TestInsertNodesSearchEntries: the nodes of one INSERT (a batch of record creates) each get
+// their title entry, empty titles too, and are each queued for embedding once, in the same
+// transaction. On PostgreSQL the entries are written by one statement trigger (migration
+// 00030): a row-level INSERT trigger on nodes ran two statements per node inside the batch's
+// INSERT, under the database's lock, and is not to come back.
+func TestInsertNodesSearchEntries(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, s *store.Store) {
+		ws, _ := seed(t, s)
+		nodes := []*quire.Node{newNode(ws.ID, ""), newNode(ws.ID, ""), newNode(ws.ID, "")}
+		nodes[0].TitlePlain, nodes[1].TitlePlain = "Alpha record", "Beta record"
+		mustTx(t, s, func(tx *store.Tx) error { return tx.Exec(ctx, `DELETE FROM embed_queue`) })
+		mustTx(t, s, func(tx *store.Tx) error { return tx.InsertNodes(ctx, nodes) })
+		got, err := s.RowsForTest(ctx, `SELECT ref, node_id, text FROM search_docs WHERE field = 'title'`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for _, n := range nodes {
+			want = append(want, n.ID+"|"+n.ID+"|"+n.TitlePlain)
+		}
+		slices.Sort(got)
+		slices.Sort(want)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("title entries (-want +got):\n%s", diff)
+		}
+		queued, err := s.RowsForTest(ctx, `SELECT node_id FROM embed_pending`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantQueued := []string{nodes[0].ID, nodes[1].ID, nodes[2].ID}
+		slices.Sort(queued)
+		slices.Sort(wantQueued)
+		if diff := cmp.Diff(wantQueued, queued); diff != "" {
+			t.Errorf("queued for embedding (-want +got):\n%s", diff)
+		}
+		if s.Engine() != store.Postgres {
+			return
+		}
+		// tgtype: bit 0 is FOR EACH ROW, bit 2 INSERT.
+		rowTriggers, err := s.RowsForTest(ctx, `SELECT tgname FROM pg_trigger
+			WHERE tgrelid = 'nodes'::regclass AND NOT tgisinternal AND tgtype & 5 = 5`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rowTriggers) != 0 {
+			t.Errorf("row-level INSERT triggers on nodes: %v; want none (one statement trigger writes the title entries)", rowTriggers)
+		}
+	})
+}

@@ -62,7 +62,15 @@ const (
 	dropNumRows  = `DELETE FROM record_values WHERE database_id = $1 AND property_id = $2 AND v_num IS NOT NULL`
 	copyNumbers  = `INSERT INTO record_values (database_id, record_id, property_id, ord, v_text, v_num)
 		SELECT database_id, record_id, $2, 0, NULL, v_num FROM record_values WHERE database_id = $1 AND property_id = $3 AND v_num IS NOT NULL`
-	maxNumber = `SELECT MAX(v_num) FROM record_values WHERE database_id = $1 AND property_id = $2 AND v_num IS NOT NULL`
+	// The highest number (NULL when there is none) as the first row of a backward read of
+	// record_values_num, not MAX(): PostgreSQL plans MAX() as an aggregate over every row of the
+	// property when it guesses one row, as it does before a growing table is first analysed (a
+	// database seeded from empty), and then read all of them on record_values_text, under the
+	// database's lock, once per batch (docs/performance.md, "Seeding on PostgreSQL, sixth pass").
+	// With the ORDER BY, record_values_num is the only index that spares a sort, whatever the
+	// statistics.
+	maxNumber = `SELECT (SELECT v_num FROM record_values WHERE database_id = $1 AND property_id = $2 AND v_num IS NOT NULL
+		ORDER BY v_num DESC LIMIT 1)`
 )
 
 // DropPropertyValues deletes every row of property propertyID in database db, on the
