@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -45,13 +46,31 @@ func (s *Server) jsonBodies(formats map[string]huma.Format) map[string]huma.Form
 				if err != nil {
 					return err
 				}
-				_, err = w.Write(s.svc.PresentFiles(context.Background(), b))
+				b = s.svc.PresentFiles(context.Background(), b)
+				setContentLength(w, len(b))
+				_, err = w.Write(b)
 				return err
 			}
 		}
 		out[ct] = f
 	}
 	return out
+}
+
+// setContentLength gives an answer written in one Write of n bytes its Content-Length. huma has
+// set the status already, but the middleware's writer (statusWriter) holds it back until the
+// body, so the header still goes out. net/http sends a body beyond its 2 KB buffer chunked when
+// it has no length: a 90 KB page of children went out in three writes (4 KB, the rest, the
+// closing chunk) where it now goes out in two. A shorter body is left to net/http, which finds
+// it whole in its buffer at the handler's end and sets the same header itself, without the
+// header values this would allocate.
+func setContentLength(w io.Writer, n int) {
+	const netHTTPBuffer = 2048 // net/http's bufferBeforeChunkingSize
+	if rw, ok := w.(http.ResponseWriter); ok && n > netHTTPBuffer {
+		if h := rw.Header(); h["Content-Length"] == nil && h["Content-Encoding"] == nil {
+			h["Content-Length"] = []string{strconv.Itoa(n)}
+		}
+	}
 }
 
 // appendBody appends v's JSON and a newline to dst.
