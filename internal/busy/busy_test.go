@@ -70,6 +70,42 @@ func TestGate_WaitReleasedWhenTheLastRequestEnds(t *testing.T) {
 	}
 }
 
+// TestGate_EnterLeave: the per-request pair allocates nothing, and waiters that came while
+// requests were in flight, through several busy stretches, are all released when the gate
+// empties, however their Wait and the requests' Enter and Leave interleave.
+func TestGate_EnterLeave(t *testing.T) {
+	g := New()
+	if n := testing.AllocsPerRun(100, func() { g.Enter(); g.Leave() }); n != 0 {
+		t.Fatalf("Enter and Leave allocate %v times a request, want 0", n)
+	}
+	if g.IdleFor() > time.Second {
+		t.Fatalf("IdleFor just after a request = %v", g.IdleFor())
+	}
+	for round := range 200 {
+		g.Enter()
+		g.Enter()
+		done := make(chan error, 2)
+		for range 2 {
+			go func() { done <- g.Wait(context.Background(), time.Minute) }()
+		}
+		go func() { g.Leave(); g.Enter(); g.Leave() }()
+		g.Leave()
+		for range 2 {
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatalf("round %d: Wait = %v", round, err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("round %d: a waiter still waits on an empty gate (in flight %d)", round, g.InFlight())
+			}
+		}
+		if g.InFlight() != 0 {
+			t.Fatalf("round %d: InFlight = %d after every request left", round, g.InFlight())
+		}
+	}
+}
+
 func TestGate_WaitHonoursMaxWait(t *testing.T) {
 	g := New()
 	defer g.Begin()()

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -71,4 +72,48 @@ func decode(t *testing.T, b []byte) any {
 	var v any
 	mustUnmarshal(t, b, &v)
 	return v
+}
+
+// TestPlainJSON: the eight-bytes-at-once test agrees with the byte rule for every byte value at
+// every position of a string, beside every other, and on random strings near the edges.
+func TestPlainJSON(t *testing.T) {
+	plain := func(s string) bool {
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
+				return false
+			}
+		}
+		return true
+	}
+	check := func(s string) {
+		if got, want := plainJSON(s), plain(s); got != want {
+			t.Fatalf("plainJSON(%q) = %v, want %v", s, got, want)
+		}
+	}
+	base := []byte("0123456789abcdefg") // 17: two words and a tail
+	for i := range base {
+		for c := range 256 {
+			b := append([]byte(nil), base...)
+			b[i] = byte(c)
+			check(string(b))
+			for d := range 256 { // a pair of neighbours: borrows run from one byte to the next
+				if j := i + 1; j < len(b) {
+					b[j] = byte(d)
+					check(string(b))
+				}
+			}
+		}
+	}
+	edges := []byte{0, 0x1f, 0x20, 0x21, '"' - 1, '"', '"' + 1, '\\' - 1, '\\', '\\' + 1, 0x7e, 0x7f, 0x80, 0x81, 0xa2, 0xdc, 0xff, 'a'}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 200000 {
+		b := make([]byte, rng.IntN(40))
+		for i := range b {
+			b[i] = edges[rng.IntN(len(edges))]
+			if rng.IntN(3) > 0 {
+				b[i] = 'a' + byte(rng.IntN(26))
+			}
+		}
+		check(string(b))
+	}
 }

@@ -26,7 +26,7 @@ func (s *Server) guard(rt route, next http.Handler) http.Handler {
 			writeError(w, r, s.log, err)
 			return
 		}
-		setTokenID(ctx, p.Token.ID)
+		setPrincipal(ctx, p)
 		if s.limiter != nil && !s.limiter.admit(w, p.Token.ID) {
 			s.metrics.RateLimited()
 			writeError(w, r, s.log, &quire.Error{Code: quire.CodeRateLimited,
@@ -45,7 +45,9 @@ func (s *Server) guard(rt route, next http.Handler) http.Handler {
 				return
 			}
 		}
-		r = r.WithContext(context.WithValue(ctx, keyPrincipal, p))
+		if ctx != r.Context() { // the node read with the token rides in a context of its own
+			r = r.WithContext(ctx)
+		}
 		write := r.Method == http.MethodPost || r.Method == http.MethodPatch || r.Method == http.MethodPut
 		if !write {
 			next.ServeHTTP(w, r)
@@ -76,12 +78,6 @@ func (s *Server) authenticate(r *http.Request, rt route) (*quire.Principal, cont
 	}
 	ctx, p, err := s.svc.AuthenticateNode(r.Context(), header, r.PathValue(rt.node), rt.fields)
 	return p, ctx, err
-}
-
-// principal is the authenticated caller; every guarded handler has one.
-func principal(ctx context.Context) *quire.Principal {
-	p, _ := ctx.Value(keyPrincipal).(*quire.Principal)
-	return p
 }
 
 // PageParams are the query parameters of every paginated GET.

@@ -12,30 +12,81 @@ import (
 	"github.com/quire-dev/quire/internal/quire"
 )
 
-// statusWriter remembers the status and size of an answer for the request log.
+// statusWriter remembers the status and size of an answer for the request log, and holds the
+// status back until the body's first byte (or a flush, or the handler's end): huma sends the
+// status before it marshals the body, and the JSON formats (jsonBodies) can then still give a
+// body they write in one piece its Content-Length, which saves net/http a chunked write.
 type statusWriter struct {
 	http.ResponseWriter
-	status int
+	status int  // the answer's status; 0 while none is set
+	held   bool // status is set but not yet passed on
 	bytes  int
 }
 
 func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
+	switch {
+	case code < 200: // informational (103 Early Hints): goes out at once, the answer follows
+		w.ResponseWriter.WriteHeader(code)
+	case w.status == 0:
+		w.status, w.held = code, true
+	case !w.held:
+		w.ResponseWriter.WriteHeader(code) // net/http reports the superfluous call
+	} // a second status while the first is held: the first stands, as net/http would have it
+}
+
+// sendStatus passes a held status on.
+func (w *statusWriter) sendStatus() {
+	if w.held {
+		w.held = false
+		w.ResponseWriter.WriteHeader(w.status)
 	}
-	w.ResponseWriter.WriteHeader(code)
 }
 
 func (w *statusWriter) Write(b []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
 	}
+	w.sendStatus()
 	n, err := w.ResponseWriter.Write(b)
 	w.bytes += n
 	return n, err
 }
 
+// FlushError sends the held status with what is written so far (a stream's first events):
+// http.ResponseController finds it before it unwraps the writer.
+func (w *statusWriter) FlushError() error {
+	w.sendStatus()
+	return http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+// Flush is FlushError for callers that look for an http.Flusher.
+func (w *statusWriter) Flush() { _ = w.FlushError() }
+
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// reqState is what the middleware keeps of one request, in one allocation where it took four:
+// the writer, what the access line learns while the request runs, and the request's context
+// carrying the latter to the handlers.
+type reqState struct {
+	statusWriter
+	info  reqInfo
+	ctx   reqContext
+	idHdr [1]string // the X-Request-Id header's value slice
+}
+
+// reqContext is a request's context with its reqInfo as the value of keyRequestID, as
+// context.WithValue would make it.
+type reqContext struct {
+	context.Context
+	info *reqInfo
+}
+
+func (c *reqContext) Value(key any) any {
+	if key == keyRequestID {
+		return c.info
+	}
+	return c.Context.Value(key)
+}
 
 // logRequests gives every request its id (X-Request-Id, and request_id in error bodies), turns a
 // panic into a 500 internal_error, and writes one structured log line per request. It counts
@@ -46,17 +97,20 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		if !strings.HasSuffix(r.URL.Path, "/stream") {
-			defer s.cfg.Busy.Begin()()
+			s.cfg.Busy.Enter()
+			defer s.cfg.Busy.Leave()
 		}
-		ri := &reqInfo{id: newRequestID()}
-		w.Header().Set("X-Request-Id", ri.id)
-		r = r.WithContext(context.WithValue(r.Context(), keyRequestID, ri))
+		st := &reqState{statusWriter: statusWriter{ResponseWriter: w}, info: reqInfo{id: newRequestID()}}
+		st.ctx = reqContext{Context: r.Context(), info: &st.info}
+		ri, sw := &st.info, &st.statusWriter
+		st.idHdr[0] = ri.id
+		w.Header()["X-Request-Id"] = st.idHdr[:] // as Header.Set, the key canonical already
+		r = r.WithContext(&st.ctx)
 		// curl -d sends form encoding by default; every body we take is JSON, so read it as such.
 		if r.Header.Get("Content-Type") == "application/x-www-form-urlencoded" {
 			r.Header.Set("Content-Type", "application/json")
 		}
 		canonicalIDs(r)
-		sw := &statusWriter{ResponseWriter: w}
 		defer func() {
 			if p := recover(); p != nil {
 				if p == http.ErrAbortHandler {
@@ -68,6 +122,7 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 					writeError(sw, r, s.log, fmt.Errorf("panic: %v", p))
 				}
 			}
+			sw.sendStatus() // a status without a body (HEAD, 204, 304)
 			elapsed := time.Since(start)
 			if sw.status == 0 { // nothing written: net/http answers 200 with an empty body
 				sw.status = http.StatusOK

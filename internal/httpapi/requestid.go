@@ -4,13 +4,14 @@ import (
 	"context"
 	"encoding/hex"
 	"math/rand/v2"
+
+	"github.com/quire-dev/quire/internal/quire"
 )
 
 type ctxKey int
 
 const (
 	keyRequestID ctxKey = iota
-	keyPrincipal
 )
 
 // newRequestID returns "req_" and 24 random hex digits. It needs to be unique, not secret.
@@ -31,8 +32,9 @@ func newRequestID() string {
 
 // reqInfo is what the request log learns about a request while it runs.
 type reqInfo struct {
-	id      string
-	tokenID string
+	id        string
+	tokenID   string
+	principal *quire.Principal // the authenticated caller, once the guard has one
 }
 
 func requestID(ctx context.Context) string {
@@ -42,8 +44,19 @@ func requestID(ctx context.Context) string {
 	return ""
 }
 
-func setTokenID(ctx context.Context, id string) {
+// setPrincipal records the caller for the access line and for principal: in the reqInfo the
+// request's context already carries, where a context value of its own would cost the request a
+// second context and a second copy of the http.Request.
+func setPrincipal(ctx context.Context, p *quire.Principal) {
 	if ri, ok := ctx.Value(keyRequestID).(*reqInfo); ok {
-		ri.tokenID = id
+		ri.tokenID, ri.principal = p.Token.ID, p
 	}
+}
+
+// principal is the authenticated caller; every guarded handler has one.
+func principal(ctx context.Context) *quire.Principal {
+	if ri, ok := ctx.Value(keyRequestID).(*reqInfo); ok {
+		return ri.principal
+	}
+	return nil
 }
