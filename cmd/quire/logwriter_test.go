@@ -1,36 +1,16 @@
 package main
 
 import (
-	"bytes"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
-
-// lockedBuffer is an io.Writer read while the log writer's timer writes to it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestLogWriter_FlushesAfterALine: a line is written out by the timer its arrival armed, with
 // the lines that followed it; once flushed, nothing is armed until the next line (an idle
 // server wakes for no flush); Close writes what is left.
 func TestLogWriter_FlushesAfterALine(t *testing.T) {
-	var out lockedBuffer
+	var out syncBuffer
 	l := newLogWriter(&out)
 	for range 2 {
 		l.Write([]byte("one\n"))
