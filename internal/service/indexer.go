@@ -126,9 +126,8 @@ func (ix *Indexer) work(ctx context.Context) {
 			poll = ix.idle
 			continue
 		}
-		if err != nil {
-			bell = nil // retry after ix.idle, as before
-		}
+		// A failed claim (the database away) is retried like an empty queue: after ix.idle, then
+		// less often while it keeps failing.
 		if !sleep(ctx, timer, ix.idle) {
 			return
 		}
