@@ -44,17 +44,23 @@ type Indexer struct {
 	batch   int
 	workers int
 	spare   int
-	idle    time.Duration
+	idle    time.Duration // the least wait after finding the queue empty
+	idleMax time.Duration // the most, reached while the queue stays empty and this process writes nothing
 	lease   time.Duration
 	gate    *busy.Gate
 	maxWait time.Duration
 	quiet   time.Duration // how long the gate must be empty before spare sub-batches run
 }
 
+// indexIdleMax bounds how long a write through another server sharing the database waits, on
+// an idle server, before this one's indexer claims it (that server's own indexer claims it
+// within ix.idle).
+const indexIdleMax = 4 * time.Second
+
 // NewIndexer returns the indexer of s's embedder. It yields to no request until Yield names the
 // server's gate.
 func NewIndexer(s *Service, log *slog.Logger) *Indexer {
-	ix := &Indexer{svc: s, log: log, batch: 16, idle: 250 * time.Millisecond, lease: 2 * time.Minute, quiet: busy.Quiet}
+	ix := &Indexer{svc: s, log: log, batch: 16, idle: 250 * time.Millisecond, idleMax: indexIdleMax, lease: 2 * time.Minute, quiet: busy.Quiet}
 	return ix.Workers(DefaultIndexWorkers())
 }
 
@@ -95,22 +101,63 @@ func (ix *Indexer) Run(ctx context.Context) {
 	}
 	var wg sync.WaitGroup
 	for range max(1, ix.workers) {
-		wg.Go(func() {
-			for ctx.Err() == nil {
-				n, err := ix.RunOnce(ctx)
-				if err != nil && ctx.Err() == nil {
-					ix.log.Error("semantic index", "err", err)
-				}
-				if n == 0 || err != nil {
-					select {
-					case <-ctx.Done():
-					case <-time.After(ix.idle):
-					}
-				}
-			}
-		})
+		wg.Go(func() { ix.work(ctx) })
 	}
 	wg.Wait()
+}
+
+// work claims and embeds batches until ctx ends. When the queue is empty it waits ix.idle (so
+// a stream of writes is claimed every quarter second, not once per write: a claim is a write
+// transaction), then for the next commit of this process (the events bell: every write that
+// queues a node records an event) or a poll for other servers' writes that doubles, while the
+// queue stays empty, up to ix.idleMax. An idle server claims every few seconds rather than four
+// times a second (docs/performance.md, "Background work on an idle server, sixth pass").
+func (ix *Indexer) work(ctx context.Context) {
+	timer := time.NewTimer(ix.idle)
+	defer timer.Stop()
+	poll := ix.idle
+	for ctx.Err() == nil {
+		bell := ix.svc.EventsCommitted() // before the claim: a commit after it rings
+		n, err := ix.RunOnce(ctx)
+		if err != nil && ctx.Err() == nil {
+			ix.log.Error("semantic index", "err", err)
+		}
+		if n > 0 && err == nil {
+			poll = ix.idle
+			continue
+		}
+		// A failed claim (the database away) is retried like an empty queue: after ix.idle, then
+		// less often while it keeps failing.
+		if !sleep(ctx, timer, ix.idle) {
+			return
+		}
+		if rest := poll - ix.idle; rest > 0 {
+			timer.Reset(rest)
+			select {
+			case <-ctx.Done():
+				return
+			case <-bell:
+			case <-timer.C:
+			}
+		}
+		poll = min(2*poll, ix.idleMax)
+		select {
+		case <-bell:
+			poll = ix.idle // a write here: writes elsewhere are likely too
+		default:
+		}
+	}
+}
+
+// sleep waits d on timer (drained or fired); false when ctx ended first.
+func sleep(ctx context.Context, timer *time.Timer, d time.Duration) bool {
+	timer.Reset(d)
+	select {
+	case <-ctx.Done():
+		return false
+	case <-timer.C:
+		return true
+	}
 }
 
 // indexWork is one claimed node of an indexer batch on its way to the store.

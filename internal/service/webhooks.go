@@ -25,7 +25,8 @@ type WebhookOptions struct {
 	MinBackoff   time.Duration // the wait after a first failure, doubled after each; default 1 s
 	MaxBackoff   time.Duration // the longest wait between attempts; default 1 h
 	Timeout      time.Duration // how long a receiver has to answer; default 10 s
-	Poll         time.Duration // how often other servers' events and due retries are looked for; default 500 ms
+	Poll         time.Duration // how soon after a commit or a find other servers' events are looked for; default 500 ms
+	PollMax      time.Duration // the longest wait between those looks, reached while none is found; default 10 × Poll
 	Lease        time.Duration // how long a server holds a webhook it delivers; default 1 min
 }
 
@@ -41,6 +42,8 @@ func (o WebhookOptions) withDefaults() WebhookOptions {
 	def(&o.Timeout, 10*time.Second)
 	def(&o.Poll, 500*time.Millisecond)
 	def(&o.Lease, time.Minute)
+	def(&o.PollMax, 10*o.Poll)
+	o.PollMax = max(o.PollMax, o.Poll)
 	// A lease covers a round of deliveries and then the last attempt, which may take Timeout,
 	// and the write of its outcome.
 	o.Lease = max(o.Lease, 3*o.Timeout)

@@ -69,41 +69,99 @@ func NewWebhookWorker(svc *Service, encode func(quire.Event) ([]byte, error), lo
 	return &WebhookWorker{svc: svc, o: o, encode: encode, client: client, log: logger}
 }
 
-// Run delivers until ctx ends.
+// Run delivers until ctx ends. One loop (watch) asks the store when a webhook is due and wakes
+// the webhookWorkers workers, which claim and deliver until none is left: a server with nothing
+// to deliver reads one row per commit or poll, not one per worker.
 func (w *WebhookWorker) Run(ctx context.Context) {
+	wake := make(chan struct{}, webhookWorkers)
 	done := make(chan struct{})
 	for range webhookWorkers {
 		go func() {
 			defer func() { done <- struct{}{} }()
-			w.loop(ctx)
+			w.work(ctx, wake)
 		}()
 	}
+	w.watch(ctx, wake)
 	for range webhookWorkers {
 		<-done
 	}
 	w.client.CloseIdleConnections()
 }
 
-func (w *WebhookWorker) loop(ctx context.Context) {
-	poll := time.NewTimer(0)
-	defer poll.Stop()
+// work runs rounds after each wake until a round finds nothing due.
+func (w *WebhookWorker) work(ctx context.Context, wake <-chan struct{}) {
 	for {
-		bell := w.svc.EventsCommitted() // before the claim: a commit after it rings
-		worked, err := w.round(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-wake:
+		}
+		for ctx.Err() == nil {
+			worked, err := w.round(ctx)
+			if err != nil && ctx.Err() == nil {
+				w.log.Warn("webhook delivery", "error", err)
+			}
+			if !worked {
+				break
+			}
+		}
+	}
+}
+
+// watch wakes the workers whenever a webhook is due. It asks the store after every commit of
+// events in this process (the bell), when a known retry or lease comes due, and otherwise by a
+// poll for what other servers committed: o.Poll after a commit or a find, doubling while
+// nothing is found up to o.PollMax, so that an idle server asks every few seconds instead of
+// several times a second (docs/performance.md, "Background work on an idle server, sixth
+// pass"). The poll bounds how late another server's event is delivered when that server's own
+// worker cannot (it stopped, or its receiver's lease is held here).
+func (w *WebhookWorker) watch(ctx context.Context, wake chan<- struct{}) {
+	poll := w.o.Poll
+	timer := time.NewTimer(poll)
+	defer timer.Stop()
+	for {
+		bell := w.svc.EventsCommitted() // before the read: a commit after it rings
+		dueMs, pending, err := w.svc.store.WebhookDue(ctx)
 		if err != nil && ctx.Err() == nil {
 			w.log.Warn("webhook delivery", "error", err)
 		}
-		if worked {
-			continue
+		var wait time.Duration
+		if w.o.due(err, pending, dueMs, quire.NowMillis()) {
+			for range webhookWorkers - len(wake) {
+				wake <- struct{}{} // never blocks: only this loop sends, and there is room
+			}
+			poll, wait = w.o.Poll, w.o.Poll
+		} else {
+			wait, poll = w.o.rest(err, pending, dueMs, quire.NowMillis(), poll)
 		}
-		poll.Reset(w.o.Poll)
+		timer.Reset(wait)
 		select {
 		case <-ctx.Done():
 			return
 		case <-bell:
-		case <-poll.C:
+			poll = w.o.Poll
+		case <-timer.C:
 		}
 	}
+}
+
+// due reports whether WebhookDue's answer says a webhook may be claimed now.
+func (o WebhookOptions) due(err error, pending bool, dueMs, nowMs int64) bool {
+	return err == nil && pending && dueMs <= nowMs
+}
+
+// rest is how long the watch waits when nothing is due, and the poll after that: a failed read
+// is asked again after Poll; otherwise the wait is the poll, or less when a known retry or lease
+// ends sooner, and the poll doubles up to PollMax.
+func (o WebhookOptions) rest(err error, pending bool, dueMs, nowMs int64, poll time.Duration) (wait, next time.Duration) {
+	if err != nil {
+		return o.Poll, poll
+	}
+	wait = poll
+	if pending {
+		wait = min(wait, time.Duration(dueMs-nowMs)*time.Millisecond)
+	}
+	return wait, min(2*poll, o.PollMax)
 }
 
 // round claims one due webhook and delivers what it can; worked is false when none was due.

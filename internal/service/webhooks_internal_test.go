@@ -2,8 +2,10 @@ package service
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -96,6 +98,62 @@ func TestWebhookDialRefusesPrivate(t *testing.T) {
 		_, err := w.client.Transport.(*http.Transport).DialContext(context.Background(), "tcp", tc.addr)
 		if got := err != nil && strings.Contains(err.Error(), "private address"); got != tc.refused {
 			t.Errorf("dial %s (allow private %v): %v, want refused by the check = %v", tc.addr, tc.allowPrivate, err, tc.refused)
+		}
+	}
+}
+
+// TestWebhookWatchSchedule: while nothing is pending the watch's poll doubles from Poll to
+// PollMax (an idle server asks rarely); a retry or lease ending sooner shortens the wait to it,
+// without resetting the poll; a failed read is asked again after Poll; only a due webhook
+// wakes the workers.
+func TestWebhookWatchSchedule(t *testing.T) {
+	o := WebhookOptions{}.withDefaults()
+	if o.Poll != 500*time.Millisecond || o.PollMax != 5*time.Second {
+		t.Fatalf("defaults Poll %v, PollMax %v; want 500ms, 5s (docs/api.md says so)", o.Poll, o.PollMax)
+	}
+	if got := (WebhookOptions{Poll: 50 * time.Millisecond}).withDefaults().PollMax; got != 500*time.Millisecond {
+		t.Fatalf("PollMax for Poll 50ms = %v, want 500ms", got)
+	}
+	if got := (WebhookOptions{Poll: time.Second, PollMax: time.Millisecond}).withDefaults().PollMax; got != time.Second {
+		t.Fatalf("PollMax below Poll = %v, want Poll", got)
+	}
+	const now = 1_000_000
+	var waits []time.Duration
+	for poll := o.Poll; len(waits) < 6; {
+		if o.due(nil, false, 0, now) {
+			t.Fatal("nothing pending is due")
+		}
+		var wait time.Duration
+		wait, poll = o.rest(nil, false, 0, now, poll)
+		waits = append(waits, wait)
+	}
+	want := []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second, 5 * time.Second, 5 * time.Second}
+	if !slices.Equal(waits, want) {
+		t.Fatalf("idle waits %v, want %v", waits, want)
+	}
+	for _, tc := range []struct {
+		name      string
+		err       error
+		pending   bool
+		dueMs     int64
+		poll      time.Duration
+		due       bool
+		wait, nxt time.Duration
+	}{
+		{"due now", nil, true, now, 4 * time.Second, true, 0, 0},
+		{"overdue", nil, true, now - 10, time.Second, true, 0, 0},
+		{"retry sooner than the poll", nil, true, now + 300, 4 * time.Second, false, 300 * time.Millisecond, 5 * time.Second},
+		{"retry later than the poll", nil, true, now + 60_000, time.Second, false, time.Second, 2 * time.Second},
+		{"read failed", errors.New("down"), true, now, 4 * time.Second, false, 500 * time.Millisecond, 4 * time.Second},
+	} {
+		if got := o.due(tc.err, tc.pending, tc.dueMs, now); got != tc.due {
+			t.Errorf("%s: due = %v, want %v", tc.name, got, tc.due)
+		}
+		if tc.due {
+			continue
+		}
+		if wait, next := o.rest(tc.err, tc.pending, tc.dueMs, now, tc.poll); wait != tc.wait || next != tc.nxt {
+			t.Errorf("%s: rest = %v, %v; want %v, %v", tc.name, wait, next, tc.wait, tc.nxt)
 		}
 	}
 }

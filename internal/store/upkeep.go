@@ -86,8 +86,12 @@ func kick(c chan struct{}) {
 // reached walBackstop and the writer checkpointed inside a COMMIT instead, copying up to 10,000
 // pages while every other writer waited (docs/performance.md "Seeding, fifth pass"). A PASSIVE
 // checkpoint on its own connection never waits for the writer.
+//
+// One timer serves every round: time.After made a timer per write under a stream of writes.
 func (u *upkeep) checkpoints(ctx context.Context) {
 	defer close(u.ckptDone)
+	pace := time.NewTimer(checkpointEvery)
+	defer pace.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -95,11 +99,21 @@ func (u *upkeep) checkpoints(ctx context.Context) {
 		case <-u.ckptKick:
 			u.checkpoint(ctx)
 		}
-		select {
-		case <-ctx.Done():
+		if !wait(ctx, pace, checkpointEvery) {
 			return
-		case <-time.After(checkpointEvery):
 		}
+	}
+}
+
+// wait waits d on t (a timer not in use elsewhere); false when ctx ended first. Since Go 1.23
+// Reset discards a value the timer sent and nobody received, so t need not be drained.
+func wait(ctx context.Context, t *time.Timer, d time.Duration) bool {
+	t.Reset(d)
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
 	}
 }
 
@@ -114,10 +128,15 @@ func (u *upkeep) run(ctx context.Context) {
 	// round without one, so that writes in a stream (appends) never wait on one, and the round
 	// after a write is always run to see whether one is due.
 	wrote := false
+	round := time.NewTimer(mergeEvery) // both timers reused across rounds
+	defer round.Stop()
+	pace := time.NewTimer(checkpointEvery)
+	defer pace.Stop()
 	for {
 		var timer <-chan time.Time
 		if mergeDue {
-			timer = time.After(time.Until(u.lastMerge.Add(mergeEvery)))
+			round.Reset(time.Until(u.lastMerge.Add(mergeEvery)))
+			timer = round.C
 		}
 		select {
 		case <-ctx.Done():
@@ -140,10 +159,8 @@ func (u *upkeep) run(ctx context.Context) {
 		// The rounds' pace is as it was when this loop also checkpointed: a round starts no
 		// sooner than checkpointEvery after a write's kick, so the search tail's first segment
 		// after a quiet spell holds that much of the writes that follow, not one write's.
-		select {
-		case <-ctx.Done():
+		if !wait(ctx, pace, checkpointEvery) {
 			return
-		case <-time.After(checkpointEvery):
 		}
 	}
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 
 	"github.com/quire-dev/quire/internal/quire"
@@ -15,15 +16,13 @@ var ErrLeaseLost = errors.New("store: webhook lease lost")
 // ClaimWebhooks leases up to limit active webhooks that are due at nowMs and whose workspace
 // has events after their position, for leaseMs, to owner (a value unique to this claim).
 //
-// The delivery loop asks after every commit that wrote events, and nearly always no webhook is
-// due (most stores have none): a read answers that on the read pool (prepared once per
-// connection on SQLite, reads.go), so the usual round neither prepares the UPDATE nor takes
-// the writer, which an append waited for (docs/performance.md, "Append over HTTP, third
-// pass"). A webhook that becomes due after the read is claimed by the next round: the loop's
-// bell rings for every later commit, and its poll for the rest.
+// The delivery workers claim only when WebhookDue said one is due, and nearly always the
+// first claim takes it; the read below still answers "none" on the read pool (prepared once per
+// connection on SQLite, reads.go) when another worker or server took it first, so such a round
+// neither prepares the UPDATE nor takes the writer, which an append waited for
+// (docs/performance.md, "Append over HTTP, third pass").
 func (s *Store) ClaimWebhooks(ctx context.Context, owner string, nowMs, leaseMs int64, limit int) ([]string, error) {
-	const due = `FROM webhooks w JOIN event_heads h ON h.workspace_id = w.workspace_id
-		WHERE w.status = 'active' AND w.next_attempt_ms <= $1 AND w.lease_until <= $1 AND h.seq > w.position`
+	const due = pendingWebhooks + ` AND w.next_attempt_ms <= $1 AND w.lease_until <= $1`
 	var found bool
 	if err := s.hot().QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 `+due+`)`, nowMs).Scan(&found); err != nil || !found {
 		return nil, err
@@ -43,6 +42,23 @@ func (s *Store) ClaimWebhooks(ctx context.Context, owner string, nowMs, leaseMs 
 		return err
 	})
 	return ids, err
+}
+
+// pendingWebhooks are the active webhooks whose workspace has events after their position.
+const pendingWebhooks = `FROM webhooks w JOIN event_heads h ON h.workspace_id = w.workspace_id
+		WHERE w.status = 'active' AND h.seq > w.position`
+
+// WebhookDue tells the delivery loop when to claim next: at dueMs, the earliest time a webhook
+// with events to deliver may be claimed (the later of its next attempt and the end of its
+// lease; at or before now when one is due), or never (ok false) while no webhook has events to
+// deliver. One read on the read pool, so that a server with nothing to deliver, the usual case,
+// asks this once per commit or poll and never takes the writer; a retry due in ten seconds is
+// claimed then rather than found by polls until then.
+func (s *Store) WebhookDue(ctx context.Context) (dueMs int64, ok bool, err error) {
+	var due sql.NullInt64
+	err = s.hot().QueryRowContext(ctx, `SELECT MIN(CASE WHEN w.next_attempt_ms > w.lease_until
+		THEN w.next_attempt_ms ELSE w.lease_until END) `+pendingWebhooks).Scan(&due)
+	return due.Int64, due.Valid, err
 }
 
 // LeasedWebhook reads webhook id as its lease holder owner sees it.
