@@ -79,6 +79,7 @@ func (s *Store) queryRecords(ctx context.Context, db queryRower, byID querier, w
 	// plan's) are read by id after.
 	fetched := make(map[string]*quire.Node, pageSize+1)
 	sc := newRecordScan()
+	sc.parent = q.DatabaseID
 	q.Fetch = &dbquery.Fetch{Columns: fetchColumns, Row: func(scan func(dest ...any) error) error {
 		n, err := sc.scan(scanFunc(scan))
 		if err == nil && n.WorkspaceID == ws {

@@ -31,8 +31,9 @@ var queryRecord = nodeRead{recordColumns, scanRecord}
 // converted through reflection: 150 KB of a query's 800 KB of garbage on SQLite (issue 15).
 // One serves every row of a statement.
 type recordScan struct {
-	vals [14]any
-	dest [14]any // &vals[i]
+	vals   [14]any
+	dest   [14]any // &vals[i]
+	parent string  // a record's parent when its parent_id reads NULL: the walk's database (fetchColumns)
 }
 
 func newRecordScan() *recordScan {
@@ -57,10 +58,11 @@ func (sc *recordScan) scan(row interface{ Scan(...any) error }) (*quire.Node, er
 	var ok [14]bool
 	n.ID, ok[0] = childText(v[0])
 	n.WorkspaceID, ok[1] = childText(v[1])
-	n.Object, ok[2] = childText(v[2])
-	n.PageType, ok[3] = childText(v[3])
-	n.ParentType, ok[4] = childText(v[4])
-	n.ParentID, ok[5] = nullableText(v[5])
+	// object, page_type and parent_type are NOT NULL: a NULL is fetchColumns' NULLIF.
+	n.Object, ok[2] = textOr(v[2], quire.ObjectPage)
+	n.PageType, ok[3] = textOr(v[3], quire.PageTypePage)
+	n.ParentType, ok[4] = textOr(v[4], quire.ParentDatabase)
+	n.ParentID, ok[5] = textOr(v[5], sc.parent)
 	n.Properties, ok[6] = keep(v[6])
 	n.Icon, ok[7] = nullBytes(v[7])
 	n.Cover, ok[8] = nullBytes(v[8])
@@ -77,10 +79,10 @@ func (sc *recordScan) scan(row interface{ Scan(...any) error }) (*quire.Node, er
 	return n, nil
 }
 
-// nullableText is a text column that may be NULL (""), as the driver gave it.
-func nullableText(v any) (string, bool) {
+// textOr is a text column as the driver gave it, or null when it is NULL.
+func textOr(v any, null string) (string, bool) {
 	if v == nil {
-		return "", true
+		return null, true
 	}
 	return childText(v)
 }
