@@ -78,8 +78,10 @@ func (s *Store) queryRecords(ctx context.Context, db queryRower, byID querier, w
 	// The walk reads each record's nodes row as it passes it; the records it did not (a sorted
 	// plan's) are read by id after.
 	fetched := make(map[string]*quire.Node, pageSize+1)
+	sc := newRecordScan()
+	sc.parent = q.DatabaseID
 	q.Fetch = &dbquery.Fetch{Columns: fetchColumns, Row: func(scan func(dest ...any) error) error {
-		n, err := scanRecord(scanFunc(scan))
+		n, err := sc.scan(scanFunc(scan))
 		if err == nil && n.WorkspaceID == ws {
 			fetched[n.ID] = n
 		}
