@@ -18,7 +18,7 @@ func (pl Placement) atEnd() bool { return !pl.Start && pl.After == "" && pl.Befo
 // page's row before it, so on PostgreSQL they ran one whole transaction at a time. Now they
 // write their blocks side by side and queue only for the short rest: the page's row, the trash
 // check, the positions. Before the lock an append holds no row another writer asks for (its own
-// new rows, the embedding log's; since 00031 no key-share lock of the workspace either), so
+// new rows, the embedding log's; since 00030 no key-share lock of the workspace either), so
 // every writer of a page's blocks still takes the page's row first among the rows it shares
 // with others, and the outbox's head last: one order, no deadlock.
 //

@@ -8,7 +8,7 @@ import (
 // TestBlocksInsert_StatementTriggersOnly pins what a new block costs PostgreSQL beyond its row:
 // the statement trigger that writes the search entries, and no trigger per row. The foreign key
 // of blocks.workspace_id was one (an RI lookup and a KEY SHARE lock of the workspace's row for
-// every block; 00031 dropped it), so a constraint or row trigger added back shows here as a
+// every block; 00030 dropped it), so a constraint or row trigger added back shows here as a
 // "Trigger" line of EXPLAIN ANALYZE with 3 calls for the 3 blocks.
 func TestBlocksInsert_StatementTriggersOnly(t *testing.T) {
 	tx, w := seededPostgresTx(t)

@@ -107,7 +107,7 @@ func TestUpdateRecordNodes(t *testing.T) {
 // TestInsertNodesSearchEntries: the nodes of one INSERT (a batch of record creates) each get
 // their title entry, empty titles too, and are each queued for embedding once, in the same
 // transaction. On PostgreSQL the entries are written by one statement trigger (migration
-// 00030): a row-level INSERT trigger on nodes ran two statements per node inside the batch's
+// 00029): a row-level INSERT trigger on nodes ran two statements per node inside the batch's
 // INSERT, under the database's lock, and is not to come back.
 func TestInsertNodesSearchEntries(t *testing.T) {
 	testdb.ForEachEngine(t, func(t *testing.T, s *store.Store) {

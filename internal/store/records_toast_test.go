@@ -12,7 +12,7 @@ import (
 )
 
 // TestRecordPropertiesStoredPlain: on PostgreSQL a record whose row is between 2 and 8 KB keeps
-// its properties uncompressed (migration 00033's toast_tuple_target), so a query does not
+// its properties uncompressed (migration 00032's toast_tuple_target), so a query does not
 // decompress them; a row past 8 KB is compressed as before. On both engines the properties read
 // back as written.
 func TestRecordPropertiesStoredPlain(t *testing.T) {

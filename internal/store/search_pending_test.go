@@ -14,7 +14,7 @@ import (
 )
 
 // pendingBound is the most index pages a trigram lookup may read on PostgreSQL after a burst of
-// writes: the pending list's 1 MB (migration 00032, 128 pages of 8 kB) and the few pages of the
+// writes: the pending list's 1 MB (migration 00031, 128 pages of 8 kB) and the few pages of the
 // index's tree a term's trigrams are in. At PostgreSQL's default of 4 MB the test's burst leaves
 // about 2.5 MB pending, which every lookup of the index read.
 const pendingBound = 200
