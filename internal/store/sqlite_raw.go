@@ -253,7 +253,8 @@ func (c *rawConn) bind(st *rawStmt, args []string) error {
 	for _, a := range args {
 		total += len(a)
 	}
-	if total > c.size {
+	// Grown on first use even for empty arguments: SQLite binds a text at a null pointer as NULL.
+	if total > c.size || c.buf == 0 {
 		size := max(total, 256)
 		p := libc.Xrealloc(c.tls, c.buf, libc.Tsize_t(size))
 		if p == 0 {

@@ -172,3 +172,19 @@ func openStore(t *testing.T, cfg store.Config) *store.Store {
 	t.Cleanup(func() { s.Close() })
 	return s
 }
+
+// TestRawReads_EmptyArgumentIsText: an empty argument binds the empty text, as database/sql binds
+// it, never NULL — also on a connection whose buffer nothing has grown yet (SQLite reads a text
+// at a null pointer as NULL).
+func TestRawReads_EmptyArgumentIsText(t *testing.T) {
+	s := testdb.SQLite(t)
+	for _, args := range [][]string{{""}, {"", ""}} {
+		var isNull bool
+		if _, err := s.RawScanForTest(ctx, `SELECT $1 IS NULL`, args, &isNull); err != nil {
+			t.Fatal(err)
+		}
+		if isNull {
+			t.Errorf("args %q: $1 bound as NULL, want the empty text", args)
+		}
+	}
+}
