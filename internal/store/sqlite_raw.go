@@ -180,9 +180,9 @@ func openRawConn(path string) (c *rawConn, err error) {
 		c.close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	sqlite3.Xsqlite3_busy_timeout(c.tls, c.db, 10000)
+	sqlite3.Xsqlite3_busy_timeout(c.tls, c.db, sqliteBusyTimeoutMs)
 	// As the read pool's DSN sets them (openSQLite says why); WAL is the file's, set by the writer.
-	if err := c.exec("PRAGMA query_only = 1; PRAGMA mmap_size = 2147418112"); err != nil {
+	if err := c.exec("PRAGMA query_only = 1; PRAGMA mmap_size = " + strconv.Itoa(sqliteMmapSize)); err != nil {
 		c.close()
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -94,6 +95,13 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	return s, nil
 }
 
+// Settings every connection to a SQLite store opens with, the database/sql pools' and the raw
+// reads' (sqlite_raw.go) alike: openSQLite says why each is what it is.
+const (
+	sqliteBusyTimeoutMs = 10000
+	sqliteMmapSize      = 2147418112 // SQLITE_MAX_MMAP_SIZE of this build
+)
+
 func openSQLite(dir string, observe func(string)) (*Store, error) {
 	open := sql.Open
 	if observe != nil {
@@ -119,8 +127,8 @@ func openSQLite(dir string, observe func(string)) (*Store, error) {
 	// read into that small cache again, and issue 15's store (1.3 GB once embedded) had its
 	// latest pages, the corpus keyword search reads, past the 1 GiB it was: 30% more CPU a search.
 	// Only address space is reserved; the pages are the kernel's page cache, shared.
-	pragmas := "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)" +
-		"&_pragma=mmap_size(2147418112)"
+	pragmas := "_pragma=busy_timeout(" + strconv.Itoa(sqliteBusyTimeoutMs) + ")&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)" +
+		"&_pragma=mmap_size(" + strconv.Itoa(sqliteMmapSize) + ")"
 	u := (&url.URL{Scheme: "file", Path: path}).String()
 	// temp_store(MEMORY) on the writer: a multi-row insert whose triggers write the search index
 	// keeps a statement journal (to undo just that statement), and past 64 KiB SQLite spills it to
