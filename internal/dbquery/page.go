@@ -71,9 +71,10 @@ func Page(ctx context.Context, db Queryer, d Dialect, q Query, pageSize int) ([]
 // carry every column of every matching record through its sorter: Row may see all of a page's
 // records, some or none (and the one past the page), and the caller reads the rest by id.
 type Fetch struct {
-	Columns string // "n.id, n.title, …"
-	// Row reads the current row: it calls scan once with the destinations of Columns.
-	Row func(scan func(dest ...any) error) error
+	Columns string // "n.title, …": the record's id is the row's first column already
+	// Row reads the current row: it calls scan once with the destinations of Columns, which
+	// returns the record's id (read once, for the position and the record).
+	Row func(scan func(dest ...any) (id string, err error)) error
 }
 
 // fetching is the select list's tail for q.Fetch in a statement that walks an index in order.
@@ -86,15 +87,15 @@ func (c *compiler) fetching(q Query) string {
 }
 
 // scanRow reads the current row as a position and, when st fetches, hands its columns to Row.
-func (st *Stmt) scanRow(rows *sql.Rows) (p Position, err error) {
+func (st *Stmt) scanRow(rows *sql.Rows, slab *rowSlab) (p Position, err error) {
 	if st.fetch == nil {
-		return st.Scan(rows)
+		return st.scanWith(rows, nil, slab)
 	}
 	scanned := false
-	err = st.fetch.Row(func(dest ...any) error {
+	err = st.fetch.Row(func(dest ...any) (string, error) {
 		scanned = true
-		p, err = st.scanWith(rows, dest)
-		return err
+		p, err = st.scanWith(rows, dest, slab)
+		return p.ID, err
 	})
 	if err == nil && !scanned {
 		err = errors.New("dbquery: Fetch.Row did not scan the row")
@@ -109,9 +110,10 @@ func (st *Stmt) run(ctx context.Context, db Queryer, out *[]Position) (int, erro
 		return 0, err
 	}
 	defer rows.Close()
+	var slab rowSlab
 	n := 0
 	for rows.Next() {
-		p, err := st.scanRow(rows)
+		p, err := st.scanRow(rows, &slab)
 		if err != nil {
 			return n, err
 		}
