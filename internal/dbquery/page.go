@@ -86,21 +86,36 @@ func (c *compiler) fetching(q Query) string {
 	return ", " + q.Fetch.Columns
 }
 
-// scanRow reads the current row as a position and, when st fetches, hands its columns to Row.
-func (st *Stmt) scanRow(rows *sql.Rows, slab *rowSlab) (p Position, err error) {
-	if st.fetch == nil {
-		return st.scanWith(rows, nil, slab)
+// rowReader reads a statement's rows: one per run, so that handing a row's columns to Fetch.Row
+// costs no allocation (a closure per row, and the position it captured, were two).
+type rowReader struct {
+	st      *Stmt
+	rows    *sql.Rows
+	slab    rowSlab
+	scanFn  func(dest ...any) (string, error) // r.scan, bound once
+	p       Position
+	scanned bool
+}
+
+// scan is the scan Fetch.Row calls: the row's id and keys into r.p, its other columns into dest.
+func (r *rowReader) scan(dest ...any) (string, error) {
+	r.scanned = true
+	var err error
+	r.p, err = r.st.scanWith(r.rows, dest, &r.slab)
+	return r.p.ID, err
+}
+
+// next reads the current row as a position and, when st fetches, hands its columns to Row.
+func (r *rowReader) next() (Position, error) {
+	if r.st.fetch == nil {
+		return r.st.scanWith(r.rows, nil, &r.slab)
 	}
-	scanned := false
-	err = st.fetch.Row(func(dest ...any) (string, error) {
-		scanned = true
-		p, err = st.scanWith(rows, dest, slab)
-		return p.ID, err
-	})
-	if err == nil && !scanned {
+	r.scanned = false
+	err := r.st.fetch.Row(r.scanFn)
+	if err == nil && !r.scanned {
 		err = errors.New("dbquery: Fetch.Row did not scan the row")
 	}
-	return p, err
+	return r.p, err
 }
 
 // run appends the positions of st's rows to out and returns how many it read.
@@ -110,10 +125,11 @@ func (st *Stmt) run(ctx context.Context, db Queryer, out *[]Position) (int, erro
 		return 0, err
 	}
 	defer rows.Close()
-	var slab rowSlab
+	r := &rowReader{st: st, rows: rows}
+	r.scanFn = r.scan
 	n := 0
 	for rows.Next() {
-		p, err := st.scanRow(rows, &slab)
+		p, err := r.next()
 		if err != nil {
 			return n, err
 		}
