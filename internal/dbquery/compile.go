@@ -386,31 +386,54 @@ func (p *Position) millis(i int) (int64, bool) {
 }
 
 // Scan reads the current row of rows, a result of st, as the record's position.
-func (st *Stmt) Scan(rows *sql.Rows) (Position, error) { return st.scanWith(rows, nil) }
+func (st *Stmt) Scan(rows *sql.Rows) (Position, error) { return st.scanWith(rows, nil, &rowSlab{}) }
 
-// scanWith is Scan that also reads the row's columns after the keys into more.
-func (st *Stmt) scanWith(rows *sql.Rows, more []any) (Position, error) {
-	var p Position
-	// Room for more up front: appending a fetched record's columns grew the list on every row.
-	dest := make([]any, 1+len(st.keys), 1+len(st.keys)+len(more))
-	dest[0] = &p.ID
-	// One allocation for a row's keys (most statements have one): what the walk spends per row
-	// of a page, a hundred times per query.
-	vals := make([]struct {
-		num  sql.NullFloat64
-		text sql.NullString
-	}, len(st.keys))
+// keyVal is where a row's sort key is scanned: its column is v_text or a number.
+type keyVal struct {
+	num  sql.NullFloat64
+	text sql.NullString
+}
+
+// rowSlab holds the destinations of a statement's rows, reused from row to row, and carves
+// each row's keys out of a few shared arrays: a row's destination list, its keys' values and its
+// Position's keys were three allocations per row (and the Position a fourth, its id scanned
+// through a pointer), a hundred times per query.
+type rowSlab struct {
+	id   string
+	dest []any
+	vals []keyVal
+	keys []Key
+}
+
+// slabRows is how many rows' keys one allocation of a rowSlab holds.
+const slabRows = 32
+
+// scanWith is Scan that also reads the row's columns after the keys into more, with the
+// destinations of slab.
+func (st *Stmt) scanWith(rows *sql.Rows, more []any, slab *rowSlab) (Position, error) {
+	dest := append(slab.dest[:0], &slab.id)
+	if len(slab.vals) < len(st.keys) {
+		slab.vals = make([]keyVal, len(st.keys)*slabRows)
+	}
+	vals := slab.vals[:len(st.keys):len(st.keys)]
+	slab.vals = slab.vals[len(st.keys):]
 	for i, col := range st.keys {
 		if col == "v_text" {
-			dest[i+1] = &vals[i].text
+			dest = append(dest, &vals[i].text)
 		} else {
-			dest[i+1] = &vals[i].num
+			dest = append(dest, &vals[i].num)
 		}
 	}
-	if err := rows.Scan(append(dest, more...)...); err != nil {
+	dest = append(dest, more...)
+	slab.dest = dest
+	if err := rows.Scan(dest...); err != nil {
 		return Position{}, err
 	}
-	p.Keys = make([]Key, st.nkey)
+	if len(slab.keys) < st.nkey {
+		slab.keys = make([]Key, st.nkey*slabRows)
+	}
+	p := Position{ID: slab.id, Keys: slab.keys[:st.nkey:st.nkey]}
+	slab.keys = slab.keys[st.nkey:]
 	for i := range st.keys {
 		if v := &vals[i]; v.text.Valid {
 			p.Keys[i].Text = &v.text.String

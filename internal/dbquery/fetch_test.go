@@ -58,14 +58,16 @@ func TestFetch(t *testing.T) {
 					t.Fatal(err)
 				}
 				type row struct {
-					id, parent string
-					created    int64
+					id, parent, self string
+					created          int64
 				}
 				var seen []row
 				fq := q
-				fq.Fetch = &dbquery.Fetch{Columns: "n.id, n.parent_id, n.created_ms", Row: func(scan func(dest ...any) error) error {
+				// n.id fetched too: the id scan returns is the position's, which must be the row's own.
+				fq.Fetch = &dbquery.Fetch{Columns: "n.parent_id, n.created_ms, n.id", Row: func(scan func(dest ...any) (string, error)) error {
 					var rw row
-					err := scan(&rw.id, &rw.parent, &rw.created)
+					var err error
+					rw.id, err = scan(&rw.parent, &rw.created, &rw.self)
 					seen = append(seen, rw)
 					return err
 				}}
@@ -80,7 +82,7 @@ func TestFetch(t *testing.T) {
 					t.Fatalf("%s: with Fetch %v next %s, without %v next %s", where, got, gn, want, wn)
 				}
 				for _, rw := range seen {
-					if rw.parent != dbID || rw.created != created[rw.id] {
+					if rw.parent != dbID || rw.created != created[rw.id] || rw.self != rw.id {
 						t.Errorf("%s: fetched %+v, not the record's own row", where, rw)
 					}
 				}

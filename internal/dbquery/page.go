@@ -71,9 +71,10 @@ func Page(ctx context.Context, db Queryer, d Dialect, q Query, pageSize int) ([]
 // carry every column of every matching record through its sorter: Row may see all of a page's
 // records, some or none (and the one past the page), and the caller reads the rest by id.
 type Fetch struct {
-	Columns string // "n.id, n.title, …"
-	// Row reads the current row: it calls scan once with the destinations of Columns.
-	Row func(scan func(dest ...any) error) error
+	Columns string // "n.title, …": the record's id is the row's first column already
+	// Row reads the current row: it calls scan once with the destinations of Columns, which
+	// returns the record's id (read once, for the position and the record).
+	Row func(scan func(dest ...any) (id string, err error)) error
 }
 
 // fetching is the select list's tail for q.Fetch in a statement that walks an index in order.
@@ -85,21 +86,36 @@ func (c *compiler) fetching(q Query) string {
 	return ", " + q.Fetch.Columns
 }
 
-// scanRow reads the current row as a position and, when st fetches, hands its columns to Row.
-func (st *Stmt) scanRow(rows *sql.Rows) (p Position, err error) {
-	if st.fetch == nil {
-		return st.Scan(rows)
+// rowReader reads a statement's rows: one per run, so that handing a row's columns to Fetch.Row
+// costs no allocation (a closure per row, and the position it captured, were two).
+type rowReader struct {
+	st      *Stmt
+	rows    *sql.Rows
+	slab    rowSlab
+	scanFn  func(dest ...any) (string, error) // r.scan, bound once
+	p       Position
+	scanned bool
+}
+
+// scan is the scan Fetch.Row calls: the row's id and keys into r.p, its other columns into dest.
+func (r *rowReader) scan(dest ...any) (string, error) {
+	r.scanned = true
+	var err error
+	r.p, err = r.st.scanWith(r.rows, dest, &r.slab)
+	return r.p.ID, err
+}
+
+// next reads the current row as a position and, when st fetches, hands its columns to Row.
+func (r *rowReader) next() (Position, error) {
+	if r.st.fetch == nil {
+		return r.st.scanWith(r.rows, nil, &r.slab)
 	}
-	scanned := false
-	err = st.fetch.Row(func(dest ...any) error {
-		scanned = true
-		p, err = st.scanWith(rows, dest)
-		return err
-	})
-	if err == nil && !scanned {
+	r.scanned = false
+	err := r.st.fetch.Row(r.scanFn)
+	if err == nil && !r.scanned {
 		err = errors.New("dbquery: Fetch.Row did not scan the row")
 	}
-	return p, err
+	return r.p, err
 }
 
 // run appends the positions of st's rows to out and returns how many it read.
@@ -109,9 +125,11 @@ func (st *Stmt) run(ctx context.Context, db Queryer, out *[]Position) (int, erro
 		return 0, err
 	}
 	defer rows.Close()
+	r := &rowReader{st: st, rows: rows}
+	r.scanFn = r.scan
 	n := 0
 	for rows.Next() {
-		p, err := st.scanRow(rows)
+		p, err := r.next()
 		if err != nil {
 			return n, err
 		}

@@ -224,7 +224,7 @@ func TestPlans(t *testing.T) {
 				for i, after := range []*dbquery.Position{nil, {Keys: []dbquery.Key{{Num: &num}}, ID: "m"}, nil, {Keys: []dbquery.Key{{Num: &num}}, ID: "m"}} {
 					// The second two read each record's nodes row in the walk (Fetch): the same plan.
 					if i >= 2 {
-						planFetch = &dbquery.Fetch{Columns: "n.id, n.title, n.properties, n.created_ms"}
+						planFetch = &dbquery.Fetch{Columns: "n.title, n.properties, n.created_ms"}
 					}
 					plan := explain(t, db, compileBench(t, `{"property":"sel","select":{"equals":"opt7"}}`, sorts, after, nil))
 					planFetch = nil

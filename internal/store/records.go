@@ -180,13 +180,14 @@ type RecordPage struct {
 	Next    *dbquery.Position
 }
 
-// fetchColumns are recordColumns of the nodes row n, for dbquery.Fetch. Four of them hold the
+// fetchColumns are recordColumns of the nodes row n but the id (the walk's row begins with it),
+// for dbquery.Fetch: a second copy of it was two allocations per record. Four of them hold the
 // same value in every record a walk passes: the object, the page type and the parent type of a
 // database's record, and its parent, which the walk requires to be its $1 (dbquery's nodeScope).
-// Each is read as NULL when it has that value, which recordScan.scan restores: a text the driver
+// Each is read as NULL when it has that value, which recordScan.node restores: a text the driver
 // returns is a copy and a box per row and column (800 of a page's 4,200 allocations), a NULL is
 // neither. A value that differs still comes through as it is. The order is recordColumns'.
-var fetchColumns = `n.id, n.workspace_id, NULLIF(n.object, '` + quire.ObjectPage + `'), NULLIF(n.page_type, '` +
+var fetchColumns = `n.workspace_id, NULLIF(n.object, '` + quire.ObjectPage + `'), NULLIF(n.page_type, '` +
 	quire.PageTypePage + `'), NULLIF(n.parent_type, '` + quire.ParentDatabase + `'), NULLIF(n.parent_id, $1),
 	n.properties, n.icon, n.cover, n.in_trash, n.created_ms, n.created_by, n.edited_ms, n.edited_by`
 

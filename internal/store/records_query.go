@@ -80,8 +80,8 @@ func (s *Store) queryRecords(ctx context.Context, db queryRower, byID querier, w
 	fetched := make(map[string]*quire.Node, pageSize+1)
 	sc := newRecordScan()
 	sc.parent = q.DatabaseID
-	q.Fetch = &dbquery.Fetch{Columns: fetchColumns, Row: func(scan func(dest ...any) error) error {
-		n, err := sc.scan(scanFunc(scan))
+	q.Fetch = &dbquery.Fetch{Columns: fetchColumns, Row: func(scan func(dest ...any) (string, error)) error {
+		n, err := sc.fetched(scan)
 		if err == nil && n.WorkspaceID == ws {
 			fetched[n.ID] = n
 		}
@@ -149,9 +149,13 @@ func beforeWalkQuery(db string, props []string, want dbquery.PairWant, pairable 
 		a.Arg(want.ByText)
 		parts = append(parts, strings.Replace(dbquery.PairKeysQuery, "SELECT ", "SELECT 1, ", 1))
 	}
-	if len(props) > 0 {
-		parts = append(parts, `SELECT 0, property_id, 0 FROM record_indexed WHERE database_id = $1 AND lease_ms = 0
-		AND property_id IN (`+sqlq.In(a, props)+`)`)
+	// One part per property, each a seek of record_indexed's key, rather than one part with
+	// "property_id IN (…)": SQLite reads an IN list of two or more values from an ephemeral
+	// index it builds per execution (a B-tree of its own, opened, filled and freed on every
+	// query), which a query reading two properties paid on every call.
+	for _, p := range props {
+		parts = append(parts, `SELECT 0, property_id, 0 FROM record_indexed WHERE database_id = $1 AND property_id = `+
+			a.Arg(p)+` AND lease_ms = 0`)
 	}
 	return strings.Join(parts, "\nUNION ALL\n"), a.List
 }

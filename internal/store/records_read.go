@@ -53,10 +53,29 @@ func (sc *recordScan) scan(row interface{ Scan(...any) error }) (*quire.Node, er
 	if err := row.Scan(sc.dest[:]...); err != nil {
 		return nil, err
 	}
-	v := &sc.vals
 	n := &quire.Node{}
+	var ok bool
+	if n.ID, ok = childText(sc.vals[0]); !ok {
+		return nil, fmt.Errorf("store: record: column 0 is %T", sc.vals[0])
+	}
+	return sc.node(n)
+}
+
+// fetched reads a walk's row of fetchColumns (recordColumns less the id, which the walk's scan
+// returns: it read it for the record's position already).
+func (sc *recordScan) fetched(scan func(dest ...any) (string, error)) (*quire.Node, error) {
+	id, err := scan(sc.dest[1:]...)
+	if err != nil {
+		return nil, err
+	}
+	return sc.node(&quire.Node{ID: id})
+}
+
+// node fills n, its id set, from the scanned columns after the id.
+func (sc *recordScan) node(n *quire.Node) (*quire.Node, error) {
+	v := &sc.vals
 	var ok [14]bool
-	n.ID, ok[0] = childText(v[0])
+	ok[0] = true
 	n.WorkspaceID, ok[1] = childText(v[1])
 	// object, page_type and parent_type are NOT NULL: a NULL is fetchColumns' NULLIF.
 	n.Object, ok[2] = textOr(v[2], quire.ObjectPage)
