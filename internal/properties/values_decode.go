@@ -140,6 +140,9 @@ func decodeValue(p *quire.Problems, fp string, prop *quire.Property, v any) (Val
 // has them (and relation's "has_more"). It reports a value under another type's key as the
 // wrong type rather than an unknown field.
 func envelope(p *quire.Problems, fp string, prop *quire.Property, m map[string]any) bool {
+	if _, ok := m[prop.Type]; ok && len(m) == 1 {
+		return true // {T: value} alone, as most bodies send it: nothing to check or sort
+	}
 	before := len(p.Details)
 	wrongType := false
 	for _, k := range jsonbody.SortedKeys(m) {

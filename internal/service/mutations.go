@@ -79,9 +79,11 @@ func DecodeMutations(raw []byte) ([]Mutation, error) {
 			continue
 		}
 		m.Op = op
-		for _, k := range jsonbody.SortedKeys(obj) {
-			if !slices.Contains(allowed, k) {
-				p.Add(jsonbody.Join(m.Path, k), quire.ReasonUnknownField, "A "+op+" operation has no field "+k+".")
+		if hasUnknown(obj, allowed) {
+			for _, k := range jsonbody.SortedKeys(obj) { // sorted only when reported
+				if !slices.Contains(allowed, k) {
+					p.Add(jsonbody.Join(m.Path, k), quire.ReasonUnknownField, "A "+op+" operation has no field "+k+".")
+				}
 			}
 		}
 		if slices.Contains(allowed, "page_id") {
@@ -113,6 +115,16 @@ func DecodeMutations(raw []byte) ([]Mutation, error) {
 		out = append(out, m)
 	}
 	return out, p.Err()
+}
+
+// hasUnknown reports whether obj has a key that allowed does not list.
+func hasUnknown(obj map[string]any, allowed []string) bool {
+	for k := range obj {
+		if !slices.Contains(allowed, k) {
+			return true
+		}
+	}
+	return false
 }
 
 // MutateRecords applies operations to database id's records in one transaction: every
@@ -254,11 +266,11 @@ func target(ctx context.Context, tx *store.Tx, p *quire.Principal, read map[stri
 // mutate applies operation i, m; a validation error's paths are under m.Path.
 func (s *Service) mutate(ctx context.Context, tx *store.Tx, w *recordWrites, p *quire.Principal, db *recordDB, m Mutation, read map[string]*quire.Node, now int64, decoded *decodedCreates, i int) (*quire.Node, error) {
 	if m.Op == "create" {
-		vals, err := decoded.values(db, i, m)
+		vals, form, err := decoded.values(db, i, m)
 		if err != nil {
 			return nil, err
 		}
-		return s.createRecord(ctx, tx, w, p, db, vals, m.Path+".properties", m.Children, nil, nil, now)
+		return s.createRecord(ctx, tx, w, p, db, vals, form, m.Path+".properties", m.Children, nil, nil, now)
 	}
 	n, err := target(ctx, tx, p, read, m.PageID)
 	if err == nil && read != nil {

@@ -3,6 +3,7 @@ package service
 import (
 	"bytes"
 	"context"
+	"slices"
 
 	"github.com/quire-dev/quire/internal/properties"
 	"github.com/quire-dev/quire/internal/quire"
@@ -50,6 +51,26 @@ func (db *recordDB) knownPeople(ctx context.Context, tx *store.Tx, ws string, id
 type decodedCreates struct {
 	schema []byte
 	vals   []properties.Values // by operation; nil where the operation is not a create or failed
+	// forms are what the transaction would otherwise derive from vals, by operation: built here
+	// too, so that the writer's serial transaction only writes them.
+	forms []*recordForm
+}
+
+// recordForm is what a new record stores that follows from its values and its database's schema
+// alone: its title, the stored JSON of its properties and its record_values rows (those of a
+// unique_id property, which show the record's number, are left to the transaction).
+type recordForm struct {
+	title      []byte
+	titlePlain string
+	stored     []byte
+	rows       []store.RecordValue
+}
+
+// formOf builds the form of a new record of schema with values vals.
+func formOf(schema quire.Schema, vals properties.Values) *recordForm {
+	title := vals.Title(schema)
+	return &recordForm{title: marshalRichText(title), titlePlain: title.PlainText(),
+		stored: properties.MarshalValues(vals), rows: rowsOf(properties.Scalars(schema, vals, 0))}
 }
 
 // decodeCreates decodes the create operations of ops against database id's schema as read now,
@@ -72,20 +93,26 @@ func (s *Service) decodeCreates(ctx context.Context, p *quire.Principal, id stri
 	if err != nil {
 		return nil, nil
 	}
-	d := &decodedCreates{schema: n.Properties, vals: make([]properties.Values, len(ops))}
+	d := &decodedCreates{schema: n.Properties, vals: make([]properties.Values, len(ops)), forms: make([]*recordForm, len(ops))}
+	numbered := slices.ContainsFunc(schema, func(q *quire.Property) bool { return q.Type == quire.PropUniqueID })
 	for i, m := range ops {
-		if m.Op == "create" {
-			d.vals[i], _ = newRecordValues(schema, m.Properties, m.Path+".properties")
+		if m.Op != "create" {
+			continue
+		}
+		if d.vals[i], _ = newRecordValues(schema, m.Properties, m.Path+".properties"); d.vals[i] != nil && !numbered {
+			d.forms[i] = formOf(schema, d.vals[i])
 		}
 	}
 	return d, nil
 }
 
-// values returns create operation i's values against db's schema: those decoded before the
-// transaction when db's schema is still the one they were decoded against, else decoded now.
-func (d *decodedCreates) values(db *recordDB, i int, m Mutation) (properties.Values, error) {
+// values returns create operation i's values against db's schema, and their form when it was
+// built: those decoded before the transaction when db's schema is still the one they were
+// decoded against, else decoded now (form nil: the transaction builds it).
+func (d *decodedCreates) values(db *recordDB, i int, m Mutation) (properties.Values, *recordForm, error) {
 	if d != nil && d.vals[i] != nil && bytes.Equal(d.schema, db.node.Properties) {
-		return d.vals[i], nil
+		return d.vals[i], d.forms[i], nil
 	}
-	return newRecordValues(db.schema, m.Properties, m.Path+".properties")
+	vals, err := newRecordValues(db.schema, m.Properties, m.Path+".properties")
+	return vals, nil, err
 }

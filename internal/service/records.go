@@ -98,16 +98,19 @@ func lockRecordDatabases(ctx context.Context, tx *store.Tx, ws, id string, also 
 }
 
 // createRecord stores a new record of db with values vals, decoded from path (and content
-// blocks), its record_values rows and its number, and syncs dual relations.
-func (s *Service) createRecord(ctx context.Context, tx *store.Tx, w *recordWrites, p *quire.Principal, db *recordDB, vals properties.Values, path string, children []*blocks.Block, icon, cover json.RawMessage, now int64) (*quire.Node, error) {
+// blocks), its record_values rows and its number, and syncs dual relations. form is what vals
+// store as, when the caller built it already (formOf), else nil.
+func (s *Service) createRecord(ctx context.Context, tx *store.Tx, w *recordWrites, p *quire.Principal, db *recordDB, vals properties.Values, form *recordForm, path string, children []*blocks.Block, icon, cover json.RawMessage, now int64) (*quire.Node, error) {
 	if err := s.checkRefs(ctx, tx, p, db, vals, nil, path); err != nil {
 		return nil, err
 	}
-	title := vals.Title(db.schema)
+	if form == nil {
+		form = formOf(db.schema, vals)
+	}
 	n := &quire.Node{
 		ID: quire.NewID(), WorkspaceID: p.WorkspaceID(), Object: quire.ObjectPage, PageType: quire.PageTypePage,
 		ParentType: quire.ParentDatabase, ParentID: db.node.ID, Position: "a",
-		Title: marshalRichText(title), TitlePlain: title.PlainText(), Properties: properties.MarshalValues(vals),
+		Title: form.title, TitlePlain: form.titlePlain, Properties: form.stored,
 		Description: []byte(`[]`), Icon: icon, Cover: cover, Version: 1,
 		CreatedMs: now, CreatedBy: p.Token.OwnerID, EditedMs: now, EditedBy: p.Token.OwnerID,
 	}
@@ -129,8 +132,13 @@ func (s *Service) createRecord(ctx context.Context, tx *store.Tx, w *recordWrite
 		return nil, err
 	}
 	f := float64(number)
-	rows := append([]store.RecordValue{{PropertyID: store.NumberProperty, Num: &f}},
-		rowsOf(properties.Scalars(db.schema, vals, number))...)
+	rows := append(make([]store.RecordValue, 0, 1+len(form.rows)+1), store.RecordValue{PropertyID: store.NumberProperty, Num: &f})
+	rows = append(rows, form.rows...)
+	for _, q := range db.schema {
+		if q.Type == quire.PropUniqueID { // the one row that shows the number, unknown to formOf
+			rows = append(rows, rowsOf(properties.PropertyScalars(q, vals, number))...)
+		}
+	}
 	if err := w.insert(ctx, n.ID, rows); err != nil {
 		return nil, err
 	}
@@ -349,7 +357,7 @@ func (s *Service) CreateRecord(ctx context.Context, p *quire.Principal, in NewPa
 		if err != nil {
 			return err
 		}
-		n, err = s.createRecord(ctx, tx, writesAtOnce(tx, db.node.ID), p, db, vals, "properties", in.Children, in.Icon, in.Cover, quire.NowMillis())
+		n, err = s.createRecord(ctx, tx, writesAtOnce(tx, db.node.ID), p, db, vals, nil, "properties", in.Children, in.Icon, in.Cover, quire.NowMillis())
 		return err
 	})
 	if err != nil {
