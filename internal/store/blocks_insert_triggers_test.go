@@ -3,6 +3,8 @@ package store_test
 import (
 	"strings"
 	"testing"
+
+	"github.com/quire-dev/quire/internal/testdb"
 )
 
 // TestBlocksInsert_StatementTriggersOnly pins what a new block costs PostgreSQL beyond its row:
@@ -36,5 +38,21 @@ func TestBlocksInsert_StatementTriggersOnly(t *testing.T) {
 	}
 	if len(triggers) != 1 || !strings.HasPrefix(triggers[0], "Trigger blocks_search_insert:") || !strings.HasSuffix(triggers[0], "calls=1") {
 		t.Fatalf("triggers of a 3-block INSERT = %q; want the search entries' statement trigger alone, called once", triggers)
+	}
+}
+
+// TestBlocksInsert_NoRowTriggerSQLite pins SQLite's side: no trigger runs for each inserted
+// block. blocks_search_ai did (a probe of search_docs per row, whose entries the store's insert
+// writes itself; 00060 dropped it), and a trigger added back on the INSERT costs every block of
+// every append again. TestSearchIndex_EveryWrite checks that the entries are still all written.
+func TestBlocksInsert_NoRowTriggerSQLite(t *testing.T) {
+	s := testdb.SQLite(t)
+	got, err := s.RowsForTest(ctx, `SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'blocks'
+		AND upper(sql) LIKE '%INSERT ON BLOCKS%'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 0 {
+		t.Fatalf("insert triggers of blocks = %q; want none", got)
 	}
 }
