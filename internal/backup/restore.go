@@ -35,7 +35,8 @@ var ErrNotEmpty = errors.New("the target store is not empty")
 // Restore loads the archive at path into st, a store of either engine opened (and so migrated)
 // by this quire. It first reads the whole archive and checks it against its manifest; then it
 // writes every row in one transaction, so that a failed restore leaves the store as it was;
-// the store's triggers rebuild the keyword index from the rows as they arrive. File bytes go to
+// the store's triggers rebuild the keyword index from the rows as they arrive, and one
+// statement indexes the blocks once they are all in (restorer.indexBlocks). File bytes go to
 // opts.FilesDir, each checked against its checksum before the transaction commits.
 func Restore(ctx context.Context, st *store.Store, path string, opts RestoreOptions) (*Manifest, error) {
 	// An archive is read whole before anything is written; a store with content is refused
@@ -91,6 +92,7 @@ type restorer struct {
 	written []string // file keys this restore created, removed again if it fails
 	next    int      // index of the next entry in m.Entries
 	queued  bool     // embed_queue was emptied of the triggers' entries
+	blocks  bool     // blocks were loaded and their search entries are not written yet
 	loaded  map[string]int64
 }
 
@@ -166,6 +168,9 @@ func (r *restorer) loadChunk(ctx context.Context, tx *store.Tx, name string, rd 
 		return corrupt("%v", err)
 	}
 	if err := r.sameColumns(t); err != nil {
+		return err
+	}
+	if err := r.indexBlocks(ctx, tx, name); err != nil {
 		return err
 	}
 	if name == "embed_queue" && !r.queued {
@@ -271,6 +276,9 @@ func (r *restorer) finish(ctx context.Context, tx *store.Tx) error {
 	if r.next != len(r.m.Entries) {
 		return corrupt("the archive changed during the restore: %d of %d entries read", r.next, len(r.m.Entries))
 	}
+	if err := r.indexBlocks(ctx, tx, ""); err != nil {
+		return err
+	}
 	if !r.queued {
 		if err := clearQueue(ctx, tx); err != nil {
 			return err
@@ -284,6 +292,25 @@ func (r *restorer) finish(ctx context.Context, tx *store.Tx) error {
 		if n != t.Rows {
 			return fmt.Errorf("table %s holds %d rows after the restore, the archive %d", t.Name, n, t.Rows)
 		}
+	}
+	return nil
+}
+
+// indexBlocks writes the search entries of the loaded blocks once the archive moves past them to
+// table next ("" at the end): one statement over the whole table (store.Tx.IndexBlocks), where a
+// per-row trigger used to index each row as it arrived. It runs before embed_queue is loaded,
+// since the entries queue their pages as the triggers did, and the carried queue replaces that.
+func (r *restorer) indexBlocks(ctx context.Context, tx *store.Tx, next string) error {
+	if next == "blocks" {
+		r.blocks = true
+		return nil
+	}
+	if !r.blocks {
+		return nil
+	}
+	r.blocks = false
+	if err := tx.IndexBlocks(ctx); err != nil {
+		return fmt.Errorf("search entries of the blocks: %w", err)
 	}
 	return nil
 }

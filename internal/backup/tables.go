@@ -2,8 +2,9 @@
 // engine. The archive is neutral: every content table as JSON lines read inside one snapshot,
 // the local file bytes, and a manifest with the schema version, row counts and a SHA-256 of
 // every entry. Derived state (the keyword search index) is not carried: the store's own
-// triggers rebuild it as the rows are restored, exactly as they built it when the rows were
-// first written. Embeddings are carried with their queue, since computing them again is slow.
+// triggers rebuild it as the rows are restored, and the blocks' entries, which the store's
+// insert writes rather than a trigger on SQLite, by one statement after them; exactly what was
+// built when the rows were first written. Embeddings are carried with their queue, since computing them again is slow.
 // The event feed is carried with its positions, so that the cursors integrations hold still
 // resume where they were.
 package backup
@@ -84,9 +85,9 @@ var tables = []table{
 }
 
 // derived are the store's tables that a restore rebuilds instead of carrying: the keyword
-// index, written by the triggers on nodes, blocks and mind_map_nodes (with SQLite's FTS5
-// tables and their shadow tables, matched by prefix), the migrations' own bookkeeping, and the
-// record pairs (store/records_pairs.go): a restored store has none, and queries register them
+// index, written by the triggers on nodes, blocks and mind_map_nodes and by one statement
+// after the blocks (restorer.indexBlocks) (with SQLite's FTS5 tables and their shadow tables,
+// matched by prefix), the migrations' own bookkeeping, and the record pairs (store/records_pairs.go): a restored store has none, and queries register them
 // again. embed_log is carried folded into embed_queue (sources).
 var derived = []string{"search_docs", "search_fts", "search_title_fts", "search_fts_terms", "search_title_terms", "goose_db_version",
 	"record_pair_keys", "record_pairs", "embed_log"}

@@ -243,20 +243,27 @@ func (tx *Tx) PrevPosition(ctx context.Context, parent, pos string) (string, err
 	return prev, err
 }
 
-// InsertBlocks stores new blocks with one multi-row statement per 100 blocks (on SQLite, after
-// their search entries: indexNewBlocks), and sets their HasChildren as written. After an error
-// the transaction must be rolled back: entries may have been written for blocks that were not.
+// InsertBlocks stores new blocks with one multi-row statement per 100 blocks, and sets their
+// HasChildren as written. On SQLite it writes their search entries too (no trigger does): those
+// Go reads before the blocks (indexNewBlocks), the rest by one statement after them. After an
+// error the transaction must be rolled back: entries may have been written for blocks that
+// were not.
 func (tx *Tx) InsertBlocks(ctx context.Context, blocks []*quire.Block) error {
 	tx.insertedChildren(blocks)
 	for start := 0; start < len(blocks); start += 100 {
 		batch := blocks[start:min(start+100, len(blocks))]
+		var left []string
 		if tx.engine == SQLite {
-			if err := tx.indexNewBlocks(ctx, batch); err != nil {
+			var err error
+			if left, err = tx.indexNewBlocks(ctx, batch); err != nil {
 				return err
 			}
 		}
 		query, args := tx.insertBlocksStatement(batch)
 		if _, err := tx.tx.ExecContext(ctx, query, args...); err != nil {
+			return err
+		}
+		if err := tx.indexLeftBlocks(ctx, left); err != nil {
 			return err
 		}
 	}

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -86,4 +88,46 @@ func (tx *Tx) insertBlocksEach(batch []*quire.Block) (string, []any) {
 			b.WorkspaceID, b.PageID, b.InTrash, b.Version, b.CreatedMs, b.CreatedBy, b.EditedMs, b.EditedBy)
 	}
 	return sb.String(), args
+}
+
+// indexBlocksSQL writes the search entries of the blocks that %s selects (b is blocks) with
+// SQLite's own reading of their JSON: the expression of the per-row insert trigger that 00060
+// dropped, which is also what search.BlockText computes where it can. Blocks in trash and the
+// blocks of child pages and databases have none, nor a block without text.
+const indexBlocksSQL = `INSERT INTO search_docs (ref, node_id, field, text)
+	SELECT id, page_id, 'body', t FROM (
+		SELECT b.id, b.page_id, (SELECT group_concat(value, ' ') FROM json_tree(b.content)
+			WHERE key IN ('plain_text', 'expression') AND type = 'text') AS t
+		FROM blocks b WHERE %s AND b.in_trash = FALSE AND b.type NOT IN ('child_page', 'child_database'))
+	WHERE t <> ''`
+
+// indexLeftBlocks writes the entries of new blocks ids that indexNewBlocks left (SQLite), after
+// the blocks: the few whose JSON Go does not read exactly as SQLite does.
+func (tx *Tx) indexLeftBlocks(ctx context.Context, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	var in strings.Builder
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		if i > 0 {
+			in.WriteString(", ")
+		}
+		in.WriteByte('?')
+		args[i] = id
+	}
+	_, err := tx.tx.ExecContext(ctx, fmt.Sprintf(indexBlocksSQL, `b.id IN (`+in.String()+`)`), args...)
+	return err
+}
+
+// IndexBlocks writes the search entries of every block that has none, for blocks loaded by a
+// plain INSERT (a restore, a bulk load in a test): on SQLite no trigger indexes a new block
+// (00060), the store's insert does. One statement; on PostgreSQL nothing, since its statement
+// trigger indexed the rows as they were inserted.
+func (tx *Tx) IndexBlocks(ctx context.Context) error {
+	if tx.engine != SQLite {
+		return nil
+	}
+	_, err := tx.tx.ExecContext(ctx, fmt.Sprintf(indexBlocksSQL, `NOT EXISTS (SELECT 1 FROM search_docs d WHERE d.ref = b.id)`))
+	return err
 }

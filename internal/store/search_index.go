@@ -9,11 +9,10 @@ import (
 )
 
 // indexNewBlocks writes the search entries of new blocks (SQLite) before the blocks themselves,
-// in one statement. The insert trigger (blocks_search_ai, 00010) would compute the same entry
-// with json_tree, row by row (a tenth of a 100-block append's CPU); it skips a block whose entry
-// is there already, and still indexes every block this path leaves out: text it cannot read
-// exactly as SQLite does (search.BlockText), and rows inserted by any other statement.
-func (tx *Tx) indexNewBlocks(ctx context.Context, blocks []*quire.Block) error {
+// in one statement, computing each text in Go. It returns the blocks whose text it cannot read
+// exactly as SQLite does (search.BlockText not ok), for indexBlocksSQL to index after the blocks
+// are written: no trigger indexes a new block any more (migration 00060).
+func (tx *Tx) indexNewBlocks(ctx context.Context, blocks []*quire.Block) (left []string, err error) {
 	var sb strings.Builder
 	var args []any
 	for _, b := range blocks {
@@ -21,6 +20,9 @@ func (tx *Tx) indexNewBlocks(ctx context.Context, blocks []*quire.Block) error {
 			continue
 		}
 		text, ok := search.BlockText(b.Content)
+		if !ok {
+			left = append(left, b.ID)
+		}
 		if !ok || text == "" {
 			continue
 		}
@@ -33,8 +35,8 @@ func (tx *Tx) indexNewBlocks(ctx context.Context, blocks []*quire.Block) error {
 		args = append(args, b.ID, b.PageID, text)
 	}
 	if len(args) == 0 {
-		return nil
+		return left, nil
 	}
-	_, err := tx.tx.ExecContext(ctx, sb.String(), args...)
-	return err
+	_, err = tx.tx.ExecContext(ctx, sb.String(), args...)
+	return left, err
 }

@@ -216,8 +216,18 @@ func testEveryWrite(t *testing.T, s *store.Store, fromV9 bool) {
 	step("append to another page", func(tx *store.Tx) error {
 		return tx.InsertBlocks(ctx, []*quire.Block{blk(q.ID, q.ID, "paragraph", `{"rich_text":`+rich("epsilon")+`}`, false)})
 	}, q.ID)
-	step("insert a block by SQL", func(tx *store.Tx) error {
-		return rawInsert(tx, blk(q.ID, q.ID, "quote", `{"rich_text":`+rich("eta", "theta")+`}`, false))
+	step("insert blocks by SQL, then index them", func(tx *store.Tx) error {
+		// A bulk load's way (a restore's): the rows, then one statement for their entries.
+		bs := []*quire.Block{blk(q.ID, q.ID, "quote", `{"rich_text":`+rich("eta", "theta")+`}`, false),
+			blk(q.ID, q.ID, "paragraph", `{"rich_text":`+rich("iota")+`}`, true),
+			blk(q.ID, q.ID, "child_database", `{"title":"iota"}`, false)}
+		if s.Engine() == store.SQLite { // PostgreSQL refuses the JSON
+			bs = append(bs, blk(q.ID, q.ID, "paragraph", `{"rich_text":[{"plain_text":"lone \ud800 surrogate"}]}`, false))
+		}
+		if err := rawInsert(tx, bs...); err != nil {
+			return err
+		}
+		return tx.IndexBlocks(ctx)
 	}, q.ID)
 	step("append what Go leaves to the trigger", func(tx *store.Tx) error {
 		bs := []*quire.Block{
