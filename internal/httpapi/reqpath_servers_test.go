@@ -58,8 +58,9 @@ func (e *env) mkDatabase(t testing.TB, parent string) string {
 	return r.body["id"].(string)
 }
 
-// TestPageGet_TwoServers: a page GET reads its token, its reach and its page in one statement
-// (TestRequestPathStatements), and nothing of it outlives the request. Two servers on two store
+// TestPageGet_TwoServers: a page GET, and a page of a page's children, read the token, its reach
+// and the page in one statement (TestRequestPathStatements), and nothing of it outlives the
+// request. Two servers on two store
 // handles of one database, on both engines: a token revoked through A is refused by B on the
 // very next request (401); a page moved out from under a token's grant through A, and a grant
 // withdrawn in the database, answer 404 on B's next request; a granted token reads what lies
@@ -85,7 +86,7 @@ func TestPageGet_TwoServers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			granted, grantedTok, err := a.svc.CreateToken(ctx, tokenSpec(a, []quire.Scope{quire.PagesRead, quire.DatabasesRead}, false, top))
+			granted, grantedTok, err := a.svc.CreateToken(ctx, tokenSpec(a, []quire.Scope{quire.PagesRead, quire.DatabasesRead, quire.BlocksRead}, false, top))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -101,6 +102,12 @@ func TestPageGet_TwoServers(t *testing.T) {
 				}
 				if status == 200 && r.body["id"] != id {
 					t.Fatalf("GET page %s answered %s", id, r.raw)
+				}
+				if id != db { // its children read the page with the token the same way
+					path = "/v2/blocks/" + id + "/children"
+					if r := e.do("GET", path, token, nil); r.status != status || status == 200 && r.body["object"] != "list" {
+						t.Fatalf("GET %s: %d, want %d: %s", path, r.status, status, r.raw)
+					}
 				}
 			}
 			for _, e := range []*env{a, &b} {

@@ -40,10 +40,11 @@ func (s *statements) during(fn func()) []string {
 // TestRequestPathStatements counts the SQL statements of the requests every client makes most,
 // on a warm server, on both engines: a page GET reads its token, its reach and its page in one
 // statement, whatever the token (no server trusts a token from memory, so a revoke anywhere is
-// refused at once); when that read finds no row, the token alone tells 401 from 404. A page of
-// children reads the token, then the node (for a workspace-scoped token the read on workspace and
-// id is the reach check), then the children. TestRequestPathPlans (internal/store) pins that
-// each is read on an index.
+// refused at once); when that read finds no row, the token alone tells 401 from 404. A page of a
+// page's children reads the token, its reach and the page in one statement too, then the
+// children; a block's children that read's miss and the token, then the block, its page's reach
+// and the page, then the children (as many as before the joined read). TestRequestPathPlans
+// (internal/store) pins that each is read on an index.
 func TestRequestPathStatements(t *testing.T) {
 	for _, engine := range []string{"sqlite", "postgres"} {
 		t.Run(engine, func(t *testing.T) {
@@ -54,6 +55,8 @@ func TestRequestPathStatements(t *testing.T) {
 			top := e.mkPage(t, e.full, wsParent, "Top", map[string]any{"children": []any{para("one"), para("two")}})
 			child := e.mkPage(t, e.full, pageParent(top), "Child")
 			db := e.mkDatabase(t, top)
+			kids := e.do("GET", "/v2/blocks/"+top+"/children", e.full, nil)
+			block := kids.body["results"].([]any)[0].(map[string]any)["id"].(string)
 			granted := e.token(quire.AllScopes, false, top)
 			other := e.token(quire.AllScopes, false, e.mkPage(t, e.full, wsParent, "Elsewhere"))
 			revoked, tok, err := e.svc.CreateToken(context.Background(), tokenSpec(e, quire.AllScopes, true))
@@ -70,7 +73,10 @@ func TestRequestPathStatements(t *testing.T) {
 			}{
 				{"page, workspace-scoped", "/v2/pages/" + child, e.full, 200, []string{joined}},
 				{"page, granted", "/v2/pages/" + child, granted, 200, []string{joined}},
-				{"children", "/v2/blocks/" + top + "/children?page_size=100", e.full, 200, []string{"FROM tokens", "FROM nodes", "FROM blocks"}},
+				{"children", "/v2/blocks/" + top + "/children?page_size=100", e.full, 200, []string{joined, "FROM blocks"}},
+				{"children, granted", "/v2/blocks/" + child + "/children?page_size=100", granted, 200, []string{joined, "FROM blocks"}},
+				{"children of a block", "/v2/blocks/" + block + "/children", e.full, 200, []string{joined, "FROM tokens", "FROM blocks", "FROM nodes", "FROM nodes", "FROM blocks"}},
+				{"children out of reach", "/v2/blocks/" + child + "/children", other, 404, []string{joined, "FROM tokens", "FROM blocks"}},
 				{"users/me", "/v2/users/me", e.full, 200, []string{"FROM tokens"}},
 				{"revoked token", "/v2/pages/" + child, revoked, 401, []string{joined, "FROM tokens"}},
 				{"absent page", "/v2/pages/" + quire.NewID(), e.full, 404, []string{joined, "FROM tokens"}},

@@ -105,7 +105,18 @@ func (s *Service) resolveContainer(ctx context.Context, p *quire.Principal, id s
 	if !quire.ValidID(id) {
 		return nil, quire.NotFound("block " + id)
 	}
-	page, err := s.store.Node(ctx, p.WorkspaceID(), id)
+	// The guard read id with the token, in one statement, when it names a page or database the
+	// token reaches (that read is the reach check); no node there: id is a block, or not_found.
+	var page *quire.Node
+	var err error = quire.NotFound("page or database " + id)
+	if r, ok := readWithToken(ctx, p, id); ok && r.serves("container") {
+		if r.node != nil {
+			n := *r.node
+			return &container{ID: id, Page: &n}, nil
+		}
+	} else {
+		page, err = s.store.Node(ctx, p.WorkspaceID(), id)
+	}
 	switch {
 	case err == nil:
 		// A workspace-scoped token reaches every node of its workspace, which Node checked.

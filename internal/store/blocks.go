@@ -61,6 +61,9 @@ func (s *Store) Children(ctx context.Context, parent string, after *ChildKey, li
 	if i, _ := slices.BinarySearch(childLimits, limit); s.raw != nil && i < len(childLimits) {
 		return s.rawChildren(ctx, parent, after, limit, childLimits[i])
 	}
+	if s.pg != nil {
+		return s.pgChildren(ctx, parent, after, limit)
+	}
 	return children(ctx, s.hot(), s.engine, parent, after, limit)
 }
 
@@ -118,22 +121,14 @@ func children(ctx context.Context, q querier, engine Engine, parent string, afte
 		return nil, err
 	}
 	defer rows.Close()
-	// The blocks are allocated 101 at a time rather than one by one.
-	out := make([]*quire.Block, 0, min(limit, 101))
-	var free []quire.Block
+	l := newChildList(limit)
 	sc := newChildScan()
-	for len(out) < limit && rows.Next() {
-		if len(free) == 0 {
-			free = make([]quire.Block, min(limit-len(out), 101))
-		}
-		b := &free[0]
-		free = free[1:]
-		if err := sc.scan(rows, parent, b); err != nil {
+	for !l.full() && rows.Next() {
+		if err := sc.scan(rows, parent, l.next()); err != nil {
 			return nil, err
 		}
-		out = append(out, b)
 	}
-	return out, rows.Err()
+	return l.out, rows.Err()
 }
 
 // LastChildPosition is the position of parent's last child, in trash or not ("" when none), so

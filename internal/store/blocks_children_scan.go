@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"unsafe"
 
-	sqlite3 "modernc.org/sqlite/lib"
-
 	"github.com/quire-dev/quire/internal/quire"
 )
 
@@ -107,39 +105,89 @@ func childBool(v any) (bool, bool) {
 	return false, false
 }
 
+// childRow is a row of childColumns read below database/sql: rawRow on SQLite, *pgRow on
+// PostgreSQL.
+type childRow interface {
+	text(i int) string
+	bytes(i int) []byte
+	int64(i int) int64
+	boolean(i int) bool
+	null(i int) bool
+}
+
+// childList collects a listing's blocks, allocated 101 at a time rather than one by one.
+type childList struct {
+	out   []*quire.Block
+	free  []quire.Block
+	limit int
+}
+
+func newChildList(limit int) *childList {
+	return &childList{out: make([]*quire.Block, 0, min(limit, 101)), limit: limit}
+}
+
+// next is a fresh block appended to the list.
+func (l *childList) next() *quire.Block {
+	if len(l.free) == 0 {
+		l.free = make([]quire.Block, min(l.limit-len(l.out), 101))
+	}
+	b := &l.free[0]
+	l.free = l.free[1:]
+	l.out = append(l.out, b)
+	return b
+}
+
+func (l *childList) full() bool { return len(l.out) >= l.limit }
+
+// readChild reads a row of childColumns under parent into b: the texts copied once, the
+// content too (as its own bytes), the integers not boxed.
+func readChild[R childRow](r R, parent string, b *quire.Block) {
+	b.ParentID = parent
+	b.ID, b.Position, b.Type = r.text(0), r.text(1), r.text(2)
+	b.Content = r.bytes(3)
+	b.HasChildren = r.boolean(4)
+	b.CreatedMs, b.CreatedBy = r.int64(5), r.text(6)
+	b.EditedMs, b.EditedBy = b.CreatedMs, b.CreatedBy
+	if !r.null(7) {
+		b.EditedMs = r.int64(7)
+	}
+	if !r.null(8) {
+		b.EditedBy = r.text(8)
+	}
+}
+
 // rawChildren is children on SQLite's rawReads, with the statement of literal LIMIT compiled
-// (at least limit). Each row is read straight into its block: the texts copied once, the content
-// too (as its own bytes), the integers not boxed.
+// (at least limit).
 func (s *Store) rawChildren(ctx context.Context, parent string, after *ChildKey, limit, compiled int) ([]*quire.Block, error) {
 	query, args := childrenFirstLiteral[compiled], []string{parent}
 	if after != nil {
 		query, args = childrenAfterLiteral[compiled], []string{parent, after.Position, after.ID}
 	}
-	out := make([]*quire.Block, 0, min(limit, 101))
-	var free []quire.Block // allocated 101 at a time rather than one by one
+	l := newChildList(limit)
 	err := s.raw.query(ctx, query, args, func(r rawRow) (bool, error) {
-		if len(free) == 0 {
-			free = make([]quire.Block, min(limit-len(out), 101))
-		}
-		b := &free[0]
-		free = free[1:]
-		b.ParentID = parent
-		b.ID, b.Position, b.Type = r.text(0), r.text(1), r.text(2)
-		b.Content = r.bytes(3)
-		b.HasChildren = r.int64(4) != 0
-		b.CreatedMs, b.CreatedBy = r.int64(5), r.text(6)
-		b.EditedMs, b.EditedBy = b.CreatedMs, b.CreatedBy
-		if r.kind(7) != sqlite3.SQLITE_NULL {
-			b.EditedMs = r.int64(7)
-		}
-		if r.kind(8) != sqlite3.SQLITE_NULL {
-			b.EditedBy = r.text(8)
-		}
-		out = append(out, b)
-		return len(out) < limit, nil
+		readChild(r, parent, l.next())
+		return !l.full(), nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	return out, nil
+	return l.out, nil
+}
+
+// pgChildren is children on PostgreSQL's pgRaw: the same statements as through database/sql,
+// each row read from pgx's buffer into its block.
+func (s *Store) pgChildren(ctx context.Context, parent string, after *ChildKey, limit int) ([]*quire.Block, error) {
+	query, args := childrenFirst, []any{parent, limit}
+	if after != nil {
+		query, args = childrenAfter, []any{parent, limit, after.Position, after.ID}
+	}
+	l := newChildList(limit)
+	err := s.pg.query(ctx, query, args, func(r *pgRow) (bool, error) {
+		readChild(r, parent, l.next())
+		return !l.full(), r.failed()
+	})
+	if err != nil {
+		return nil, err
+	}
+	return l.out, nil
 }

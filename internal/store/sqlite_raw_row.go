@@ -22,6 +22,11 @@ func (r rawRow) kind(i int) int32 { return sqlite3.Xsqlite3_column_type(r.tls, r
 
 func (r rawRow) int64(i int) int64 { return sqlite3.Xsqlite3_column_int64(r.tls, r.st, int32(i)) }
 
+func (r rawRow) null(i int) bool { return r.kind(i) == sqlite3.SQLITE_NULL }
+
+// boolean is a boolean column: an integer on SQLite.
+func (r rawRow) boolean(i int) bool { return r.int64(i) != 0 }
+
 // mem is column i's bytes in SQLite's memory, valid until the row moves on: the blob read
 // returns a text's UTF-8 bytes as they are, where the text read would add a terminator.
 func (r rawRow) mem(i int) []byte {

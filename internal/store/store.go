@@ -58,6 +58,9 @@ type Store struct {
 	// raw runs the token-and-node read and the children list below database/sql on SQLite
 	// (sqlite_raw.go); nil on PostgreSQL.
 	raw *rawReads
+	// pg runs the same reads on the pgx connections under the pool on PostgreSQL (pg_raw.go);
+	// nil on SQLite.
+	pg *pgRaw
 	// found keeps keyword search's statements prepared on SQLite's read pool (search.go); nil on
 	// PostgreSQL.
 	found *stmtCache
@@ -203,7 +206,7 @@ func openPostgres(dsn string, observe func(string)) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("connect to PostgreSQL: %w", redactDSN(err, dsn))
 	}
-	return &Store{engine: Postgres, read: db, write: db}, nil
+	return &Store{engine: Postgres, read: db, write: db, pg: &pgRaw{db: db, observe: observe}}, nil
 }
 
 // redactDSN keeps a password in the database URL out of error messages and logs.

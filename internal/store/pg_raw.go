@@ -1,0 +1,112 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+)
+
+// pgRaw runs the reads every request makes on PostgreSQL (the token check, the token joined
+// with a node's read, a node's read, a page of children) on the *pgx.Conn under one of
+// database/sql's pooled connections (sql.Conn.Raw), reading each row's values as pgx received
+// them. Through database/sql a children page of 101 rows spent more of its CPU in the
+// conversions than in the round trip: pgx's stdlib driver turned each of 909 values into a
+// driver.Value (a text through pgx's scan plans into a fresh string, an integer boxed), and
+// database/sql converted each again in Scan, locking the connection for every row.
+//
+// The connections stay database/sql's: the pool's bound, its idle settings, PoolStats and
+// /metrics, the ping of a connection idle for over a second before reuse (ResetSession, run
+// by DB.Conn), and Close are all as before. Statements go through pgx's statement cache, as
+// they did through the driver: prepared once per connection under the same names, so a text
+// read both ways is prepared once. Nothing is kept between requests: each read is one statement
+// outside a transaction, on its own snapshot.
+type pgRaw struct {
+	db      *sql.DB
+	observe func(string) // Config.Observe, told each statement before it runs
+}
+
+// query runs query with args and calls row for each row until it returns false or an error.
+// The row's values are valid only during the call.
+func (p *pgRaw) query(ctx context.Context, query string, args []any, row func(r *pgRow) (bool, error)) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if p.observe != nil {
+		p.observe(query)
+	}
+	err := p.once(ctx, query, args, row)
+	// A connection that broke before the statement was sent (PostgreSQL restarted under an
+	// idle connection pinged less than a second ago) was dropped by database/sql; the read is
+	// tried once more on another, as database/sql's own retry of a driver.ErrBadConn would.
+	if errors.Is(err, driver.ErrBadConn) {
+		err = p.once(ctx, query, args, row)
+	}
+	return err
+}
+
+func (p *pgRaw) once(ctx context.Context, query string, args []any, row func(r *pgRow) (bool, error)) error {
+	c, err := p.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return c.Raw(func(dc any) error {
+		conn, err := pgxConn(dc)
+		if err != nil {
+			return err
+		}
+		rows, err := conn.Query(ctx, query, args...)
+		if err != nil {
+			if pgconn.SafeToRetry(err) {
+				// Returned to database/sql, which then closes this connection instead of pooling it.
+				return fmt.Errorf("%w: %w", driver.ErrBadConn, err)
+			}
+			return err
+		}
+		defer rows.Close()
+		r := &pgRow{fds: rows.FieldDescriptions()}
+		for rows.Next() {
+			r.vals = rows.RawValues()
+			more, err := row(r)
+			if err != nil || !more {
+				return err
+			}
+		}
+		return rows.Err()
+	})
+}
+
+// pgxConn is the pgx connection under a database/sql driver connection, observed or not.
+func pgxConn(dc any) (*pgx.Conn, error) {
+	if o, ok := dc.(*observedConn); ok {
+		dc = o.Conn
+	}
+	c, ok := dc.(*stdlib.Conn)
+	if !ok {
+		return nil, fmt.Errorf("store: %T is not a pgx connection", dc)
+	}
+	return c.Conn(), nil
+}
+
+// one reads the one row of query into scan, or answers sql.ErrNoRows.
+func (p *pgRaw) one(ctx context.Context, query string, args []string, scan func(r *pgRow) error) error {
+	vals := make([]any, len(args))
+	for i, a := range args {
+		vals[i] = a
+	}
+	found := false
+	err := p.query(ctx, query, vals, func(r *pgRow) (bool, error) {
+		found = true
+		return false, scan(r)
+	})
+	if err == nil && !found {
+		err = sql.ErrNoRows
+	}
+	return err
+}

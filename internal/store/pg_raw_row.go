@@ -1,0 +1,136 @@
+package store
+
+import (
+	"database/sql"
+	"encoding/binary"
+	"fmt"
+	"strconv"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+)
+
+// pgRow is the current row of a pgRaw query: each column's bytes as PostgreSQL sent them, in
+// the text or binary format pgx asked for (pgx asks binary for bigint and boolean, text for
+// text), read straight into the caller's fields. The store's hot reads return text, bigint and
+// boolean columns only; any other type is an error (err, or Scan's), not a guess.
+type pgRow struct {
+	fds  []pgconn.FieldDescription
+	vals [][]byte // nil: NULL
+	err  error    // the first column read as a type it is not
+}
+
+func (r *pgRow) null(i int) bool { return r.vals[i] == nil }
+
+// fail notes the first column read as what it is not.
+func (r *pgRow) fail(i int, want string) {
+	if r.err == nil {
+		r.err = fmt.Errorf("store: column %d (type %d, format %d, %d bytes) is not %s", i,
+			r.fds[i].DataTypeOID, r.fds[i].Format, len(r.vals[i]), want)
+	}
+}
+
+// mem is text column i's bytes in pgx's read buffer, valid until the row moves on. A text's
+// binary format is its UTF-8 bytes, as its text format is.
+func (r *pgRow) mem(i int) []byte {
+	switch r.fds[i].DataTypeOID {
+	case pgtype.TextOID, pgtype.VarcharOID:
+		return r.vals[i]
+	}
+	r.fail(i, "text")
+	return nil
+}
+
+// text is column i as a Go string of its own.
+func (r *pgRow) text(i int) string { return string(r.mem(i)) }
+
+// bytes is column i as bytes of their own, nil when empty.
+func (r *pgRow) bytes(i int) []byte {
+	m := r.mem(i)
+	if len(m) == 0 {
+		return nil
+	}
+	return append([]byte(nil), m...)
+}
+
+// int64 is integer column i.
+func (r *pgRow) int64(i int) int64 {
+	v, fd := r.vals[i], r.fds[i]
+	if fd.Format == pgtype.TextFormatCode {
+		switch fd.DataTypeOID {
+		case pgtype.Int8OID, pgtype.Int4OID, pgtype.Int2OID:
+			if n, err := strconv.ParseInt(string(v), 10, 64); err == nil {
+				return n
+			}
+		}
+	} else {
+		switch {
+		case fd.DataTypeOID == pgtype.Int8OID && len(v) == 8:
+			return int64(binary.BigEndian.Uint64(v))
+		case fd.DataTypeOID == pgtype.Int4OID && len(v) == 4:
+			return int64(int32(binary.BigEndian.Uint32(v)))
+		case fd.DataTypeOID == pgtype.Int2OID && len(v) == 2:
+			return int64(int16(binary.BigEndian.Uint16(v)))
+		}
+	}
+	r.fail(i, "an integer")
+	return 0
+}
+
+// boolean is boolean column i.
+func (r *pgRow) boolean(i int) bool {
+	v, fd := r.vals[i], r.fds[i]
+	if fd.DataTypeOID == pgtype.BoolOID && len(v) == 1 {
+		if fd.Format == pgtype.TextFormatCode {
+			return v[0] == 't'
+		}
+		return v[0] == 1
+	}
+	r.fail(i, "a boolean")
+	return false
+}
+
+// failed is the first column read as what it is not, if any.
+func (r *pgRow) failed() error { return r.err }
+
+// Scan reads the row into dest as database/sql's Scan does over pgx's driver for the column
+// types the store's hot reads return (text, bigint, boolean) and the destinations they use:
+// *string, *sql.NullString, *[]byte, *int64, *bool. A NULL into a *string, *int64 or *bool is
+// an error, as it is there; so is any other destination or column type.
+func (r *pgRow) Scan(dest ...any) error {
+	if len(dest) != len(r.vals) {
+		return fmt.Errorf("store: %d destinations for %d columns", len(dest), len(r.vals))
+	}
+	r.err = nil
+	for i, d := range dest {
+		switch d := d.(type) {
+		case *sql.NullString:
+			*d = sql.NullString{}
+			if !r.null(i) {
+				*d = sql.NullString{String: r.text(i), Valid: true}
+			}
+			continue
+		case *[]byte:
+			// database/sql gives a text its own bytes, an empty one too, and NULL nil.
+			*d = nil
+			if !r.null(i) {
+				*d = append([]byte{}, r.mem(i)...)
+			}
+			continue
+		}
+		if r.null(i) {
+			return fmt.Errorf("store: column %d is NULL, scanned into %T", i, d)
+		}
+		switch d := d.(type) {
+		case *string:
+			*d = r.text(i)
+		case *int64:
+			*d = r.int64(i)
+		case *bool:
+			*d = r.boolean(i)
+		default:
+			return fmt.Errorf("store: column %d scanned into %T", i, d)
+		}
+	}
+	return r.err
+}
