@@ -1,0 +1,92 @@
+package search
+
+import (
+	"context"
+	"database/sql"
+	"strconv"
+
+	"github.com/quire-dev/quire/internal/sqlq"
+)
+
+// On PostgreSQL the content tier's lookup of the trigram index and the read of the page of
+// results are one statement (docs/performance.md, "PostgreSQL keyword search, seventh pass"):
+// the lookup's entries are a materialized CTE, and the nodes are walked in result order testing
+// each against a hash of the CTE's node ids. As two statements, the lookup sent its 600 node ids
+// (a word in 0.6% of 100,000 paragraphs) to the server and the server got 450 of them back as an
+// array, which PostgreSQL then read by nodes_pkey one by one and sorted (1,800 buffers) whenever
+// 100,000 other nodes made that plan look cheaper than the walk, while the walk reads about 50
+// nodes; the array also had to be planned at every call (NodeRows.PlanEach). The statement
+// reports how many entries the lookup listed, so that a lookup cut short at its bound is known
+// as dense and walked, as indexMatches does.
+
+// pgLookup is the lookup inside the results' statement (searchSegment, matches.lookup).
+type pgLookup struct {
+	terms []string
+	bound int   // entries read at most; this many means there may be more (dense)
+	count int64 // entries listed, as the statement's rows report it
+	rows  bool  // whether any row reported count
+}
+
+// cte is the lookup as the CTE "m" of node ids: the same entries indexMatches reads.
+// MATERIALIZED for the reason indexMatches gives (the planner's guess with the LIMIT in view).
+func (r *run) lookupCTE(ctx context.Context, l *pgLookup, a *sqlq.Args) (string, error) {
+	src, where, _, _, _, err := r.indexMatch(ctx, l.terms, false, l.bound, a)
+	if err != nil {
+		return "", err
+	}
+	return `m AS MATERIALIZED (SELECT d.node_id FROM ` + src + ` WHERE ` + where + ` AND (d.field || '') = 'body' LIMIT ` +
+		strconv.Itoa(l.bound) + `)`, nil
+}
+
+// lookupTest is the test that node n is among the lookup's. IS TRUE keeps the IN a hashed
+// SubPlan, a filter of the walk of nodes in result order: as a bare IN PostgreSQL would turn it
+// into a semi-join and, misjudging the CTE's rows (estimated at 1), probe the CTE again for
+// every node walked or read each listed node by its key and sort them.
+const lookupTest = "(n.id IN (SELECT node_id FROM m)) IS TRUE"
+
+// lookupCount is the first column of the results' statement with a lookup.
+const lookupCount = "(SELECT COUNT(*) FROM m), "
+
+// lookupOutcome is what contentFromIndex learned of the content tier.
+type lookupOutcome int
+
+const (
+	lookupUnknown  lookupOutcome = iota // no row said how many entries: ask as before (indexMatches)
+	lookupDense                         // the lookup reached its bound: the tier is walked
+	lookupComplete                      // the results are the tier's answer
+)
+
+// contentFromIndex answers the content part of a search on PostgreSQL (tier as searchSegment's,
+// titles the titles' complete list or nil) by one statement: the lookup and the page of results
+// (see above). Tuning.DenseAfter (which also counts the nodes listed), terms with no trigram to
+// look up, and a tier-0 segment whose titles are walked keep the two statements.
+func (r *run) contentFromIndex(ctx context.Context, q Query, tier int, titles map[string]bool, after *Key, limit, dense int) ([]Result, lookupOutcome, error) {
+	if long, _ := longTerms(q.Terms); len(long) == 0 || q.Tuning.DenseAfter != 0 || tier != tierContent && titles == nil {
+		return nil, lookupUnknown, nil
+	}
+	l := &pgLookup{terms: q.Terms, bound: entriesPerNode * dense}
+	res, _, _, err := r.searchSegment(ctx, q, tier, &matches{titles: titles, lookup: l}, after, limit, 0)
+	switch {
+	case err != nil:
+		return nil, lookupUnknown, err
+	case !l.rows:
+		// No result: either none matches, or every listed node is filtered out and the lookup
+		// may have been cut short. indexMatches tells (a term in no entry costs it little).
+		return nil, lookupUnknown, nil
+	case l.count >= int64(l.bound):
+		return nil, lookupDense, nil
+	}
+	return res, lookupComplete, nil
+}
+
+// countedRow scans a row of the results' statement with a lookup: the lookup's count, then the
+// node's columns.
+type countedRow struct {
+	rows *sql.Rows
+	l    *pgLookup
+}
+
+func (c countedRow) Scan(dest ...any) error {
+	c.l.rows = true
+	return c.rows.Scan(append([]any{&c.l.count}, dest...)...)
+}
