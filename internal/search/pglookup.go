@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"strconv"
+	"strings"
 
 	"github.com/quire-dev/quire/internal/sqlq"
 )
@@ -35,7 +36,7 @@ func (r *run) lookupCTE(ctx context.Context, l *pgLookup, a *sqlq.Args) (string,
 		return "", err
 	}
 	return `m AS MATERIALIZED (SELECT d.node_id FROM ` + src + ` WHERE ` + where + ` AND (d.field || '') = 'body' LIMIT ` +
-		strconv.Itoa(l.bound) + `)`, nil
+		strconv.Itoa(l.bound) + `), k AS MATERIALIZED (SELECT COUNT(*) AS entries, COUNT(DISTINCT node_id) AS nodes FROM m)`, nil
 }
 
 // lookupTest is the test that node n is among the lookup's. IS TRUE keeps the IN a hashed
@@ -44,8 +45,24 @@ func (r *run) lookupCTE(ctx context.Context, l *pgLookup, a *sqlq.Args) (string,
 // every node walked or read each listed node by its key and sort them.
 const lookupTest = "(n.id IN (SELECT node_id FROM m)) IS TRUE"
 
+// lookupByID is lookupTest for a short list: its nodes read by key (nodes_pkey) and sorted.
+const lookupByID = "n.id = ANY(ARRAY(SELECT DISTINCT node_id FROM m))"
+
 // lookupCount is the first column of the results' statement with a lookup.
-const lookupCount = "(SELECT COUNT(*) FROM m), "
+const lookupCount = "(SELECT entries FROM k), "
+
+// lookupBranches is the results' statement with a lookup, after its CTEs (base: the nodes'
+// SELECT and WHERE; match: the test of the segment's lists, lookupTest among them; tail: ORDER
+// BY and LIMIT). As SQLite does (byIDNodes), the lookup's nodes are walked to in result order
+// when they are more than byIDMax, and read by key and sorted when fewer: a walk to a few old
+// pages reads every newer node on the way (0.8 s for a phrase on the oldest page of 101,000
+// nodes, where the key reads one). Two branches of one statement, each behind a one-time filter
+// on the lookup's count of nodes (k), so that only one runs, in custom and generic plans alike.
+func lookupBranches(base, match, tail string, byIDMax int) string {
+	long := "(SELECT nodes FROM k) > " + strconv.Itoa(byIDMax)
+	byID := strings.Replace(match, lookupTest, lookupByID, 1)
+	return "(" + base + " AND " + match + " AND " + long + tail + ")\nUNION ALL\n(" + base + " AND " + byID + " AND NOT " + long + tail + ")"
+}
 
 // lookupOutcome is what contentFromIndex learned of the content tier.
 type lookupOutcome int

@@ -485,13 +485,15 @@ func (r *run) searchSegment(ctx context.Context, q Query, tier int, m *matches, 
 	base.WriteString("\nWHERE " + nodeFilter(q, after, wsCol, a))
 	_, dir := keyOrder(q)
 	orderBy := "\nORDER BY " + order + dir + ", n.id" + dir
-	if prefix > 0 {
+	switch {
+	case prefix > 0:
 		sb.WriteString("SELECT " + r.columns() + " FROM (" + base.String() + orderBy + " LIMIT " + r.limit(a, prefix) + ") AS n")
-		sb.WriteString("\nWHERE " + match)
-	} else {
-		sb.WriteString(base.String() + " AND " + match)
+		sb.WriteString("\nWHERE " + match + orderBy + " LIMIT " + r.limit(a, limit))
+	case lookup != nil:
+		sb.WriteString(lookupBranches(base.String(), match, orderBy+" LIMIT "+r.limit(a, limit), byIDMax))
+	default:
+		sb.WriteString(base.String() + " AND " + match + orderBy + " LIMIT " + r.limit(a, limit))
 	}
-	sb.WriteString(orderBy + " LIMIT " + r.limit(a, limit))
 
 	args := a.List
 	if r.d == Postgres && byID && listed > byIDMax && r.nodes.PlanEach != nil {
