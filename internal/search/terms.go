@@ -404,10 +404,7 @@ func (r *run) searchSegment(ctx context.Context, q Query, tier int, m *matches, 
 		sb.WriteString("WITH RECURSIVE " + sqlq.Reach(a, q.ReachOf) + " ")
 	}
 	if lookup != nil {
-		cte, err := r.lookupCTE(ctx, lookup, a)
-		if err != nil {
-			return nil, false, nil, err
-		}
+		cte := r.lookupCTE(lookup, a)
 		if q.ReachOf != "" {
 			sb.WriteString(", " + cte + " ")
 		} else {
@@ -490,7 +487,7 @@ func (r *run) searchSegment(ctx context.Context, q Query, tier int, m *matches, 
 		sb.WriteString("SELECT " + r.columns() + " FROM (" + base.String() + orderBy + " LIMIT " + r.limit(a, prefix) + ") AS n")
 		sb.WriteString("\nWHERE " + match + orderBy + " LIMIT " + r.limit(a, limit))
 	case lookup != nil:
-		sb.WriteString(lookupBranches(base.String(), match, orderBy+" LIMIT "+r.limit(a, limit), byIDMax))
+		sb.WriteString(lookupBranches(base.String(), match, orderBy+" LIMIT "+strconv.Itoa(limit), byIDMax))
 	default:
 		sb.WriteString(base.String() + " AND " + match + orderBy + " LIMIT " + r.limit(a, limit))
 	}
