@@ -18,11 +18,12 @@ import (
 // key (nodes_pkey) and sorted when fewer (a word on 20). Both ways are in the plan, custom and
 // generic alike, and only the one the count chose runs. No list of ids goes to the server and
 // the index is asked once. The read by key of 450 listed nodes took 1,800 buffers a search
-// beside 100,000 other nodes, the walk to an old page every newer node. SQLite answers the
-// same from FTS5.
+// beside 100,000 other nodes, the walk to an old page every newer node. The same statement
+// answers in creation order beside the titles' list, and through a token's grants beside the
+// reach's CTE. SQLite answers the same from FTS5.
 func TestSearchPlans_ContentInOneStatement(t *testing.T) {
 	testdb.ForEachEngine(t, func(t *testing.T, s *store.Store) {
-		ws, _ := seed(t, s)
+		ws, u := seed(t, s)
 		// 20,000 older nodes first (the records of a workspace): beside them a small list's
 		// nodes are read by key, not found by a scan of nodes.
 		mustTx(t, s, func(tx *store.Tx) error {
@@ -50,10 +51,7 @@ func TestSearchPlans_ContentInOneStatement(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got, want []string
-			for _, r := range res {
-				got = append(got, r.Node.ID)
-			}
+			got, want := resultIDs(res), []string(nil)
 			for i := 599 - 599%tc.every; len(want) < 10; i -= tc.every {
 				want = append(want, fmt.Sprintf("p%d", i))
 			}
@@ -64,6 +62,11 @@ func TestSearchPlans_ContentInOneStatement(t *testing.T) {
 				continue
 			}
 			one := lookupStatement(t, queries)
+			for _, query := range queries {
+				if strings.Contains(query, "ANY(CAST(") { // no title matches: no list at all
+					t.Errorf("%s: a statement sends a list of ids:\n%s", tc.word, query)
+				}
+			}
 			for _, generic := range []bool{false, true} {
 				plan, err := s.PlanForTest(ctx, generic, queries[one], argsOf[one]...)
 				if err != nil {
@@ -88,18 +91,55 @@ func TestSearchPlans_ContentInOneStatement(t *testing.T) {
 				t.Errorf("%s: the ways to the nodes that ran: %v, want %s alone", tc.word, ran, tc.runs)
 			}
 		}
+		// In creation order titles and blocks are one segment: the titles' list beside the
+		// lookup. p1's title gains the word (its blocks lack it).
+		mustTx(t, s, func(tx *store.Tx) error {
+			return tx.ExecForTest(ctx, `UPDATE nodes SET title_plain = 'Page 1 pudefa' WHERE id = 'p1'`)
+		})
+		if _, err := s.IndexSearch(ctx); err != nil {
+			t.Fatal(err)
+		}
+		var queries []string
+		q := search.Query{Workspace: ws.ID, Terms: []string{"pudefa"}, Order: search.ByCreated, Ascending: true, Limit: 10, Tuning: search.Tuning{Probe: -1}}
+		res, _, err := s.SearchTraceForTest(ctx, q, func(query string, args []any) { queries = append(queries, query) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := resultIDs(res), []string{"p0", "p1", "p2", "p4", "p6", "p8", "p10", "p12", "p14", "p16"}; !slices.Equal(got, want) {
+			t.Errorf("search by creation = %v, want %v", got, want)
+		}
+		if s.Engine() == store.Postgres {
+			lookupStatement(t, queries)
+		}
+		// A token granted three pages, two with the word: the reach's CTE beside the lookup's.
+		mustTx(t, s, func(tx *store.Tx) error {
+			if err := tx.ExecForTest(ctx, `INSERT INTO tokens (id, workspace_id, owner_id, integration_id, name, secret_hash, scopes,
+				workspace_scoped, created_ms) VALUES ('tk', $1, $2, 'i', 'n', 'h', '', FALSE, 1)`, ws.ID, u.ID); err != nil {
+				return err
+			}
+			return tx.ExecForTest(ctx, `INSERT INTO grants (token_id, target_id, created_ms) VALUES ('tk', 'p598', 1), ('tk', 'p4', 1), ('tk', 'p3', 1)`)
+		})
+		queries = nil
+		q = search.Query{Workspace: ws.ID, ReachOf: "tk", Terms: []string{"pudefa"}, Limit: 10, Tuning: search.Tuning{Probe: -1}}
+		res, _, err = s.SearchTraceForTest(ctx, q, func(query string, args []any) { queries = append(queries, query) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := resultIDs(res), []string{"p598", "p4"}; !slices.Equal(got, want) {
+			t.Errorf("search through the grants = %v, want %v", got, want)
+		}
+		if s.Engine() == store.Postgres {
+			lookupStatement(t, queries)
+		}
 	})
 }
 
 // lookupStatement is the index of the one statement of queries that reads search_docs, which
-// must also read the results from nodes; no statement may send a list of ids.
+// must also read the results from nodes.
 func lookupStatement(t *testing.T, queries []string) int {
 	t.Helper()
 	one, lookups := -1, 0
 	for i, query := range queries {
-		if strings.Contains(query, "ANY(CAST(") {
-			t.Errorf("a statement sends a list of ids:\n%s", query)
-		}
 		if strings.Contains(query, "search_docs d") {
 			lookups++
 			if strings.Contains(query, "FROM nodes n") {
@@ -111,4 +151,13 @@ func lookupStatement(t *testing.T, queries []string) int {
 		t.Fatalf("%d statements read search_docs, the results' statement among them: %t; want 1, true\n%s", lookups, one >= 0, strings.Join(queries, "\n---\n"))
 	}
 	return one
+}
+
+// resultIDs are the ids of res's nodes, in order.
+func resultIDs(res []search.Result) []string {
+	var ids []string
+	for _, r := range res {
+		ids = append(ids, r.Node.ID)
+	}
+	return ids
 }
