@@ -140,10 +140,15 @@ type run struct {
 
 // results reads rows of nodes (the columns of nodes.Columns) as results of tier.
 func (r *run) results(rows *sql.Rows, tier int) ([]Result, error) {
+	return r.resultsVia(rows, rows, tier)
+}
+
+// resultsVia is results with each row scanned through row (pglookup.go's countedRow).
+func (r *run) resultsVia(rows *sql.Rows, row interface{ Scan(...any) error }, tier int) ([]Result, error) {
 	defer rows.Close()
 	var out []Result
 	for rows.Next() {
-		n, err := r.nodes.Scan(rows)
+		n, err := r.nodes.Scan(row)
 		if err != nil {
 			return nil, err
 		}

@@ -88,11 +88,23 @@ func (r *run) searchTerms(ctx context.Context, q Query) ([]Result, *Key, error) 
 				return res, nil, err
 			}
 		}
-		bodies, err := r.indexMatches(ctx, q.Terms, false, dense)
-		if err != nil {
-			return nil, nil, err
+		var bodies map[string]bool // nil: dense, the walk answers
+		outcome := lookupUnknown
+		if r.d == Postgres {
+			res, o, err := r.contentFromIndex(ctx, q, tier, titles, after, limit, dense)
+			if err != nil || o == lookupComplete {
+				return res, nil, err
+			}
+			outcome = o
 		}
-		res, _, resume, err := r.searchSegment(ctx, q, tier, &matches{titles, bodies}, after, limit, 0)
+		if outcome == lookupUnknown {
+			b, err := r.indexMatches(ctx, q.Terms, false, dense)
+			if err != nil {
+				return nil, nil, err
+			}
+			bodies = b
+		}
+		res, _, resume, err := r.searchSegment(ctx, q, tier, &matches{titles: titles, bodies: bodies}, after, limit, 0)
 		return res, resume, err
 	}
 	if q.Order != ByRelevance {
@@ -346,8 +358,12 @@ func (r *run) inBody(terms []string, a *sqlq.Args) string {
 }
 
 // matches are the nodes whose title holds every term, and those with a block that does; a nil
-// set is dense (walk the nodes instead).
-type matches struct{ titles, bodies map[string]bool }
+// set is dense (walk the nodes instead). On PostgreSQL lookup, when set, stands for the block
+// entries' nodes, looked up by the statement that reads the results (pglookup.go).
+type matches struct {
+	titles, bodies map[string]bool
+	lookup         *pgLookup
+}
 
 // searchSegment returns up to limit results of one tier (tierTitle: the title holds every term;
 // tierContent: the title does not, some block does; 0: either), after key after: among m's nodes
@@ -358,7 +374,11 @@ func (r *run) searchSegment(ctx context.Context, q Query, tier int, m *matches, 
 	if limit <= 0 {
 		return nil, true, nil, nil
 	}
-	walk := m.titles == nil && tier != tierContent || m.bodies == nil && tier != tierTitle
+	lookup := m.lookup
+	if tier == tierTitle {
+		lookup = nil
+	}
+	walk := m.titles == nil && tier != tierContent || m.bodies == nil && lookup == nil && tier != tierTitle
 	if walk && prefix == 0 {
 		out, resume, err := r.walkSegment(ctx, q, tier, after, limit)
 		return out, true, resume, err
@@ -383,6 +403,14 @@ func (r *run) searchSegment(ctx context.Context, q Query, tier int, m *matches, 
 	if q.ReachOf != "" {
 		sb.WriteString("WITH RECURSIVE " + sqlq.Reach(a, q.ReachOf) + " ")
 	}
+	if lookup != nil {
+		cte := r.lookupCTE(lookup, a)
+		if q.ReachOf != "" {
+			sb.WriteString(", " + cte + " ")
+		} else {
+			sb.WriteString("WITH " + cte + " ")
+		}
+	}
 	// Built only where used: PostgreSQL cannot type a parameter that no clause reads.
 	inTitle := func() string { return r.all("n.title_plain", q.Terms, a) }
 	inBody := func() string { return r.inBody(q.Terms, a) }
@@ -398,10 +426,16 @@ func (r *run) searchSegment(ctx context.Context, q Query, tier int, m *matches, 
 				}
 			}
 		}
+		if len(ids) == 0 && lookup != nil {
+			return lookupTest
+		}
 		if len(ids) == 0 {
 			return "FALSE"
 		}
 		listed = len(ids)
+		if lookup != nil {
+			return "(n.id = ANY(CAST(" + a.Arg(ids) + " AS TEXT[])) OR " + lookupTest + ")"
+		}
 		if r.d == SQLite {
 			// One statement text for any number of ids.
 			list, _ := json.Marshal(ids)
@@ -418,16 +452,16 @@ func (r *run) searchSegment(ctx context.Context, q Query, tier int, m *matches, 
 		match = in(m.titles)
 	case tier == tierTitle:
 		match, byID = inTitle(), false
-	case tier == tierContent && m.bodies != nil:
+	case tier == tierContent && (m.bodies != nil || lookup != nil):
 		match = in(m.bodies) + " AND NOT " + inTitle()
 	case tier == tierContent:
 		match, byID = "NOT "+inTitle()+" AND "+inBody(), false
-	case m.titles != nil && m.bodies != nil:
+	case m.titles != nil && (m.bodies != nil || lookup != nil):
 		match = in(m.titles, m.bodies)
 	default:
 		match, byID = "("+inTitle()+" OR "+inBody()+")", false
 	}
-	if byID && listed == 0 {
+	if byID && listed == 0 && lookup == nil {
 		return nil, true, nil, nil // the index lists no node: nothing to ask the nodes
 	}
 	ms, _ := keyOrder(q)
@@ -440,17 +474,23 @@ func (r *run) searchSegment(ctx context.Context, q Query, tier int, m *matches, 
 		order, wsCol = "+"+ms, "+n.workspace_id"
 	}
 	var base strings.Builder // the nodes in order, before matching
-	base.WriteString("SELECT " + r.columns() + " FROM nodes n")
+	base.WriteString("SELECT ")
+	if lookup != nil {
+		base.WriteString(lookupCount)
+	}
+	base.WriteString(r.columns() + " FROM nodes n")
 	base.WriteString("\nWHERE " + nodeFilter(q, after, wsCol, a))
 	_, dir := keyOrder(q)
 	orderBy := "\nORDER BY " + order + dir + ", n.id" + dir
-	if prefix > 0 {
+	switch {
+	case prefix > 0:
 		sb.WriteString("SELECT " + r.columns() + " FROM (" + base.String() + orderBy + " LIMIT " + r.limit(a, prefix) + ") AS n")
-		sb.WriteString("\nWHERE " + match)
-	} else {
-		sb.WriteString(base.String() + " AND " + match)
+		sb.WriteString("\nWHERE " + match + orderBy + " LIMIT " + r.limit(a, limit))
+	case lookup != nil:
+		sb.WriteString(lookupBranches(base.String(), match, orderBy+" LIMIT "+strconv.Itoa(limit), byIDMax))
+	default:
+		sb.WriteString(base.String() + " AND " + match + orderBy + " LIMIT " + r.limit(a, limit))
 	}
-	sb.WriteString(orderBy + " LIMIT " + r.limit(a, limit))
 
 	args := a.List
 	if r.d == Postgres && byID && listed > byIDMax && r.nodes.PlanEach != nil {
@@ -467,7 +507,11 @@ func (r *run) searchSegment(ctx context.Context, q Query, tier int, m *matches, 
 	if err != nil {
 		return nil, false, nil, err
 	}
-	out, err = r.results(rows, tier)
+	if lookup != nil {
+		out, err = r.resultsVia(rows, countedRow{rows, lookup}, tier)
+	} else {
+		out, err = r.results(rows, tier)
+	}
 	return out, len(out) == limit || prefix == 0, nil, err
 }
 

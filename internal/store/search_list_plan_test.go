@@ -21,12 +21,15 @@ import (
 // statement it moved to its generic plan, the latter, after five runs on a connection beside
 // 100,000 other nodes: 1,934 buffers a search instead of 58. SQLite narrows such a list with a
 // walk of its own (firstListed) and reads the page of results by id; both answer the same.
+// PostgreSQL's content tier now looks its list up inside the statement that reads the results
+// (TestSearchPlans_ContentInOneStatement); a list is still sent when the tuning counts listed
+// nodes (DenseAfter, here above the word's 300 pages) or that statement returns no row.
 func TestSearchPlans_LongListPlannedEachCall(t *testing.T) {
 	testdb.ForEachEngine(t, func(t *testing.T, s *store.Store) {
 		ws, _ := seed(t, s)
 		seedWordPages(t, s, ws.ID)
 		var lists []string // the plans of the statements given the list of ids
-		q := search.Query{Workspace: ws.ID, Terms: []string{"pudefa"}, Limit: 10, Tuning: search.Tuning{Probe: -1}}
+		q := search.Query{Workspace: ws.ID, Terms: []string{"pudefa"}, Limit: 10, Tuning: search.Tuning{Probe: -1, DenseAfter: 400}}
 		res, _, err := s.SearchTraceForTest(ctx, q, func(query string, args []any) {
 			if !strings.Contains(query, "ANY(CAST(") {
 				return

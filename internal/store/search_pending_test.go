@@ -130,6 +130,7 @@ type planNode struct {
 	Relation string     `json:"Relation Name"`
 	Hit      int        `json:"Shared Hit Blocks"`
 	Read     int        `json:"Shared Read Blocks"`
+	Loops    int        `json:"Actual Loops"` // under ANALYZE; 0: never executed
 	Plans    []planNode `json:"Plans"`
 }
 

@@ -1,0 +1,118 @@
+package search
+
+import (
+	"context"
+	"database/sql"
+	"strconv"
+	"strings"
+
+	"github.com/quire-dev/quire/internal/sqlq"
+)
+
+// On PostgreSQL the content tier's lookup of the trigram index and the read of the page of
+// results are one statement (docs/performance.md, "PostgreSQL keyword search, seventh pass"):
+// the lookup's entries are a materialized CTE, and the nodes are walked in result order testing
+// each against a hash of the CTE's node ids. As two statements, the lookup sent its 600 node ids
+// (a word in 0.6% of 100,000 paragraphs) to the server and the server got 450 of them back as an
+// array, which PostgreSQL then read by nodes_pkey one by one and sorted (1,800 buffers) whenever
+// 100,000 other nodes made that plan look cheaper than the walk, while the walk reads about 50
+// nodes; the array also had to be planned at every call (NodeRows.PlanEach). The statement
+// reports how many entries the lookup listed, so that a lookup cut short at its bound is known
+// as dense and walked, as indexMatches does.
+
+// pgLookup is the lookup inside the results' statement (searchSegment, matches.lookup).
+type pgLookup struct {
+	terms []string
+	bound int   // entries read at most; this many means there may be more (dense)
+	count int64 // entries listed, as the statement's rows report it
+	rows  bool  // whether any row reported count
+}
+
+// lookupCTE is the lookup as the CTE "m" of node ids, with "k" its counts of entries and of
+// nodes: the entries indexMatches reads on PostgreSQL (entryContains of every term on
+// text_lower, which search_docs_lower indexes), MATERIALIZED for the reason indexMatches gives.
+// Each pattern is lowered in a sub-SELECT (an InitPlan), and the statement's LIMIT is written
+// into its text (lookupBranches' tail): a custom plan then knows nothing the generic plan does
+// not (the limit is in both, the pattern in neither), prices the same, and after five runs on a
+// connection PostgreSQL keeps the generic plan (the same plan) instead of planning the two
+// branches at every search: 1.6-2.6 ms of planning at load 14; 7 plans in 291 searches instead
+// of 182 in 182. A text per limit (at most 100) is prepared once per connection.
+func (r *run) lookupCTE(l *pgLookup, a *sqlq.Args) string {
+	long, short := longTerms(l.terms)
+	conds := make([]string, 0, len(l.terms))
+	for _, t := range append(long, short...) {
+		conds = append(conds, "d.text_lower LIKE (SELECT lower("+a.Arg("%"+likeEscaper.Replace(t)+"%")+`)) ESCAPE '\'`)
+	}
+	return `m AS MATERIALIZED (SELECT d.node_id FROM search_docs d WHERE ` + strings.Join(conds, " AND ") +
+		` AND (d.field || '') = 'body' LIMIT ` + strconv.Itoa(l.bound) +
+		`), k AS MATERIALIZED (SELECT COUNT(*) AS entries, COUNT(DISTINCT node_id) AS nodes FROM m)`
+}
+
+// lookupTest is the test that node n is among the lookup's. IS TRUE keeps the IN a hashed
+// SubPlan, a filter of the walk of nodes in result order: as a bare IN PostgreSQL would turn it
+// into a semi-join and, misjudging the CTE's rows (estimated at 1), probe the CTE again for
+// every node walked or read each listed node by its key and sort them.
+const lookupTest = "(n.id IN (SELECT node_id FROM m)) IS TRUE"
+
+// lookupByID is lookupTest for a short list: its nodes read by key (nodes_pkey) and sorted.
+const lookupByID = "n.id = ANY(ARRAY(SELECT DISTINCT node_id FROM m))"
+
+// lookupCount is the first column of the results' statement with a lookup.
+const lookupCount = "(SELECT entries FROM k), "
+
+// lookupBranches is the results' statement with a lookup, after its CTEs (base: the nodes'
+// SELECT and WHERE; match: the test of the segment's lists, lookupTest among them; tail: ORDER
+// BY and LIMIT, the limit a number: see lookupCTE). As SQLite does (byIDNodes), the lookup's nodes are walked to in result order
+// when they are more than byIDMax, and read by key and sorted when fewer: a walk to a few old
+// pages reads every newer node on the way (0.8 s for a phrase on the oldest page of 101,000
+// nodes, where the key reads one). Two branches of one statement, each behind a one-time filter
+// on the lookup's count of nodes (k), so that only one runs, in custom and generic plans alike.
+func lookupBranches(base, match, tail string, byIDMax int) string {
+	long := "(SELECT nodes FROM k) > " + strconv.Itoa(byIDMax)
+	byID := strings.Replace(match, lookupTest, lookupByID, 1)
+	return "(" + base + " AND " + match + " AND " + long + tail + ")\nUNION ALL\n(" + base + " AND " + byID + " AND NOT " + long + tail + ")"
+}
+
+// lookupOutcome is what contentFromIndex learned of the content tier.
+type lookupOutcome int
+
+const (
+	lookupUnknown  lookupOutcome = iota // no row said how many entries: ask as before (indexMatches)
+	lookupDense                         // the lookup reached its bound: the tier is walked
+	lookupComplete                      // the results are the tier's answer
+)
+
+// contentFromIndex answers the content part of a search on PostgreSQL (tier as searchSegment's,
+// titles the titles' complete list or nil) by one statement: the lookup and the page of results
+// (see above). Tuning.DenseAfter (which also counts the nodes listed), terms with no trigram to
+// look up, and a tier-0 segment whose titles are walked keep the two statements.
+func (r *run) contentFromIndex(ctx context.Context, q Query, tier int, titles map[string]bool, after *Key, limit, dense int) ([]Result, lookupOutcome, error) {
+	if long, _ := longTerms(q.Terms); len(long) == 0 || q.Tuning.DenseAfter != 0 || tier != tierContent && titles == nil {
+		return nil, lookupUnknown, nil
+	}
+	l := &pgLookup{terms: q.Terms, bound: entriesPerNode * dense}
+	res, _, _, err := r.searchSegment(ctx, q, tier, &matches{titles: titles, lookup: l}, after, limit, 0)
+	switch {
+	case err != nil:
+		return nil, lookupUnknown, err
+	case !l.rows:
+		// No result: either none matches, or every listed node is filtered out and the lookup
+		// may have been cut short. indexMatches tells (a term in no entry costs it little).
+		return nil, lookupUnknown, nil
+	case l.count >= int64(l.bound):
+		return nil, lookupDense, nil
+	}
+	return res, lookupComplete, nil
+}
+
+// countedRow scans a row of the results' statement with a lookup: the lookup's count, then the
+// node's columns.
+type countedRow struct {
+	rows *sql.Rows
+	l    *pgLookup
+}
+
+func (c countedRow) Scan(dest ...any) error {
+	c.l.rows = true
+	return c.rows.Scan(append([]any{&c.l.count}, dest...)...)
+}
