@@ -49,6 +49,7 @@ type entryNode struct {
 // not keep.
 func (e *EntryNodes) get(rids []int64, found []entryNode, ok []bool) (missing int) {
 	if e == nil {
+		clear(ok)
 		return len(rids)
 	}
 	e.mu.Lock()
