@@ -19,9 +19,9 @@ import (
 // listed by FTS5 any more (its trigger deletes it from the index in the same transaction), so
 // a kept rid is only ever read for the entry it was kept for.
 //
-// Memory: at most maxKeptEntries rids (a map entry of 12 bytes and its overhead, about 40 bytes
-// each) and maxKeptNodes node ids (about 100 bytes each with their index): under 17 MB a store;
-// past either bound it starts again empty.
+// Memory: at most maxKeptEntries rids (a map entry of 12 bytes and its overhead) and
+// maxKeptNodes node ids with their index: 17 MB of heap a store with both bounds reached
+// (measured); past either bound it starts again empty.
 type EntryNodes struct {
 	mu    sync.Mutex
 	byRid map[int64]int32 // the node's index in nodes, negated (less one) for a title entry
