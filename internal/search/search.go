@@ -82,6 +82,9 @@ type Query struct {
 	// Samples keeps SQLite's trigram samples across searches (samples.go); nil: each search
 	// samples its own. PostgreSQL has none to keep.
 	Samples *Samples
+	// EntryNodes keeps the node of each FTS5 match across searches on SQLite (entrynodes.go);
+	// nil: each search reads them from search_docs.
+	EntryNodes *EntryNodes
 	// Tuning is for tests, which run every plan over the same content; production leaves it
 	// zero.
 	Tuning Tuning

@@ -162,6 +162,14 @@ func (r *run) indexMatches(ctx context.Context, terms []string, titles bool, den
 		// index for the text.
 		fieldCol = "(d.field || '')"
 	}
+	if r.ftsAlone(terms, titles) {
+		// The MATCH is the whole test: the nodes come from the rowids (entrynodes.go).
+		set, dense, err := r.ftsMatches(ctx, `SELECT f.rowid FROM `+ftsOf(titles)+` f WHERE `+where, a.List, titles, entries, denseAfter, few)
+		if err != nil || dense || r.q.Tuning.DenseAfter != 0 && len(set) >= denseAfter {
+			return nil, err
+		}
+		return r.withUnindexed(ctx, terms, titles, set)
+	}
 	cols := "d.node_id"
 	if few == fewByPace {
 		cols += ", d.rid" // the pace of the entries (paced)

@@ -21,6 +21,9 @@ const (
 	trigramSample = 32
 	// rareRatio: a trigram at most this many times as dense as the rarest one is looked up.
 	rareRatio = 4
+	// phraseRatio: a term all of whose trigrams are at most this many times as dense as the
+	// rarest is looked up as its whole phrase (wholePhrase).
+	phraseRatio = 16
 	// maxSampled bounds the trigrams sampled for one query (a long quoted phrase has many).
 	maxSampled = 24
 )
@@ -193,6 +196,14 @@ func planFromSample(terms []string, perTerm [][]int, sampled []string, ids [][]i
 	rare := func(g int) bool { return g >= 0 && density[g] <= rarest*rareRatio }
 	for i, t := range terms {
 		r := []rune(t)
+		if len(terms) == 1 && wholePhrase(perTerm[i], density, rarest) {
+			// The term's own phrase: its matches are FTS5's, with no text read (entrynodes.go).
+			p.pieces = append(p.pieces, t)
+			if strings.ContainsRune(t, padRune) {
+				p.verify = append(p.verify, t)
+			}
+			continue
+		}
 		covered := false
 		for k := 0; k < len(perTerm[i]); {
 			if !rare(perTerm[i][k]) {
@@ -212,6 +223,26 @@ func planFromSample(terms []string, perTerm [][]int, sampled []string, ids [][]i
 		}
 	}
 	return p
+}
+
+// wholePhrase reports whether a term whose trigrams were sampled as grams (per position; -1
+// not sampled) is looked up as its whole phrase: when every trigram is at most phraseRatio times
+// as dense as the rarest. Its matches are then FTS5's alone and their nodes need no row of
+// search_docs (entrynodes.go), where the rare pieces' candidates were each sought there and
+// tested by substring: for a word in 0.6% of 100,000 paragraphs whose trigrams span 8× and 13×,
+// the phrase took 0.7 ms against 1.3–1.8 ms for the pieces, their seeks and the LIKE (the
+// sqlite3 shell; docs/performance.md, "Keyword search, seventh pass"). A term with a trigram
+// in most entries keeps its rare pieces: FTS5 seeks the phrase's every list at each candidate.
+// Only a term alone: the AND of several terms' rare pieces leaves few candidates to seek (two
+// words of 600 entries each: 2), where their phrases cost FTS5 every list of both (2.0–3.1 ms
+// against 1.7–1.9 ms a search, BenchmarkKeywordSearchWords/sqlite/two-words).
+func wholePhrase(grams []int, density []float64, rarest float64) bool {
+	for _, g := range grams {
+		if g < 0 || density[g] > rarest*phraseRatio {
+			return false
+		}
+	}
+	return len(grams) > 0
 }
 
 // longTerms splits terms into those of three characters or more (the trigram index can look

@@ -34,7 +34,8 @@ func sqliteStore(t *testing.T) (*store.Store, *sql.DB) {
 
 // TestPlanTrigrams: FTS5 is asked only for a term's rare trigrams ("tok" is in every entry, so
 // "tok424242" is looked up as "424242" or "k424242" and verified by substring); a term
-// of common trigrams alone is looked up whole; a trigram that occurs nowhere answers nothing.
+// of common trigrams alone is looked up whole, and so is a term alone whose trigrams are at most
+// phraseRatio times as dense as its rarest; a trigram that occurs nowhere answers nothing.
 // The plan is FTS5's (SQLite); PostgreSQL's trigram index is planned by PostgreSQL.
 func TestPlanTrigrams(t *testing.T) {
 	s, db := sqliteStore(t)
@@ -43,6 +44,12 @@ func TestPlanTrigrams(t *testing.T) {
 			text := fmt.Sprintf("item %d tok%d", i, i*37%1000)
 			if i == 200 {
 				text = "item x tok424242"
+			}
+			switch {
+			case i%6 == 0:
+				text += " exit" // "exi" in every sixth entry
+			case i%40 == 1:
+				text += " vexil" // "vex" and "xil" in 10: "exi" 7× as dense
 			}
 			if err := tx.Exec(ctx, `INSERT INTO search_docs (ref, node_id, field, text) VALUES ($1, 'n', 'body', $2)`,
 				fmt.Sprint("r", i), text); err != nil {
@@ -69,6 +76,10 @@ func TestPlanTrigrams(t *testing.T) {
 		{terms: []string{"ITEM"}, pieces: []string{"ITEM"}},
 		{terms: []string{"item", "424242"}, pieces: []string{"424242"}, verify: []string{"item"}},
 		{terms: []string{"tok42x"}, none: true},
+		// Its trigrams within phraseRatio of the rarest: a term alone is its whole phrase, with
+		// nothing to verify; beside another term, its rare pieces (their AND leaves few).
+		{terms: []string{"vexil"}, pieces: []string{"vexil"}},
+		{terms: []string{"vexil", "item"}, pieces: []string{"vex", "xil"}, verify: []string{"vexil", "item"}},
 	} {
 		pieces, verify, none, err := search.PlanTrigramsForTest(ctx, db, "search_fts", c.terms)
 		if err != nil {

@@ -39,7 +39,7 @@ func (s *Store) Search(ctx context.Context, q search.Query) ([]search.Result, *s
 	if s.found != nil {
 		db = foundTx{tx, s.found}
 	}
-	q.Samples = s.samples
+	q.Samples, q.EntryNodes = s.samples, s.entryNodes
 	res, resume, err := search.Keyword(ctx, db, search.Dialect(s.engine), s.searchNodes(), q)
 	if err != nil {
 		return nil, nil, err

@@ -3,14 +3,18 @@ package store
 import (
 	"context"
 	"database/sql"
+	"io/fs"
+	"strconv"
+	"strings"
 
 	"github.com/quire-dev/quire/internal/search"
 )
 
 // SearchTraceForTest runs a keyword search on the read pool as Search does, handing seen each
-// statement it runs with its arguments (to read their plans), with the store's kept samples.
+// statement it runs with its arguments (to read their plans), with the store's kept samples and
+// entries' nodes.
 func (s *Store) SearchTraceForTest(ctx context.Context, q search.Query, seen func(query string, args []any)) ([]search.Result, *search.Key, error) {
-	q.Samples = s.samples
+	q.Samples, q.EntryNodes = s.samples, s.entryNodes
 	return search.Keyword(ctx, tracer{s.read, seen}, search.Dialect(s.engine), s.searchNodes(), q)
 }
 
@@ -28,4 +32,16 @@ func (t tracer) QueryContext(ctx context.Context, query string, args ...any) (*s
 func (t tracer) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
 	t.seen(query, args)
 	return t.db.QueryRowContext(ctx, query, args...)
+}
+
+// RidsKeptVersionForTest is the version of the migration that makes search_docs' rids never
+// reused (named *_search_docs_rids_kept.sql, whatever its number).
+func RidsKeptVersionForTest() int64 {
+	names, _ := fs.Glob(migrations, "migrations/sqlite/*_search_docs_rids_kept.sql")
+	if len(names) != 1 {
+		return 0
+	}
+	base := names[0][strings.LastIndex(names[0], "/")+1:]
+	v, _ := strconv.ParseInt(base[:strings.Index(base, "_")], 10, 64)
+	return v
 }

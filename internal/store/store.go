@@ -68,6 +68,9 @@ type Store struct {
 	// (search.Samples); nil on PostgreSQL.
 	samples *search.Samples
 	pairs   pairs // the record pairs queries want, and their registration (records_pairs.go)
+
+	// entryNodes are the nodes of the FTS5 matches keyword searches have read (search.EntryNodes).
+	entryNodes *search.EntryNodes
 }
 
 // Open connects to the store, applies pending migrations and loads the signing secret.
@@ -178,7 +181,7 @@ func openSQLite(dir string, observe func(string)) (*Store, error) {
 	ckpt.SetMaxOpenConns(1)
 	ckpt.SetConnMaxLifetime(0)
 	return &Store{engine: SQLite, read: read, write: write, kept: newStmtCache(write), prep: &preparedReads{db: read},
-		raw: newRawReads(path, observe), found: newStmtCache(read), samples: search.NewSamples(), upkeep: startUpkeep(ckpt, write), file: path}, nil
+		raw: newRawReads(path, observe), found: newStmtCache(read), samples: search.NewSamples(), entryNodes: search.NewEntryNodes(), upkeep: startUpkeep(ckpt, write), file: path}, nil
 }
 
 func openPostgres(dsn string, observe func(string)) (*Store, error) {
