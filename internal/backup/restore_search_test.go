@@ -14,7 +14,7 @@ import (
 )
 
 // TestRestore_BlocksSearchEntries: a restore writes the keyword entries of the blocks it loads
-// (on SQLite no trigger does since 00060: restorer.indexBlocks), the same entries the store's
+// (on SQLite no trigger does since 00034: restorer.indexBlocks), the same entries the store's
 // own insert wrote, including a block whose JSON only SQLite reads (a lone surrogate), and
 // none for a block in trash or a child page's block; the restored blocks are found by keyword
 // search; and the embedding queue is the carried one, which the entries' own queueing must not

@@ -13,7 +13,7 @@ import (
 // seventh pass"), and the row is wide (its text) where the lookup needs two small columns.
 //
 // It is a fact, never an answer, and it cannot go stale: search_docs' rids are never reused
-// (AUTOINCREMENT, migration 00050), and an entry's node and field never change (a block moved
+// (AUTOINCREMENT, migration 00033), and an entry's node and field never change (a block moved
 // to another page is deleted and written again, under a new rid), so a rid names one node and
 // field for the life of the store, whichever server wrote it. An entry deleted since is not
 // listed by FTS5 any more (its trigger deletes it from the index in the same transaction), so

@@ -91,7 +91,7 @@ func (tx *Tx) insertBlocksEach(batch []*quire.Block) (string, []any) {
 }
 
 // indexBlocksSQL writes the search entries of the blocks that %s selects (b is blocks) with
-// SQLite's own reading of their JSON: the expression of the per-row insert trigger that 00060
+// SQLite's own reading of their JSON: the expression of the per-row insert trigger that 00034
 // dropped, which is also what search.BlockText computes where it can. Blocks in trash and the
 // blocks of child pages and databases have none, nor a block without text.
 const indexBlocksSQL = `INSERT INTO search_docs (ref, node_id, field, text)
@@ -122,7 +122,7 @@ func (tx *Tx) indexLeftBlocks(ctx context.Context, ids []string) error {
 
 // IndexBlocks writes the search entries of every block that has none, for blocks loaded by a
 // plain INSERT (a restore, a bulk load in a test): on SQLite no trigger indexes a new block
-// (00060), the store's insert does. One statement; on PostgreSQL nothing, since its statement
+// (00034), the store's insert does. One statement; on PostgreSQL nothing, since its statement
 // trigger indexed the rows as they were inserted.
 func (tx *Tx) IndexBlocks(ctx context.Context) error {
 	if tx.engine != SQLite {

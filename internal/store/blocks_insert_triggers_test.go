@@ -43,7 +43,7 @@ func TestBlocksInsert_StatementTriggersOnly(t *testing.T) {
 
 // TestBlocksInsert_NoRowTriggerSQLite pins SQLite's side: no trigger runs for each inserted
 // block. blocks_search_ai did (a probe of search_docs per row, whose entries the store's insert
-// writes itself; 00060 dropped it), and a trigger added back on the INSERT costs every block of
+// writes itself; 00034 dropped it), and a trigger added back on the INSERT costs every block of
 // every append again. TestSearchIndex_EveryWrite checks that the entries are still all written.
 func TestBlocksInsert_NoRowTriggerSQLite(t *testing.T) {
 	s := testdb.SQLite(t)
@@ -58,7 +58,7 @@ func TestBlocksInsert_NoRowTriggerSQLite(t *testing.T) {
 }
 
 // TestBlocksInsert_NoForeignKeyCheckSQLite: SQLite's INSERT of a block checks no foreign key
-// (00061, as PostgreSQL's 00030): the check compiled into every row was a seek of workspaces'
+// (00035, as PostgreSQL's 00030): the check compiled into every row was a seek of workspaces'
 // primary key and a constraint counter, a quarter of a 100-block INSERT's CPU. The store's
 // connections enforce foreign keys, so a REFERENCES put back on blocks shows here in the
 // INSERT's program.

@@ -68,7 +68,7 @@ func indexWhole(t *testing.T, s *store.Store) {
 
 // TestSearchEntryNodes_RidsNeverReused (issue 15): SQLite's keyword search keeps the node of
 // every FTS5 match by its rid (search.EntryNodes), which is exact only because a rid is never
-// given to another entry (migration 00050). The last entry is deleted after a search kept its
+// given to another entry (migration 00033). The last entry is deleted after a search kept its
 // node, and a page whose title holds the word is written: its title's entry takes a new rid,
 // not the freed one (which SQLite gave again before, and which the search would have taken for
 // the old page's block), and the search answers the new page alone, before and after the
@@ -149,7 +149,7 @@ func TestSearchEntryNodesPlans(t *testing.T) {
 	})
 }
 
-// TestSearchDocsRidsKept_Migration: a store at the schema before migration 00050 whose last
+// TestSearchDocsRidsKept_Migration: a store at the schema before migration 00033 whose last
 // entry was deleted (so the FTS5 mark is above every rid left) migrates forward with its rids,
 // its index whole, and a sequence that starts above the mark: a page written after it is
 // found from the tail, then indexed by the upkeep's batch (there is no trigger left to index an

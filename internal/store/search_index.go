@@ -11,7 +11,7 @@ import (
 // indexNewBlocks writes the search entries of new blocks (SQLite) before the blocks themselves,
 // in one statement, computing each text in Go. It returns the blocks whose text it cannot read
 // exactly as SQLite does (search.BlockText not ok), for indexBlocksSQL to index after the blocks
-// are written: no trigger indexes a new block any more (migration 00060).
+// are written: no trigger indexes a new block any more (migration 00034).
 func (tx *Tx) indexNewBlocks(ctx context.Context, blocks []*quire.Block) (left []string, err error) {
 	var sb strings.Builder
 	var args []any

@@ -1,7 +1,7 @@
 -- SQLite's blocks lose the foreign key of workspace_id, as PostgreSQL's did in 00030
 -- (docs/performance.md, "Append, seventh pass"). SQLite checked it inside every INSERT, a seek
 -- of workspaces' primary key and a constraint counter per block: about a quarter of the CPU of
--- a 100-block INSERT once 00060 took its trigger away (0.98 -> 0.73 ms in a throwaway program
+-- a 100-block INSERT once 00034 took its trigger away (0.98 -> 0.73 ms in a throwaway program
 -- at load 15). It guarded nothing the code does not: a block's workspace is always its page's
 -- (service/blocks.go), nodes.workspace_id keeps its foreign key, and no statement deletes a
 -- workspace or changes its id. SQLite cannot drop a constraint in place, so the table is
