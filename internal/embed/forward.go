@@ -155,14 +155,8 @@ func (m *model) forwardBatch(ws *workspace, batch [][]int32, outs [][]float32) {
 // ffn adds relu(LN(y)·W1 + b1)·W2 + b2 to the residual stream y.
 func (m *model) ffn(ws *workspace, l *layer, n int) {
 	layerNorm(ws.h, ws.y, n, width, l.ffnScale, l.ffnB, m.lnEps)
-	gemm(ws.ff, ws.h, n, l.w1, l.b1, false)
+	gemmRelu(ws.ff, ws.h, n, l.w1, l.b1)
 	ws.pause()
-	ff := ws.ff[:n*hidden]
-	for i, v := range ff {
-		if v < 0 {
-			ff[i] = 0
-		}
-	}
 	gemmSparse(&ws.sparse, ws.y, ws.ff, n, l.w2, l.b2, true)
 	ws.pause()
 }

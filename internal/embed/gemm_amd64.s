@@ -32,11 +32,29 @@
 	VMOVUPS Y10, 0(AX)(R8*2) \
 	VMOVUPS Y11, 32(AX)(R8*2)
 
-// func fma6x16(o *float32, ostride int, a *float32, astride int, w *float32, k int)
+// Relu of the twelve accumulators before they are stored: max(x, +0), so a negative sum (and
+// -0) stores as +0, which the sparse product's zero test treats as the Go loop's 0.
+#define RELU6x16 \
+	VXORPS Y12, Y12, Y12 \
+	VMAXPS Y12, Y0, Y0 \
+	VMAXPS Y12, Y1, Y1 \
+	VMAXPS Y12, Y2, Y2 \
+	VMAXPS Y12, Y3, Y3 \
+	VMAXPS Y12, Y4, Y4 \
+	VMAXPS Y12, Y5, Y5 \
+	VMAXPS Y12, Y6, Y6 \
+	VMAXPS Y12, Y7, Y7 \
+	VMAXPS Y12, Y8, Y8 \
+	VMAXPS Y12, Y9, Y9 \
+	VMAXPS Y12, Y10, Y10 \
+	VMAXPS Y12, Y11, Y11
+
+// func fma6x16(o *float32, ostride int, a *float32, astride int, w *float32, k int, relu int)
 // Rows r < 6 of o (16 floats each, ostride floats apart) += sum over p < k of a[r*astride+p] *
 // w[p*16 : p*16+16]: w is one packed panel, twelve YMM accumulators stay in registers, and each
-// 64 bytes of w loaded serve six rows.
-TEXT ·fma6x16(SB), NOSPLIT, $0-48
+// 64 bytes of w loaded serve six rows. With relu != 0 the sums are stored as max(sum, 0): the
+// FFN's hidden layer needs no pass of its own after its product's last block.
+TEXT ·fma6x16(SB), NOSPLIT, $0-56
 	MOVQ o+0(FP), DI
 	MOVQ ostride+8(FP), R8
 	SHLQ $2, R8
@@ -79,6 +97,10 @@ k6loop:
 	DECQ CX
 	JNZ k6loop
 k6done:
+	CMPQ relu+48(FP), $0
+	JEQ k6store
+	RELU6x16
+k6store:
 	STORE6x16
 	VZEROUPPER
 	RET
@@ -132,9 +154,10 @@ kidone:
 	VZEROUPPER
 	RET
 
-// func fma1x16(o, a, w *float32, k int)
-// o[0:16] += sum over p < k of a[p] * w[p*16 : p*16+16], for the rows past the last six.
-TEXT ·fma1x16(SB), NOSPLIT, $0-32
+// func fma1x16(o, a, w *float32, k int, relu int)
+// o[0:16] += sum over p < k of a[p] * w[p*16 : p*16+16], for the rows past the last six; with
+// relu != 0 stored as max(sum, 0), as fma6x16.
+TEXT ·fma1x16(SB), NOSPLIT, $0-40
 	MOVQ o+0(FP), DI
 	MOVQ a+8(FP), SI
 	MOVQ w+16(FP), DX
@@ -152,6 +175,12 @@ k1loop:
 	DECQ CX
 	JNZ k1loop
 k1done:
+	CMPQ relu+32(FP), $0
+	JEQ k1store
+	VXORPS Y8, Y8, Y8
+	VMAXPS Y8, Y0, Y0
+	VMAXPS Y8, Y1, Y1
+k1store:
 	VMOVUPS Y0, 0(DI)
 	VMOVUPS Y1, 32(DI)
 	VZEROUPPER
