@@ -128,9 +128,11 @@ func mulAct(out []float32, ostride int, in []float32, istride, n, k int, w []flo
 			rows := min(rowBlock, n-i0)
 			for j := 0; j < m; j += lanes {
 				wp := &w[j*k+p0*lanes]
+				ahead := k * lanes * 4 // bytes to the same weights of the next panel
 				i := i0
 				for ; i+6 <= i0+rows; i += 6 {
-					fma6x16(&out[i*ostride+j], ostride, &in[i*istride+p0], istride, wp, kc, act)
+					fma6x16(&out[i*ostride+j], ostride, &in[i*istride+p0], istride, wp, kc, act, ahead)
+					ahead = 0
 				}
 				for ; i < i0+rows; i++ {
 					fma1x16(&out[i*ostride+j], &in[i*istride+p0], wp, kc, act)

@@ -8,7 +8,7 @@ import "golang.org/x/sys/cpu"
 var hasFMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
 //go:noescape
-func fma6x16(o *float32, ostride int, a *float32, astride int, w *float32, k int, relu int)
+func fma6x16(o *float32, ostride int, a *float32, astride int, w *float32, k int, relu int, ahead int)
 
 //go:noescape
 func fma6x16idx(o *float32, ostride int, a, w *float32, idx *int32, n int)

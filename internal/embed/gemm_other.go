@@ -4,7 +4,7 @@ package embed
 
 var hasFMA = false // the plain Go loops run
 
-func fma6x16(o *float32, ostride int, a *float32, astride int, w *float32, k int, relu int) {
+func fma6x16(o *float32, ostride int, a *float32, astride int, w *float32, k int, relu int, ahead int) {
 	panic("embed: no FMA kernel")
 }
 
