@@ -18,3 +18,9 @@ func fma1x16(o, a, w *float32, k int, relu int)
 
 //go:noescape
 func dotInt8(a, b *int8, n int) int32
+
+// softmax8 is softmax (forward.go) eight lanes at a time, reading and writing s up to n rounded
+// up to a multiple of 8 (softmax_amd64.s).
+//
+//go:noescape
+func softmax8(s *float32, n int, scale float32)

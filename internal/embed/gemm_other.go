@@ -15,3 +15,5 @@ func fma6x16idx(o *float32, ostride int, a, w *float32, idx *int32, n int) {
 func fma1x16(o, a, w *float32, k int, relu int) { panic("embed: no FMA kernel") }
 
 func dotInt8(a, b *int8, n int) int32 { panic("embed: no int8 kernel") }
+
+func softmax8(s *float32, n int, scale float32) { panic("embed: no AVX2 softmax") }

@@ -1,6 +1,7 @@
 package embed
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -51,4 +52,39 @@ func randFloats(r *rand.Rand, n int) []float32 {
 		s[i] = r.Float32()*2 - 1
 	}
 	return s
+}
+
+// TestSoftmaxKernelAgrees compares the AVX2 softmax with the plain loop on rows of every length
+// up to past MaxTokens, with scores spread as attention's and far apart (lanes that underflow),
+// and padding past n full of huge values that must take no part.
+func TestSoftmaxKernelAgrees(t *testing.T) {
+	if !hasFMA {
+		t.Skip("no AVX2/FMA on this machine: softmaxRow runs the plain loop, which the other tests cover")
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	for n := 1; n <= MaxTokens+3; n++ {
+		for _, spread := range []float32{1, 40, 400} {
+			np := (n + lanes - 1) / lanes * lanes
+			row := make([]float32, np)
+			for j := range row {
+				row[j] = 3e37
+				if j < n {
+					row[j] = (r.Float32()*2 - 1) * spread
+				}
+			}
+			want := append([]float32(nil), row[:n]...)
+			softmax(want, 0.125)
+			softmaxRow(row, n, 0.125)
+			var sum float64
+			for j, w := range want {
+				sum += float64(row[j])
+				if d := math.Abs(float64(row[j] - w)); d > 1e-6*float64(w)+1e-30 {
+					t.Fatalf("n=%d spread=%g: [%d] = %g, want %g", n, spread, j, row[j], w)
+				}
+			}
+			if math.Abs(sum-1) > 1e-5 {
+				t.Fatalf("n=%d spread=%g: sum %g", n, spread, sum)
+			}
+		}
+	}
 }
