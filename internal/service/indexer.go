@@ -279,10 +279,10 @@ func (ix *Indexer) RunOnce(ctx context.Context) (int, error) {
 // embed embeds texts in sub-batches (subBatch), waiting on the busy gate before each. When no
 // request has been in flight for ix.quiet, spare goroutines (ix.spare) take sub-batches beside
 // this one's: the extra cores are taken only while requests do not need them, and for at most
-// one sub-batch's time after one arrives (a spare goroutine stops at its next sub-batch when
-// the gate is not quiet). Each goroutine takes the next sub-batch as soon as it is done with
-// its own, so no core waits for a longer sub-batch on the other (as in rounds of one
-// sub-batch per core, which left a core idle at the end of each round).
+// one sub-batch's time after one arrives (a spare goroutine waits before its next sub-batch
+// until the gate has been quiet for ix.quiet again). Each goroutine takes the next sub-batch
+// as soon as it is done with its own, so no core waits for a longer sub-batch on the other (as
+// in rounds of one sub-batch per core, which left a core idle at the end of each round).
 func (ix *Indexer) embed(ctx context.Context, texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
 	if len(texts) == 0 {
@@ -293,7 +293,10 @@ func (ix *Indexer) embed(ctx context.Context, texts []string) ([][]float32, erro
 		parts = append(parts, [2]int{start, start + subBatch(texts[start:])})
 	}
 	var next atomic.Int64 // the next part to take; len(parts) once one fails
+	done := make(chan struct{})
+	finish := sync.OnceFunc(func() { close(done) }) // no part left to take, or one failed
 	take := func(spare bool) error {
+		defer finish()
 		for {
 			if err := ix.gate.Wait(ctx, ix.maxWait); err != nil {
 				return err
@@ -303,8 +306,14 @@ func (ix *Indexer) embed(ctx context.Context, texts []string) ([][]float32, erro
 			// whole length, and a request that arrives meanwhile waits for a core after each
 			// of its database round trips (on PostgreSQL, several per request;
 			// docs/performance.md "Requests first on PostgreSQL").
-			if spare && ix.gate.IdleFor() < ix.quiet {
-				return nil
+			for idle := ix.gate.IdleFor(); spare && idle < ix.quiet; idle = ix.gate.IdleFor() {
+				select {
+				case <-done:
+					return nil
+				case <-ctx.Done():
+					return ctx.Err()
+				case <-time.After(ix.quiet - idle):
+				}
 			}
 			i := int(next.Add(1) - 1)
 			if i >= len(parts) {

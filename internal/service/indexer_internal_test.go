@@ -194,6 +194,38 @@ func TestIndexerSpareTakesTheNextSubBatchAtOnce(t *testing.T) {
 	}
 }
 
+// started is an embedder that closes ch at its first call.
+type started struct {
+	embed.Embedder
+	once sync.Once
+	ch   chan struct{}
+}
+
+func (s *started) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	s.once.Do(func() { close(s.ch) })
+	return s.Embedder.Embed(ctx, texts)
+}
+
+// TestIndexerSpareReturnsAfterQuiet: a spare goroutine held off by a request takes a sub-batch
+// once the gate has been quiet again, within the same call (the first sub-batch's call waits
+// for a second one, so the test needs no timing beyond the 10 ms quiet spell).
+func TestIndexerSpareReturnsAfterQuiet(t *testing.T) {
+	texts := slices.Repeat([]string{"Cats purr.", "Dogs bark loudly."}, subChunks) // two sub-batches
+	g := busy.New()
+	end := g.Begin()
+	rec := &overlap{Embedder: embed.Builtin(), met: make(chan struct{})}
+	first := &started{Embedder: rec, ch: make(chan struct{})}
+	ix := (&Indexer{svc: &Service{embedder: first}, quiet: 10 * time.Millisecond}).Yield(g, time.Millisecond)
+	ix.spare = 1
+	go func() { <-first.ch; end() }() // the request ends while the first sub-batch runs
+	if _, err := ix.embed(context.Background(), texts); err != nil {
+		t.Fatal(err)
+	}
+	if rec.most != 2 {
+		t.Fatalf("at most %d embedding calls at once, want 2: the spare back once the request ended", rec.most)
+	}
+}
+
 // TestIndexerWorkersLeaveNoCoreIdle: the spare sub-batches make the workers fill the cores.
 func TestIndexerWorkersLeaveNoCoreIdle(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
