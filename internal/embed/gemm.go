@@ -67,6 +67,14 @@ func gemm(out, in []float32, n int, w packed, bias []float32, accumulate bool) {
 	mul(out, w.m, in, w.k, n, w.k, w.p, w.m)
 }
 
+// gemmRelu is gemm (without accumulate) followed by max(x, 0) on every output: the FFN's first
+// product. The kernels apply it as they store the last k block's sums, so the n×1,536 hidden
+// layer is not read and written again (a few percent of a forward pass).
+func gemmRelu(out, in []float32, n int, w packed, bias []float32) {
+	addBias(out, n, bias[:w.m], false)
+	mulAct(out, w.m, in, w.k, n, w.k, w.p, w.m, true)
+}
+
 // addBias sets (or, when accumulate, adds to) each of the n rows of out to bias.
 func addBias(out []float32, n int, bias []float32, accumulate bool) {
 	for i := 0; i < n; i++ {
@@ -88,26 +96,46 @@ func addBias(out []float32, n int, bias []float32, accumulate bool) {
 // a time, each 64 bytes of weights loaded serving six rows: that keeps the two FMA units busy
 // where one row at a time waits on loads. Otherwise plain Go.
 func mul(out []float32, ostride int, in []float32, istride, n, k int, w []float32, m int) {
+	mulAct(out, ostride, in, istride, n, k, w, m, false)
+}
+
+// mulAct is mul, then with relu max(x, 0) on each of the n×m outputs.
+func mulAct(out []float32, ostride int, in []float32, istride, n, k int, w []float32, m int, relu bool) {
 	if n == 0 || k == 0 {
 		return
 	}
 	_, _, _ = out[(n-1)*ostride+m-1], in[(n-1)*istride+k-1], w[k*m-1] // the kernels stay inside these
 	if !hasFMA {
 		mulGo(out, ostride, in, istride, n, k, w, m)
+		if relu {
+			for i := range n {
+				for j, v := range out[i*ostride:][:m] {
+					if v < 0 {
+						out[i*ostride+j] = 0
+					}
+				}
+			}
+		}
 		return
 	}
 	for p0 := 0; p0 < k; p0 += kBlock {
 		kc := min(kBlock, k-p0)
+		act := 0 // relu as the last block's sums are stored
+		if relu && p0+kc == k {
+			act = 1
+		}
 		for i0 := 0; i0 < n; i0 += rowBlock {
 			rows := min(rowBlock, n-i0)
 			for j := 0; j < m; j += lanes {
 				wp := &w[j*k+p0*lanes]
+				ahead := k * lanes * 4 // bytes to the same weights of the next panel
 				i := i0
 				for ; i+6 <= i0+rows; i += 6 {
-					fma6x16(&out[i*ostride+j], ostride, &in[i*istride+p0], istride, wp, kc)
+					fma6x16(&out[i*ostride+j], ostride, &in[i*istride+p0], istride, wp, kc, act, ahead)
+					ahead = 0
 				}
 				for ; i < i0+rows; i++ {
-					fma1x16(&out[i*ostride+j], &in[i*istride+p0], wp, kc)
+					fma1x16(&out[i*ostride+j], &in[i*istride+p0], wp, kc, act)
 				}
 			}
 		}

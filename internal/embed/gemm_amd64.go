@@ -8,13 +8,19 @@ import "golang.org/x/sys/cpu"
 var hasFMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
 //go:noescape
-func fma6x16(o *float32, ostride int, a *float32, astride int, w *float32, k int)
+func fma6x16(o *float32, ostride int, a *float32, astride int, w *float32, k int, relu int, ahead int)
 
 //go:noescape
 func fma6x16idx(o *float32, ostride int, a, w *float32, idx *int32, n int)
 
 //go:noescape
-func fma1x16(o, a, w *float32, k int)
+func fma1x16(o, a, w *float32, k int, relu int)
 
 //go:noescape
 func dotInt8(a, b *int8, n int) int32
+
+// softmax8 is softmax (forward.go) eight lanes at a time, reading and writing s up to n rounded
+// up to a multiple of 8 (softmax_amd64.s).
+//
+//go:noescape
+func softmax8(s *float32, n int, scale float32)

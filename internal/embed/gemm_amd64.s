@@ -32,11 +32,33 @@
 	VMOVUPS Y10, 0(AX)(R8*2) \
 	VMOVUPS Y11, 32(AX)(R8*2)
 
-// func fma6x16(o *float32, ostride int, a *float32, astride int, w *float32, k int)
+// Relu of the twelve accumulators before they are stored: max(x, +0), so a negative sum (and
+// -0) stores as +0, which the sparse product's zero test treats as the Go loop's 0.
+#define RELU6x16 \
+	VXORPS Y12, Y12, Y12 \
+	VMAXPS Y12, Y0, Y0 \
+	VMAXPS Y12, Y1, Y1 \
+	VMAXPS Y12, Y2, Y2 \
+	VMAXPS Y12, Y3, Y3 \
+	VMAXPS Y12, Y4, Y4 \
+	VMAXPS Y12, Y5, Y5 \
+	VMAXPS Y12, Y6, Y6 \
+	VMAXPS Y12, Y7, Y7 \
+	VMAXPS Y12, Y8, Y8 \
+	VMAXPS Y12, Y9, Y9 \
+	VMAXPS Y12, Y10, Y10 \
+	VMAXPS Y12, Y11, Y11
+
+// func fma6x16(o *float32, ostride int, a *float32, astride int, w *float32, k int, relu int, ahead int)
 // Rows r < 6 of o (16 floats each, ostride floats apart) += sum over p < k of a[r*astride+p] *
 // w[p*16 : p*16+16]: w is one packed panel, twelve YMM accumulators stay in registers, and each
-// 64 bytes of w loaded serve six rows.
-TEXT ·fma6x16(SB), NOSPLIT, $0-48
+// 64 bytes of w loaded serve six rows. With relu != 0 the sums are stored as max(sum, 0): the
+// FFN's hidden layer needs no pass of its own after its product's last block. Each 64 bytes of
+// w read, the line ahead bytes further is prefetched into L2: the caller passes the distance to
+// the next panel on its first call for a panel, so that the panel's next calls and the next
+// panel find their weights in cache rather than in memory (a pass reads ~20 MB of weights, more
+// than this machine's share of L3), and 0 otherwise (a prefetch of a line in L1 costs a load).
+TEXT ·fma6x16(SB), NOSPLIT, $0-64
 	MOVQ o+0(FP), DI
 	MOVQ ostride+8(FP), R8
 	SHLQ $2, R8
@@ -45,14 +67,29 @@ TEXT ·fma6x16(SB), NOSPLIT, $0-48
 	SHLQ $2, R9
 	MOVQ w+32(FP), DX
 	MOVQ k+40(FP), CX
+	MOVQ ahead+56(FP), R12
 	LEAQ (DI)(R8*2), AX
 	ADDQ R8, AX // AX: output row 3
 	LEAQ (SI)(R9*2), BX
 	ADDQ R9, BX // BX: input row 3
 	LOAD6x16
+	// The caller's next call is most often the six rows below these, whose 16 outputs are rows
+	// of up to 6 KiB apart that no hardware prefetcher predicts: fetch them while these sums run
+	// (a prefetch past the end of the matrix does not fault).
+	LEAQ (AX)(R8*2), R10
+	ADDQ R8, R10 // R10: output row 6
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(R8*1)
+	PREFETCHT0 (R10)(R8*2)
+	LEAQ (R10)(R8*2), R10
+	ADDQ R8, R10 // R10: output row 9
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(R8*1)
+	PREFETCHT0 (R10)(R8*2)
 	TESTQ CX, CX
 	JZ k6done
 k6loop:
+	PREFETCHT1 (DX)(R12*1)
 	VMOVUPS 0(DX), Y12
 	VMOVUPS 32(DX), Y13
 	VBROADCASTSS (SI), Y14
@@ -79,6 +116,10 @@ k6loop:
 	DECQ CX
 	JNZ k6loop
 k6done:
+	CMPQ relu+48(FP), $0
+	JEQ k6store
+	RELU6x16
+k6store:
 	STORE6x16
 	VZEROUPPER
 	RET
@@ -132,9 +173,10 @@ kidone:
 	VZEROUPPER
 	RET
 
-// func fma1x16(o, a, w *float32, k int)
-// o[0:16] += sum over p < k of a[p] * w[p*16 : p*16+16], for the rows past the last six.
-TEXT ·fma1x16(SB), NOSPLIT, $0-32
+// func fma1x16(o, a, w *float32, k int, relu int)
+// o[0:16] += sum over p < k of a[p] * w[p*16 : p*16+16], for the rows past the last six; with
+// relu != 0 stored as max(sum, 0), as fma6x16.
+TEXT ·fma1x16(SB), NOSPLIT, $0-40
 	MOVQ o+0(FP), DI
 	MOVQ a+8(FP), SI
 	MOVQ w+16(FP), DX
@@ -152,6 +194,12 @@ k1loop:
 	DECQ CX
 	JNZ k1loop
 k1done:
+	CMPQ relu+32(FP), $0
+	JEQ k1store
+	VXORPS Y8, Y8, Y8
+	VMAXPS Y8, Y0, Y0
+	VMAXPS Y8, Y1, Y1
+k1store:
 	VMOVUPS Y0, 0(DI)
 	VMOVUPS Y1, 32(DI)
 	VZEROUPPER

@@ -4,7 +4,7 @@ package embed
 
 var hasFMA = false // the plain Go loops run
 
-func fma6x16(o *float32, ostride int, a *float32, astride int, w *float32, k int) {
+func fma6x16(o *float32, ostride int, a *float32, astride int, w *float32, k int, relu int, ahead int) {
 	panic("embed: no FMA kernel")
 }
 
@@ -12,6 +12,8 @@ func fma6x16idx(o *float32, ostride int, a, w *float32, idx *int32, n int) {
 	panic("embed: no FMA kernel")
 }
 
-func fma1x16(o, a, w *float32, k int) { panic("embed: no FMA kernel") }
+func fma1x16(o, a, w *float32, k int, relu int) { panic("embed: no FMA kernel") }
 
 func dotInt8(a, b *int8, n int) int32 { panic("embed: no int8 kernel") }
+
+func softmax8(s *float32, n int, scale float32) { panic("embed: no AVX2 softmax") }

@@ -1,5 +1,7 @@
 package embed
 
+import "math"
+
 // groups is how many six-row groups one row block holds.
 const groups = rowBlock / 6
 
@@ -46,7 +48,7 @@ func gemmSparse(buf *sparseBuf, out, in []float32, n int, w packed, bias []float
 					}
 				}
 				for i := i0 + full*6; i < i0+rows; i++ {
-					fma1x16(&out[i*m+j], &in[i*k+p0], wp, kc)
+					fma1x16(&out[i*m+j], &in[i*k+p0], wp, kc, 0)
 				}
 			}
 		}
@@ -62,7 +64,11 @@ func (buf *sparseBuf) gather(g int, in []float32, stride, kc int) int {
 	c := 0
 	for p := range kc {
 		v0, v1, v2, v3, v4, v5 := r0[p], r1[p], r2[p], r3[p], r4[p], r5[p]
-		if v0 == 0 && v1 == 0 && v2 == 0 && v3 == 0 && v4 == 0 && v5 == 0 {
+		// One test of the OR of the bits instead of six float compares and branches: only
+		// +0 is left out (the kernels' relu stores +0), and a -0 kept adds a zero product,
+		// which changes no sum.
+		if math.Float32bits(v0)|math.Float32bits(v1)|math.Float32bits(v2)|
+			math.Float32bits(v3)|math.Float32bits(v4)|math.Float32bits(v5) == 0 {
 			continue
 		}
 		s := a[c*6:][:6]

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/quire-dev/quire/internal/busy"
@@ -276,50 +277,74 @@ func (ix *Indexer) RunOnce(ctx context.Context) (int, error) {
 }
 
 // embed embeds texts in sub-batches (subBatch), waiting on the busy gate before each. When no
-// request has been in flight for ix.quiet it embeds up to 1+spare sub-batches side by side: the
-// extra cores are taken only while requests do not need them, and for at most one sub-batch's
-// time after one arrives.
+// request has been in flight for ix.quiet, spare goroutines (ix.spare) take sub-batches beside
+// this one's: the extra cores are taken only while requests do not need them, and for at most
+// one sub-batch's time after one arrives (a spare goroutine waits before its next sub-batch
+// until the gate has been quiet for ix.quiet again). Each goroutine takes the next sub-batch
+// as soon as it is done with its own, so no core waits for a longer sub-batch on the other (as
+// in rounds of one sub-batch per core, which left a core idle at the end of each round).
 func (ix *Indexer) embed(ctx context.Context, texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
-	for start := 0; start < len(texts); {
-		if err := ix.gate.Wait(ctx, ix.maxWait); err != nil {
-			return nil, err
-		}
-		// Spare cores only after a quiet spell, not in the gap between two requests of a client
-		// sending them one after another: a spare sub-batch holds every core for its whole
-		// length, and a request that arrives meanwhile waits for a core after each of its
-		// database round trips (on PostgreSQL, several per request; docs/performance.md
-		// "Requests first on PostgreSQL").
-		take := 1
-		if ix.spare > 0 && ix.gate.IdleFor() >= ix.quiet {
-			take += ix.spare
-		}
-		var parts [][2]int // [from, to) of each sub-batch taken
-		for ; len(parts) < take && start < len(texts); start = parts[len(parts)-1][1] {
-			parts = append(parts, [2]int{start, start + subBatch(texts[start:])})
-		}
-		errs := make([]error, len(parts))
-		var wg sync.WaitGroup
-		for i, p := range parts {
-			wg.Go(func() {
-				// Paced within the call as well: a sub-batch is hundreds of milliseconds of one
-				// core, and while requests come it takes at most a quarter of that core
-				// (busy.Rest; docs/performance.md "Requests first and indexer throughput, fifth
-				// pass"), a spare sub-batch that a request interrupts included.
-				pacer := ix.gate.Pacer(ix.quiet)
-				ctx := embed.WithPause(ctx, pacer.Pause)
-				vecs, err := ix.svc.embedder.Embed(ctx, texts[p[0]:p[1]])
-				if err == nil && len(vecs) != p[1]-p[0] {
-					err = fmt.Errorf("embedder answered %d vectors for %d texts", len(vecs), p[1]-p[0])
+	if len(texts) == 0 {
+		return out, nil
+	}
+	var parts [][2]int // [from, to) of each sub-batch
+	for start := 0; start < len(texts); start = parts[len(parts)-1][1] {
+		parts = append(parts, [2]int{start, start + subBatch(texts[start:])})
+	}
+	var next atomic.Int64 // the next part to take; len(parts) once one fails
+	done := make(chan struct{})
+	finish := sync.OnceFunc(func() { close(done) }) // no part left to take, or one failed
+	take := func(spare bool) error {
+		defer finish()
+		for {
+			if err := ix.gate.Wait(ctx, ix.maxWait); err != nil {
+				return err
+			}
+			// Spare cores only after a quiet spell, not in the gap between two requests of a
+			// client sending them one after another: a spare sub-batch holds every core for its
+			// whole length, and a request that arrives meanwhile waits for a core after each
+			// of its database round trips (on PostgreSQL, several per request;
+			// docs/performance.md "Requests first on PostgreSQL").
+			for idle := ix.gate.IdleFor(); spare && idle < ix.quiet; idle = ix.gate.IdleFor() {
+				select {
+				case <-done:
+					return nil
+				case <-ctx.Done():
+					return ctx.Err()
+				case <-time.After(ix.quiet - idle):
 				}
-				copy(out[p[0]:p[1]], vecs)
-				errs[i] = err
-			})
+			}
+			i := int(next.Add(1) - 1)
+			if i >= len(parts) {
+				return nil
+			}
+			p := parts[i]
+			// Paced within the call as well: a sub-batch is hundreds of milliseconds of one
+			// core, and while requests come it takes at most a quarter of that core
+			// (busy.Rest; docs/performance.md "Requests first and indexer throughput, fifth
+			// pass"), a spare sub-batch that a request interrupts included.
+			pacer := ix.gate.Pacer(ix.quiet)
+			vecs, err := ix.svc.embedder.Embed(embed.WithPause(ctx, pacer.Pause), texts[p[0]:p[1]])
+			if err == nil && len(vecs) != p[1]-p[0] {
+				err = fmt.Errorf("embedder answered %d vectors for %d texts", len(vecs), p[1]-p[0])
+			}
+			if err != nil {
+				next.Store(int64(len(parts))) // the others stop at their next sub-batch
+				return err
+			}
+			copy(out[p[0]:p[1]], vecs)
 		}
-		wg.Wait()
-		if err := errors.Join(errs...); err != nil {
-			return nil, err
-		}
+	}
+	errs := make([]error, 1+min(ix.spare, len(parts)-1))
+	var wg sync.WaitGroup
+	for s := 1; s < len(errs); s++ {
+		wg.Go(func() { errs[s] = take(true) })
+	}
+	errs[0] = take(false)
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

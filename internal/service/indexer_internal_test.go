@@ -142,6 +142,90 @@ func TestIndexerSpareCoresOnlyWhenIdle(t *testing.T) {
 	}
 }
 
+// holdFirst is the built-in embedder whose call for the first text of a run holds until a
+// third call has started, and records whether it had to give up waiting.
+type holdFirst struct {
+	embed.Embedder
+	first  string
+	mu     sync.Mutex
+	calls  int
+	third  chan struct{}
+	gaveUp bool
+}
+
+func (h *holdFirst) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	h.mu.Lock()
+	h.calls++
+	if h.calls == 3 {
+		close(h.third)
+	}
+	h.mu.Unlock()
+	if texts[0] == h.first {
+		select {
+		case <-h.third:
+		case <-time.After(5 * time.Second): // only a deadlock guard: rounds never start a third call here
+			h.mu.Lock()
+			h.gaveUp = true
+			h.mu.Unlock()
+		}
+	}
+	return h.Embedder.Embed(ctx, texts)
+}
+
+// TestIndexerSpareTakesTheNextSubBatchAtOnce: a goroutine done with its sub-batch takes the next
+// one while the other's is still running, instead of waiting for it at the end of a round.
+func TestIndexerSpareTakesTheNextSubBatchAtOnce(t *testing.T) {
+	texts := slices.Repeat([]string{"Cats purr.", "Dogs bark loudly."}, subChunks*3/2) // three sub-batches
+	texts[0] = "The first sub-batch is slow."
+	rec := &holdFirst{Embedder: embed.Builtin(), first: texts[0], third: make(chan struct{})}
+	ix := (&Indexer{svc: &Service{embedder: rec}}).Yield(busy.New(), time.Millisecond)
+	ix.spare = 1
+	got, err := ix.embed(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.calls != 3 || rec.gaveUp {
+		t.Fatalf("%d calls, gave up waiting for the third: %v; want the third started beside the first", rec.calls, rec.gaveUp)
+	}
+	for i, v := range got {
+		if len(v) != embed.Builtin().Dim() {
+			t.Fatalf("vector %d has %d floats", i, len(v))
+		}
+	}
+}
+
+// started is an embedder that closes ch at its first call.
+type started struct {
+	embed.Embedder
+	once sync.Once
+	ch   chan struct{}
+}
+
+func (s *started) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	s.once.Do(func() { close(s.ch) })
+	return s.Embedder.Embed(ctx, texts)
+}
+
+// TestIndexerSpareReturnsAfterQuiet: a spare goroutine held off by a request takes a sub-batch
+// once the gate has been quiet again, within the same call (the first sub-batch's call waits
+// for a second one, so the test needs no timing beyond the 10 ms quiet spell).
+func TestIndexerSpareReturnsAfterQuiet(t *testing.T) {
+	texts := slices.Repeat([]string{"Cats purr.", "Dogs bark loudly."}, subChunks) // two sub-batches
+	g := busy.New()
+	end := g.Begin()
+	rec := &overlap{Embedder: embed.Builtin(), met: make(chan struct{})}
+	first := &started{Embedder: rec, ch: make(chan struct{})}
+	ix := (&Indexer{svc: &Service{embedder: first}, quiet: 10 * time.Millisecond}).Yield(g, time.Millisecond)
+	ix.spare = 1
+	go func() { <-first.ch; end() }() // the request ends while the first sub-batch runs
+	if _, err := ix.embed(context.Background(), texts); err != nil {
+		t.Fatal(err)
+	}
+	if rec.most != 2 {
+		t.Fatalf("at most %d embedding calls at once, want 2: the spare back once the request ended", rec.most)
+	}
+}
+
 // TestIndexerWorkersLeaveNoCoreIdle: the spare sub-batches make the workers fill the cores.
 func TestIndexerWorkersLeaveNoCoreIdle(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))

@@ -1,0 +1,90 @@
+package embed
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestGemmReluAgrees checks that gemmRelu gives relu of gemm's floats on both paths, with k past
+// a k block (the relu is applied as the last block's sums are stored) and rows past a kernel's
+// six, so a relu applied to an earlier block's partial sums would show.
+func TestGemmReluAgrees(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	defer func(saved bool) { hasFMA = saved }(hasFMA)
+	for _, fma := range kernelPaths(t) {
+		hasFMA = fma
+		for _, c := range []struct{ n, k, m int }{{13, 512, 1536}, {6, 300, 32}, {1, 16, 16}} {
+			in, w, bias := randFloats(r, c.n*c.k), randFloats(r, c.k*c.m), randFloats(r, c.m)
+			pw := pack(w, c.k, c.m)
+			want, got := make([]float32, c.n*c.m), make([]float32, c.n*c.m)
+			gemm(want, in, c.n, pw, bias, false)
+			gemmRelu(got, in, c.n, pw, bias)
+			negatives := 0
+			for i, v := range want {
+				if v < 0 {
+					want[i], negatives = 0, negatives+1
+				}
+				if got[i] != want[i] {
+					t.Fatalf("fma=%v n=%d k=%d m=%d: [%d] = %g, want %g", fma, c.n, c.k, c.m, i, got[i], want[i])
+				}
+			}
+			if negatives == 0 {
+				t.Fatalf("no negative sums: the relu was not exercised")
+			}
+		}
+	}
+}
+
+// kernelPaths is the gemm paths this machine can run: the plain Go loops, and the FMA kernels
+// when the CPU has them.
+func kernelPaths(t *testing.T) []bool {
+	if hasFMA {
+		return []bool{false, true}
+	}
+	t.Log("no AVX2/FMA on this machine: the Go loops alone")
+	return []bool{false}
+}
+
+func randFloats(r *rand.Rand, n int) []float32 {
+	s := make([]float32, n)
+	for i := range s {
+		s[i] = r.Float32()*2 - 1
+	}
+	return s
+}
+
+// TestSoftmaxKernelAgrees compares the AVX2 softmax with the plain loop on rows of every length
+// up to past MaxTokens, with scores spread as attention's and far apart (lanes that underflow),
+// and padding past n full of huge values that must take no part.
+func TestSoftmaxKernelAgrees(t *testing.T) {
+	if !hasFMA {
+		t.Skip("no AVX2/FMA on this machine: softmaxRow runs the plain loop, which the other tests cover")
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	for n := 1; n <= MaxTokens+3; n++ {
+		for _, spread := range []float32{1, 40, 400} {
+			np := (n + lanes - 1) / lanes * lanes
+			row := make([]float32, np)
+			for j := range row {
+				row[j] = 3e37
+				if j < n {
+					row[j] = (r.Float32()*2 - 1) * spread
+				}
+			}
+			want := append([]float32(nil), row[:n]...)
+			softmax(want, 0.125)
+			softmaxRow(row, n, 0.125)
+			var sum float64
+			for j, w := range want {
+				sum += float64(row[j])
+				if d := math.Abs(float64(row[j] - w)); d > 1e-6*float64(w)+1e-30 {
+					t.Fatalf("n=%d spread=%g: [%d] = %g, want %g", n, spread, j, row[j], w)
+				}
+			}
+			if math.Abs(sum-1) > 1e-5 {
+				t.Fatalf("n=%d spread=%g: sum %g", n, spread, sum)
+			}
+		}
+	}
+}
