@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/quire-dev/quire/internal/quire"
+	"github.com/quire-dev/quire/internal/sqlq"
 )
 
 // The columns of a new block: those that differ from block to block, then those every block of
@@ -107,16 +108,8 @@ func (tx *Tx) indexLeftBlocks(ctx context.Context, ids []string) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	var in strings.Builder
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		if i > 0 {
-			in.WriteString(", ")
-		}
-		in.WriteByte('?')
-		args[i] = id
-	}
-	_, err := tx.tx.ExecContext(ctx, fmt.Sprintf(indexBlocksSQL, `b.id IN (`+in.String()+`)`), args...)
+	a := sqlq.NewArgs()
+	_, err := tx.tx.ExecContext(ctx, fmt.Sprintf(indexBlocksSQL, `b.id IN (`+sqlq.In(a, ids)+`)`), a.List...)
 	return err
 }
 
