@@ -80,6 +80,10 @@ func benchmark(ctx context.Context, cfg config, stdout, stderr io.Writer) error 
 func (r *runner) engine(ctx context.Context, eng string, pg *postgresServer, res *results) error {
 	if r.cfg.scenario == scenarioSpeed {
 		set, err := r.speed(ctx, eng, pg, sizeAt(r.cfg.scale))
+		if errors.Is(err, errKept) {
+			fmt.Fprintf(r.stderr, "  the store is kept in %s, its requests in speed-seed.json there\n", r.cfg.keepStore)
+			return nil
+		}
 		if err != nil {
 			return fmt.Errorf("%s, speed: %w", eng, err)
 		}

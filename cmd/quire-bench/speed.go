@@ -2,8 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/quire-dev/quire/internal/service"
@@ -78,8 +82,12 @@ func (r *runner) speed(ctx context.Context, eng string, pg *postgresServer, size
 	if err := w.checkSearch(ctx, sd); err != nil {
 		return nil, died(err)
 	}
-	set.Load = loadAverage()
 	eps := speedEndpoints(sd)
+	if r.cfg.keepStore != "" {
+		sv.stop()
+		return nil, keepStore(r.cfg.keepStore, fs.cfg.Dir, sd, eps)
+	}
+	set.Load = loadAverage()
 	if err := r.prepareLoader(eps, sd.Token); err != nil {
 		return nil, err
 	}
@@ -94,6 +102,48 @@ func (r *runner) speed(ctx context.Context, eng string, pg *postgresServer, size
 	}
 	set.LoadAfter = loadAverage()
 	return set, nil
+}
+
+// errKept ends a --keep-store run after its store was kept: nothing is measured.
+var errKept = errors.New("store kept")
+
+// keptSeed is speed-seed.json beside a kept store: what a profile of one row needs to send
+// the table's own requests.
+type keptSeed struct {
+	Token    string      `json:"token"`
+	Database string      `json:"database"`
+	Long     string      `json:"long_page"`
+	Words    []string    `json:"words"`
+	Requests []keptRound `json:"requests"`
+}
+
+type keptRound struct {
+	Row    string `json:"row"`
+	Method string `json:"method"`
+	Path   string `json:"path"`
+	Body   string `json:"body,omitempty"`
+}
+
+// keepStore moves the stopped server's store from data to dir and writes speed-seed.json
+// beside it, then answers errKept.
+func keepStore(dir, data string, sd *speedSeed, eps []endpoint) error {
+	if err := os.Rename(data, dir); err != nil {
+		return fmt.Errorf("--keep-store: %w", err)
+	}
+	k := keptSeed{Token: sd.Token, Database: sd.Database, Long: sd.Long, Words: sd.Words}
+	for _, e := range eps {
+		for _, q := range e.reqs {
+			k.Requests = append(k.Requests, keptRound{Row: e.name, Method: q.Method, Path: q.Path, Body: q.Body})
+		}
+	}
+	b, err := json.MarshalIndent(k, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "speed-seed.json"), b, 0o600); err != nil {
+		return err
+	}
+	return errKept
 }
 
 // setupWorkspace creates the workspace, its owner and four members, and the token in process.

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestParseFlags_KeepStore: --keep-store is refused unless it can keep a new SQLite folder.
+func TestParseFlags_KeepStore(t *testing.T) {
+	existing := t.TempDir()
+	fresh := filepath.Join(t.TempDir(), "kept")
+	for _, tc := range []struct {
+		name string
+		args []string
+		ok   bool
+	}{
+		{"speed on sqlite, new folder", []string{"--scenario", "speed", "--keep-store", fresh}, true},
+		{"load scenario", []string{"--keep-store", fresh}, false},
+		{"postgres", []string{"--scenario", "speed", "--engine", "postgres", "--keep-store", fresh}, false},
+		{"both engines", []string{"--scenario", "speed", "--engine", "sqlite,postgres", "--keep-store", fresh}, false},
+		{"folder exists", []string{"--scenario", "speed", "--keep-store", existing}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stderr strings.Builder
+			cfg, _, err := parseFlags(tc.args, &stderr)
+			if (err == nil) != tc.ok {
+				t.Fatalf("parseFlags(%q) = %v, want ok=%v; stderr %q", tc.args, err, tc.ok, stderr.String())
+			}
+			if tc.ok && cfg.keepStore != fresh {
+				t.Fatalf("keepStore = %q", cfg.keepStore)
+			}
+			if !tc.ok && !strings.Contains(stderr.String(), "--keep-store") {
+				t.Fatalf("the refusal does not name --keep-store: %q", stderr.String())
+			}
+		})
+	}
+	if _, err := os.Stat(fresh); !os.IsNotExist(err) {
+		t.Fatalf("parsing created %s", fresh)
+	}
+}
