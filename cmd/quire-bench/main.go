@@ -123,7 +123,7 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, help bool, err err
 	fs.BoolVar(&cfg.verbose, "verbose", false, "also print every wrk run's figures to stderr")
 	fs.StringVar(&cfg.scenario, "scenario", "load", "load: --blocks sizes × --endpoints; speed: issue 15's speed table (its data shapes and requests, steady and while indexing, seeding and indexing times; --blocks and --endpoints do not apply, --rounds defaults to 3)")
 	fs.Float64Var(&cfg.scale, "scale", 1, "--scenario speed: the issue's data (100,000 records, 1,000 pages of 100 paragraphs, a 10,000-paragraph page) times this, e.g. 0.1 for a quick check")
-	fs.StringVar(&cfg.keepStore, "keep-store", "", "--scenario speed, --engine sqlite: after seeding (and the indexer's work on it), stop the server, move its store to this new folder with speed-seed.json (the token and every row's requests) beside it, and measure nothing; for profiling one row on the very store the table measures")
+	fs.StringVar(&cfg.keepStore, "keep-store", "", "--scenario speed on one engine: after seeding (and the indexer's work on it), stop the server and keep its store (SQLite: moved to this new folder; PostgreSQL: the database left on --database-url's server), write speed-seed.json (the token, the database URL, every row's requests) in the folder, and measure nothing; for profiling one row on the very store the table measures")
 	fs.Usage = func() { printUsage(stderr, fs) }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -179,8 +179,8 @@ func (c config) check() error {
 		return errors.New("--scale must be above 0 and at most 10")
 	}
 	if c.keepStore != "" {
-		if c.scenario != scenarioSpeed || len(c.engines) != 1 || c.engines[0] != engineSQLite {
-			return errors.New("--keep-store needs --scenario speed and --engine sqlite alone")
+		if c.scenario != scenarioSpeed || len(c.engines) != 1 || (c.engines[0] == enginePostgres && c.databaseURL == "") {
+			return errors.New("--keep-store needs --scenario speed on one engine, and --database-url for postgres (a throwaway cluster is not kept)")
 		}
 		if _, err := os.Stat(c.keepStore); err == nil {
 			return fmt.Errorf("--keep-store %s exists; name a new folder", c.keepStore)

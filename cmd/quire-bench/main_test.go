@@ -18,7 +18,8 @@ func TestParseFlags_KeepStore(t *testing.T) {
 	}{
 		{"speed on sqlite, new folder", []string{"--scenario", "speed", "--keep-store", fresh}, true},
 		{"load scenario", []string{"--keep-store", fresh}, false},
-		{"postgres", []string{"--scenario", "speed", "--engine", "postgres", "--keep-store", fresh}, false},
+		{"postgres on a throwaway cluster", []string{"--scenario", "speed", "--engine", "postgres", "--keep-store", fresh}, false},
+		{"postgres on a server", []string{"--scenario", "speed", "--database-url", "postgres://u@127.0.0.1:1/db", "--keep-store", fresh}, true},
 		{"both engines", []string{"--scenario", "speed", "--engine", "sqlite,postgres", "--keep-store", fresh}, false},
 		{"folder exists", []string{"--scenario", "speed", "--keep-store", existing}, false},
 	} {

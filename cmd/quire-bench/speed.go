@@ -51,7 +51,12 @@ func (r *runner) speed(ctx context.Context, eng string, pg *postgresServer, size
 	if err != nil {
 		return nil, err
 	}
-	defer fs.remove()
+	kept := false
+	defer func() {
+		if !kept {
+			fs.remove()
+		}
+	}()
 	set := &speedSet{Engine: eng, Size: size}
 	sd := &set.Seed
 	if sd.Token, sd.Users, err = setupWorkspace(ctx, fs.cfg); err != nil {
@@ -85,7 +90,8 @@ func (r *runner) speed(ctx context.Context, eng string, pg *postgresServer, size
 	eps := speedEndpoints(sd)
 	if r.cfg.keepStore != "" {
 		sv.stop()
-		return nil, keepStore(r.cfg.keepStore, fs.cfg.Dir, sd, eps)
+		kept = true
+		return nil, keepStore(r.cfg.keepStore, fs.cfg, sd, eps)
 	}
 	set.Load = loadAverage()
 	if err := r.prepareLoader(eps, sd.Token); err != nil {
@@ -110,11 +116,12 @@ var errKept = errors.New("store kept")
 // keptSeed is speed-seed.json beside a kept store: what a profile of one row needs to send
 // the table's own requests.
 type keptSeed struct {
-	Token    string      `json:"token"`
-	Database string      `json:"database"`
-	Long     string      `json:"long_page"`
-	Words    []string    `json:"words"`
-	Requests []keptRound `json:"requests"`
+	DatabaseURL string      `json:"database_url,omitempty"` // PostgreSQL: the kept database
+	Token       string      `json:"token"`
+	Database    string      `json:"database"`
+	Long        string      `json:"long_page"`
+	Words       []string    `json:"words"`
+	Requests    []keptRound `json:"requests"`
 }
 
 type keptRound struct {
@@ -124,13 +131,20 @@ type keptRound struct {
 	Body   string `json:"body,omitempty"`
 }
 
-// keepStore moves the stopped server's store from data to dir and writes speed-seed.json
-// beside it, then answers errKept.
-func keepStore(dir, data string, sd *speedSeed, eps []endpoint) error {
-	if err := os.Rename(data, dir); err != nil {
+// keepStore keeps the stopped server's store: SQLite's folder is moved to dir, PostgreSQL's
+// database is left on the server and named in dir's speed-seed.json, which is written beside
+// either; then it answers errKept.
+func keepStore(dir string, cfg store.Config, sd *speedSeed, eps []endpoint) error {
+	var err error
+	if cfg.DatabaseURL != "" {
+		err = os.Mkdir(dir, 0o700)
+	} else {
+		err = os.Rename(cfg.Dir, dir)
+	}
+	if err != nil {
 		return fmt.Errorf("--keep-store: %w", err)
 	}
-	k := keptSeed{Token: sd.Token, Database: sd.Database, Long: sd.Long, Words: sd.Words}
+	k := keptSeed{DatabaseURL: cfg.DatabaseURL, Token: sd.Token, Database: sd.Database, Long: sd.Long, Words: sd.Words}
 	for _, e := range eps {
 		for _, q := range e.reqs {
 			k.Requests = append(k.Requests, keptRound{Row: e.name, Method: q.Method, Path: q.Path, Body: q.Body})
