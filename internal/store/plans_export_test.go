@@ -20,15 +20,13 @@ const (
 	RecordIDsQueryForTest     = recordIDsQuery
 )
 
-// AuthenticateNodeQueryForTest reads a token, its reach and a node in one statement;
+// AuthenticateNodeQueryForTest reads a token, its reach and a node in one statement on engine;
 // AuthenticatePageQueryForTest the same with the page's fields only.
-var (
-	AuthenticateNodeQueryForTest = mustJoinedRead(AllFields).query
-	AuthenticatePageQueryForTest = mustJoinedRead(PageFields).query
-)
+func AuthenticateNodeQueryForTest(e Engine) string { return mustJoinedRead(AllFields, e).query }
+func AuthenticatePageQueryForTest(e Engine) string { return mustJoinedRead(PageFields, e).query }
 
-func mustJoinedRead(f NodeFields) *joinedRead {
-	r, err := f.read()
+func mustJoinedRead(f NodeFields, e Engine) *joinedRead {
+	r, err := f.read(e)
 	if err != nil {
 		panic(err)
 	}

@@ -79,8 +79,9 @@ func TestRequestPathPlans(t *testing.T) {
 				[]string{"nodes_pkey", "grants_pkey"},
 				[]string{"SEARCH nodes USING INDEX sqlite_autoindex_nodes_1 (id=?)", "SEARCH n USING INDEX sqlite_autoindex_nodes_1 (id=?)",
 					"SEARCH g EXISTS USING COVERING INDEX sqlite_autoindex_grants_1 (token_id=? AND target_id=?)"}},
-			{"token, reach and node", store.AuthenticateNodeQueryForTest, []any{"h3", "n1999"},
-				[]string{"tokens_secret_hash_key", "workspaces_pkey", "nodes_pkey", "grants_pkey"},
+			// On PostgreSQL the reach walk is quire_token_reaches, pinned below.
+			{"token, reach and node", store.AuthenticateNodeQueryForTest(s.Engine()), []any{"h3", "n1999"},
+				[]string{"tokens_secret_hash_key", "workspaces_pkey", "nodes_pkey"},
 				[]string{"SEARCH t USING INDEX sqlite_autoindex_tokens_2 (secret_hash=?)", "SEARCH w USING INDEX sqlite_autoindex_workspaces_1 (id=?)",
 					"SEARCH n USING INDEX sqlite_autoindex_nodes_1 (id=?)", "SEARCH nodes USING INDEX sqlite_autoindex_nodes_1 (id=?)",
 					"SEARCH p USING INDEX sqlite_autoindex_nodes_1 (id=?)",
@@ -104,11 +105,15 @@ func TestRequestPathPlans(t *testing.T) {
 		// The page GET's joined read has fewer columns and no workspaces join, and otherwise the
 		// same plan.
 		page := cases[slices.IndexFunc(cases, func(c planCase) bool { return c.name == "token, reach and node" })]
-		page.name, page.query = "token, reach and page", store.AuthenticatePageQueryForTest
+		page.name, page.query = "token, reach and page", store.AuthenticatePageQueryForTest(s.Engine())
 		notWorkspace := func(s string) bool { return strings.Contains(s, "workspaces") || strings.Contains(s, "SEARCH w ") }
 		page.pg = slices.DeleteFunc(slices.Clone(page.pg), notWorkspace)
 		page.sqlite = slices.DeleteFunc(slices.Clone(page.sqlite), notWorkspace)
 		cases = append(cases, page)
+		if s.Engine() == store.Postgres {
+			cases = append(cases, planCase{name: "quire_token_reaches", query: tokenReachesBody(t, s), args: []any{"t3", "n1999"},
+				pg: []string{"nodes_pkey", "grants_pkey"}})
+		}
 		for _, tc := range cases {
 			for _, generic := range []bool{false, true} {
 				if generic && s.Engine() == store.SQLite {
@@ -177,4 +182,21 @@ type pgPlan struct {
 	RelationName string   `json:"Relation Name"`
 	IndexName    string   `json:"Index Name"`
 	Plans        []pgPlan `json:"Plans"`
+}
+
+// tokenReachesBody is the walk of PostgreSQL's quire_token_reaches (migration 00080) as the
+// function runs it, its arguments made $1 (the token) and $2 (the node), so that its plan can
+// be read as the statement's.
+func tokenReachesBody(t *testing.T, s *store.Store) string {
+	t.Helper()
+	var src string
+	if err := s.ScanForTest(ctx, `SELECT prosrc FROM pg_proc WHERE proname = 'quire_token_reaches'`, nil, &src); err != nil {
+		t.Fatal(err)
+	}
+	start, end := strings.Index(src, "RETURN EXISTS ("), strings.LastIndex(src, ");")
+	if start < 0 || end < start {
+		t.Fatalf("quire_token_reaches is not RETURN EXISTS (…);:\n%s", src)
+	}
+	body := src[start+len("RETURN EXISTS (") : end]
+	return strings.NewReplacer("= token ", "= $1 ", "= node\n", "= $2\n").Replace(body)
 }

@@ -81,12 +81,19 @@ type joinedRead struct {
 	dests []func(r *nodeScan) any
 }
 
-// joinedReads caches each NodeFields' joinedRead: bounded by the callers' lists, two today.
+// joinedReads caches each NodeFields' joinedRead per engine: bounded by the callers' lists,
+// two today.
 var joinedReads sync.Map
 
-// read returns f's statement, built the first time f is asked for.
-func (f NodeFields) read() (*joinedRead, error) {
-	if r, ok := joinedReads.Load(f); ok {
+type joinedReadKey struct {
+	fields NodeFields
+	engine Engine
+}
+
+// read returns f's statement on engine, built the first time it is asked for.
+func (f NodeFields) read(engine Engine) (*joinedRead, error) {
+	key := joinedReadKey{f, engine}
+	if r, ok := joinedReads.Load(key); ok {
 		return r.(*joinedRead), nil
 	}
 	tok, node := cmp.Or(f.Token, joinedTokenColumns), qualify("n.", cmp.Or(f.Node, nodeColumns))
@@ -103,30 +110,41 @@ func (f NodeFields) read() (*joinedRead, error) {
 		}
 		r.dests = append(r.dests, d)
 	}
-	r.query = authenticateNodeQuery(tok, join, node)
-	joinedReads.Store(f, r)
+	r.query = authenticateNodeQuery(engine, tok, join, node)
+	joinedReads.Store(key, r)
 	return r, nil
 }
 
 // authenticateNodeQuery is the token's columns (and join) as authenticate reads them, joined
-// with node $2 of the token's workspace (columns of it, qualified n.), provided the token reaches it: a workspace-scoped token reaches every node of its
-// workspace; any other walks up from the node on the nodes' primary key and probes its grants
-// on theirs, as reachesQuery does. The CASE keeps that walk from running for a
-// workspace-scoped token: both engines evaluate a CASE branch's subquery only when the branch
-// is taken. No row: the token is not live, or the node is absent or out of its reach.
-func authenticateNodeQuery(tokenColumns, join, columns string) string {
-	return `
+// with node $2 of the token's workspace (columns of it, qualified n.), provided the token
+// reaches it: a workspace-scoped token reaches every node of its workspace; any other walks up
+// from the node on the nodes' primary key and probes its grants on theirs, as reachesQuery
+// does. The CASE keeps that walk from running for a workspace-scoped token: both engines
+// evaluate a CASE branch only when it is taken. No row: the token is not live, or the node is
+// absent or out of its reach.
+//
+// On PostgreSQL the walk is the function quire_token_reaches (migration 00080), not a
+// recursive CTE of the statement: PostgreSQL sets up every subplan of a statement at each
+// execution, taken or not, and the walk's (a recursive union of two index scans, a hash join
+// with grants) was a fifth to a third of the backend's CPU of a page GET. SQLite compiles the
+// statement once per connection and runs the CTE only when the branch is taken.
+func authenticateNodeQuery(engine Engine, tokenColumns, join, columns string) string {
+	with, reach := `
 		WITH RECURSIVE up (id, parent_id, depth) AS (
 			SELECT id, parent_id, 0 FROM nodes WHERE id = $2
 			UNION ALL
 			SELECT p.id, p.parent_id, up.depth + 1 FROM nodes p JOIN up ON p.id = up.parent_id
-			WHERE up.depth < ` + strconv.Itoa(maxDepth) + `
-		)
+			WHERE up.depth < `+strconv.Itoa(maxDepth)+`
+		)`, `EXISTS (SELECT 1 FROM up WHERE EXISTS (SELECT 1 FROM grants g WHERE g.token_id = t.id AND g.target_id = up.id))`
+	if engine == Postgres {
+		with, reach = "", "quire_token_reaches(t.id, $2)"
+	}
+	return with + `
 		SELECT ` + tokenColumns + `, ` + columns + `
 		FROM tokens t ` + join + `
 		JOIN nodes n ON n.id = $2 AND n.workspace_id = t.workspace_id
 		WHERE t.secret_hash = $1 AND t.revoked_ms = 0 AND CASE WHEN t.workspace_scoped THEN TRUE
-			ELSE EXISTS (SELECT 1 FROM up WHERE EXISTS (SELECT 1 FROM grants g WHERE g.token_id = t.id AND g.target_id = up.id))
+			ELSE ` + reach + `
 		END`
 }
 
@@ -139,7 +157,7 @@ func authenticateNodeQuery(tokenColumns, join, columns string) string {
 // or revoked token (unauthorized). Nothing is kept between requests: a revoke or a withdrawn
 // grant through any server is seen by the next request's read.
 func (s *Store) AuthenticateNode(ctx context.Context, secretHash, id string, fields NodeFields) (*quire.Principal, *quire.Node, error) {
-	read, err := fields.read()
+	read, err := fields.read(s.engine)
 	if err != nil {
 		return nil, nil, err
 	}
