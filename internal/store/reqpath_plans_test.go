@@ -184,7 +184,7 @@ type pgPlan struct {
 	Plans        []pgPlan `json:"Plans"`
 }
 
-// tokenReachesBody is the walk of PostgreSQL's quire_token_reaches (migration 00080) as the
+// tokenReachesBody is the walk of PostgreSQL's quire_token_reaches (migration 00036) as the
 // function runs it, its arguments made $1 (the token) and $2 (the node), so that its plan can
 // be read as the statement's.
 func tokenReachesBody(t *testing.T, s *store.Store) string {

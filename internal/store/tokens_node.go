@@ -123,7 +123,7 @@ func (f NodeFields) read(engine Engine) (*joinedRead, error) {
 // evaluate a CASE branch only when it is taken. No row: the token is not live, or the node is
 // absent or out of its reach.
 //
-// On PostgreSQL the walk is the function quire_token_reaches (migration 00080), not a
+// On PostgreSQL the walk is the function quire_token_reaches (migration 00036), not a
 // recursive CTE of the statement: PostgreSQL sets up every subplan of a statement at each
 // execution, taken or not, and the walk's (a recursive union of two index scans, a hash join
 // with grants) was a fifth to a third of the backend's CPU of a page GET. SQLite compiles the
