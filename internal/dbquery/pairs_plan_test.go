@@ -193,3 +193,85 @@ func (n pgNode) flatten() string {
 	}
 	return s
 }
+
+// TestKeyedPairPlansPostgres: the keyed walk of the anchor query (Pair.Keyed, Query.Built)
+// walks the pair's index in order, as the walk given the pair's id does, in the plan PostgreSQL
+// runs after eight calls on one connection (whether it plans each call or keeps a generic plan),
+// with the pair's key and the properties read once before the walk. A generic plan that guessed
+// the database's share of nodes (the records' check with an unknown parent) was a hash join of
+// every record of the database and a sort: this test failed on it.
+func TestKeyedPairPlansPostgres(t *testing.T) {
+	db := openPostgres(t)
+	for _, st := range []string{
+		pgWorkspace, pgRecordNodes,
+		`INSERT INTO record_values (database_id, record_id, property_id, ord, v_text, v_num)
+			SELECT '` + benchDB + `', 'r' || i, p, 0, CASE p WHEN 'sel' THEN 'o' || (i % 20) END,
+			CASE p WHEN 'sel' THEN i % 20 WHEN 'num' THEN (i::bigint * 2654435761) % 1000000 END
+			FROM generate_series(0, 19999) i CROSS JOIN (VALUES ('sel'), ('num')) v (p)`,
+		`INSERT INTO record_indexed (database_id, property_id, created_ms) VALUES ('` + benchDB + `', 'sel', 0), ('` + benchDB + `', 'num', 0)`,
+		// Nodes under a few other parents, as a workspace has (pages, other databases): PostgreSQL's
+		// generic plan then guesses the share of nodes a parent has at one in four.
+		`INSERT INTO nodes (id, workspace_id, object, page_type, parent_type, parent_id, position, title, title_plain,
+			properties, description, in_trash, created_ms, created_by, edited_ms, edited_by)
+			SELECT 'x' || i, '` + workspace + `', 'page', 'page', 'page_id', 'parent' || (i % 3), 'a', '[]'::jsonb, '',
+			'{}'::jsonb, '[]'::jsonb, FALSE, i, '` + u1 + `', i, '` + u1 + `' FROM generate_series(0, 299) i`,
+	} {
+		if _, err := db.Exec(st); err != nil {
+			t.Fatalf("%v\n%s", err, st)
+		}
+	}
+	benchPairs(t, db)
+	if _, err := db.Exec(`VACUUM ANALYZE`); err != nil {
+		t.Fatal(err)
+	}
+	f, ss, err := dbquery.Decode(benchSchema, []byte(`{"property":"sel","select":{"equals":"o7"}}`), []byte(`[{"property":"num","direction":"ascending"}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := dbquery.Query{DatabaseID: benchDB, Filter: f, Sorts: ss, Limit: 101, Now: now,
+		Fetch: &dbquery.Fetch{Columns: "n.title, n.properties, n.created_ms"}}
+	w, _ := dbquery.PairWanted(q)
+	q.Pair = &dbquery.Pair{Cond: w.Conds[0], Keyed: true}
+	q.Built = dbquery.ValueProperties(q)
+	st, err := dbquery.Compile(dbquery.Postgres, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	lits := make([]string, len(st.Args))
+	for i, a := range st.Args {
+		if s, ok := a.(string); ok {
+			lits[i] = "'" + s + "'"
+		} else {
+			lits[i] = fmt.Sprint(a)
+		}
+	}
+	if _, err := conn.ExecContext(ctx, `PREPARE keyed AS `+st.SQL); err != nil {
+		t.Fatalf("%v\n%s", err, st.SQL)
+	}
+	execute := `EXECUTE keyed(` + strings.Join(lits, ", ") + `)`
+	for range 8 {
+		if _, err := conn.ExecContext(ctx, execute); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var raw []byte
+	if err := conn.QueryRowContext(ctx, `EXPLAIN (FORMAT JSON) `+execute).Scan(&raw); err != nil {
+		t.Fatal(err)
+	}
+	var plan []struct{ Plan pgNode }
+	if err := json.Unmarshal(raw, &plan); err != nil || len(plan) != 1 {
+		t.Fatalf("%v %s", err, raw)
+	}
+	nodes := plan[0].Plan.flatten()
+	if !strings.Contains(nodes, "|record_pairs|record_pairs_num|") || !strings.Contains(nodes, "|nodes|nodes_pkey|") ||
+		strings.Contains(nodes, "Sort|") || strings.Contains(nodes, "Hash") || strings.Contains(nodes, "Seq Scan|nodes") ||
+		strings.Contains(nodes, "Seq Scan|record_pairs") {
+		t.Errorf("the keyed walk does not walk record_pairs_num in order:\n%s", nodes)
+	}
+}
