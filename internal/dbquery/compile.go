@@ -37,10 +37,6 @@ type Query struct {
 	// Fetch, when set, has the statements that walk an index in order read more of each
 	// record's nodes row (see Fetch).
 	Fetch *Fetch
-	// Built lists properties whose rows a pair's walk (Pair.Keyed) requires the database to keep
-	// (record_indexed, lease_ms 0): the statement returns no row unless each is, so that the
-	// store need not check them first. Only a pair's walk reads it.
-	Built []string
 }
 
 // Position is a record's place in a query's order: its sort keys (its created time when the

@@ -22,11 +22,6 @@ func Page(ctx context.Context, db Queryer, d Dialect, q Query, pageSize int) ([]
 	if pageSize < 1 {
 		return nil, nil, errors.New("dbquery: pageSize must be at least 1")
 	}
-	guessed := q.Pair != nil && q.Pair.Keyed
-	if guessed && Probed(q) {
-		// A probe reads a property's rows before anything has confirmed that they are kept.
-		return nil, nil, errors.New("dbquery: a keyed pair with probes to run")
-	}
 	if q.Within == nil && q.Narrow == nil && q.Filter != nil {
 		c, n, ok, err := narrow(ctx, db, d, q, pageSize)
 		if err != nil {
@@ -51,10 +46,6 @@ func Page(ctx context.Context, db Queryer, d Dialect, q Query, pageSize int) ([]
 		if err != nil {
 			return nil, nil, err
 		}
-		if guessed && n == 0 && len(got) == 0 {
-			return nil, nil, ErrUnconfirmed
-		}
-		guessed = false
 		if n == q.Limit || st.Then == nil {
 			break
 		}
@@ -70,11 +61,6 @@ func Page(ctx context.Context, db Queryer, d Dialect, q Query, pageSize int) ([]
 	next := got[pageSize-1]
 	return ids, &next, nil
 }
-
-// ErrUnconfirmed is Page's answer for a query with a keyed pair (Pair.Keyed, Query.Built) whose
-// first statement returned no row: the pair may not be registered, a property may not be kept,
-// or no record may match; the caller finds out which, as without a keyed pair, and asks again.
-var ErrUnconfirmed = errors.New("dbquery: a keyed pair's walk returned no row")
 
 // Fetch has the statements that walk an index in the query's order (a sort property's, a
 // pair's) select Columns of each record's nodes row n after the id and the sort keys, and hands

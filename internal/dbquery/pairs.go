@@ -18,11 +18,6 @@ import (
 type Pair struct {
 	ID   int64
 	Cond Cond // the top-level condition on F that the index answers
-	// Keyed, set instead of ID, has the walk read the pair's id itself, from record_pair_keys by
-	// the database, Cond's property and the sort, so that the store need not read it first (a
-	// round trip on PostgreSQL): the walk returns no row when no such pair is registered, and Page
-	// then answers ErrUnconfirmed (see Query.Built).
-	Keyed bool
 }
 
 // PairWant describes the pairs that could answer a query: its sort property and column, and
@@ -118,7 +113,6 @@ func (c *compiler) byPair(q Query, empty bool) (Stmt, error) {
 		b.w(")\nSELECT n.id\nFROM w CROSS JOIN nodes n\nWHERE n.id = w.id AND ", nodeScope,
 			"\n  AND NOT EXISTS (SELECT 1 FROM record_values s WHERE s.record_id = n.id AND s.property_id = ", b.arg(s.PropertyID),
 			" AND s.", sortColumn[s.Type], " IS NOT NULL)")
-		c.built(q)
 		if q.After.ID != "" {
 			b.w("\n  AND n.id ", gt(s.Descending), " ", b.arg(q.After.ID))
 		}
@@ -132,44 +126,15 @@ func (c *compiler) byPair(q Query, empty bool) (Stmt, error) {
 	}
 	sk := "p." + col
 	c.rid = "p.record_id"
-	b.w("SELECT n.id, ", sk, c.fetching(q), "\nFROM record_pairs p CROSS JOIN nodes n\nWHERE p.pair_id = ")
-	if p.Keyed {
-		b.w("(SELECT k.id FROM record_pair_keys k WHERE k.database_id = $1 AND k.filter_prop = ", b.arg(p.Cond.PropertyID),
-			" AND k.sort_prop = ", b.arg(s.PropertyID), " AND k.by_text = ", b.arg(col == "s_text"), ")")
-	} else {
-		b.w(b.arg(p.ID))
-	}
-	scope := nodeScope
-	if p.Keyed {
-		// The database as a subquery's value: PostgreSQL then estimates the records' share of
-		// nodes alike in the plan it makes for the call's values and in the generic one, and
-		// keeps the generic plan after its first five calls on a connection, where with "$1" it
-		// guessed the generic plan four times dearer and planned every call afresh (as long as
-		// the walk itself took). Both plans are this one (TestKeyedPairPlans).
-		scope = keyedScope
-	}
-	b.w(" AND p.f_value = ", b.arg(p.Cond.Value.(string)), " AND ", sk, " IS NOT NULL",
-		"\n  AND n.id = p.record_id AND ", scope)
-	c.built(q)
+	b.w("SELECT n.id, ", sk, c.fetching(q), "\nFROM record_pairs p CROSS JOIN nodes n",
+		"\nWHERE p.pair_id = ", b.arg(p.ID), " AND p.f_value = ", b.arg(p.Cond.Value.(string)), " AND ", sk, " IS NOT NULL",
+		"\n  AND n.id = p.record_id AND ", nodeScope)
 	if q.After != nil {
 		b.w("\n  AND (", sk, ", p.record_id) ", gt(s.Descending), " (", b.arg(q.After.Keys[0].value()), ", ", b.arg(q.After.ID), ")")
 	}
 	c.filter(rest)
 	b.w("\nORDER BY ", sk, dir(s.Descending), ", p.record_id", dir(s.Descending))
 	return c.finish(q, &Position{Keys: []Key{{}}}, []string{sortColumn[s.Type]}, 1), nil
-}
-
-// keyedScope is nodeScope for a keyed pair's walk (byPair).
-const keyedScope = "n.parent_id = (SELECT $1) AND n.in_trash = FALSE"
-
-// built writes the conditions of q.Built: each property's record_indexed row, by its key. They
-// name no column of the walk's tables, so PostgreSQL checks them once before the walk (a
-// one-time filter) and SQLite once per statement.
-func (c *compiler) built(q Query) {
-	for _, prop := range q.Built {
-		c.b.w("\n  AND EXISTS (SELECT 1 FROM record_indexed r WHERE r.database_id = $1 AND r.property_id = ", c.b.arg(prop),
-			" AND r.lease_ms = 0)")
-	}
 }
 
 // PairKeysQuery reads the pairs registered for a sort: $1 the database, $2 the sort property,

@@ -35,41 +35,11 @@ type pairName struct {
 }
 
 // pairs counts the queries that wanted a pair not yet registered, and runs the registrations.
-// It also remembers the pairs this server has seen answer a query (keyedPair): a hint of which
-// statement to send first, never an answer, since the walk reads the pair's key itself.
 type pairs struct {
 	mu      sync.Mutex
 	seen    map[pairName]int
 	running bool
 	wg      sync.WaitGroup
-	known   map[pairName]bool
-}
-
-// pairOf names the pair of the first pairable condition of q, which PairWanted allows.
-func pairOf(q dbquery.Query) pairName {
-	w, _ := dbquery.PairWanted(q)
-	return pairName{db: q.DatabaseID, filter: w.Conds[0].PropertyID, sort: w.SortProperty, byText: w.ByText}
-}
-
-// confirm notes whether pair n answered a query (beforeWalk found it, all its properties kept).
-func (p *pairs) confirm(n pairName, ok bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if !ok {
-		delete(p.known, n)
-		return
-	}
-	if p.known == nil || len(p.known) >= maxWanted {
-		p.known = map[pairName]bool{} // a hint lost costs one query its beforeWalk
-	}
-	p.known[n] = true
-}
-
-// confirmed reports whether pair n answered a query on this server and has not failed one since.
-func (p *pairs) confirmed(n pairName) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.known[n]
 }
 
 // wait returns once no registration is running (the store is closing).
@@ -78,10 +48,11 @@ func (p *pairs) wait() { p.wg.Wait() }
 // wantPair counts a query that pair w would have answered, and once this server has seen
 // pairAfterUses of them, registers the pair in the background (one registration at a time).
 func (s *Store) wantPair(q dbquery.Query) {
-	if _, ok := dbquery.PairWanted(q); !ok {
+	w, ok := dbquery.PairWanted(q)
+	if !ok {
 		return
 	}
-	name := pairOf(q)
+	name := pairName{db: q.DatabaseID, filter: w.Conds[0].PropertyID, sort: w.SortProperty, byText: w.ByText}
 	p := &s.pairs
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"slices"
 	"strings"
 
@@ -57,13 +56,6 @@ type queryRower interface {
 
 // queryRecords is QueryRecords on db (its statements) and byID (the read of records by id).
 func (s *Store) queryRecords(ctx context.Context, db queryRower, byID querier, ws string, q dbquery.Query, pageSize int, numbers bool) (*RecordPage, error) {
-	if g, ok := s.keyedPair(q); ok {
-		page, err := s.walkRecords(ctx, db, byID, ws, g, pageSize, numbers)
-		if !errors.Is(err, dbquery.ErrUnconfirmed) {
-			return page, err
-		}
-		s.pairs.confirm(pairOf(q), false)
-	}
 	missing, pair, err := beforeWalk(ctx, db, q)
 	if err != nil {
 		return nil, err
@@ -73,37 +65,7 @@ func (s *Store) queryRecords(ctx context.Context, db queryRower, byID querier, w
 	}
 	if q.Pair = pair; q.Pair == nil {
 		s.wantPair(q)
-	} else if s.engine == Postgres && !dbquery.Probed(q) {
-		w, _ := dbquery.PairWanted(q)
-		s.pairs.confirm(pairOf(q), pair.Cond.PropertyID == w.Conds[0].PropertyID)
 	}
-	return s.walkRecords(ctx, db, byID, ws, q, pageSize, numbers)
-}
-
-// keyedPair is q with the pair of its first pairable condition read by its walk (Pair.Keyed) and
-// its properties checked there (Query.Built), when this server has seen that pair answer a query
-// like it: the query's statements are then its walk alone, one round trip fewer on PostgreSQL
-// than beforeWalk's statement and the walk. What the walk reads is still read in it, so a pair
-// or a property dropped since is seen (the walk returns no row, and the query runs as without).
-// Not on SQLite, whose statements cost no round trip, nor for a query Page probes first.
-func (s *Store) keyedPair(q dbquery.Query) (dbquery.Query, bool) {
-	if s.engine != Postgres {
-		return q, false
-	}
-	w, ok := dbquery.PairWanted(q)
-	if !ok || !s.pairs.confirmed(pairOf(q)) {
-		return q, false
-	}
-	q.Pair = &dbquery.Pair{Cond: w.Conds[0], Keyed: true}
-	if dbquery.Probed(q) {
-		return q, false
-	}
-	q.Built = dbquery.ValueProperties(q)
-	return q, true
-}
-
-// walkRecords runs q's walk and reads the records it did not.
-func (s *Store) walkRecords(ctx context.Context, db queryRower, byID querier, ws string, q dbquery.Query, pageSize int, numbers bool) (*RecordPage, error) {
 	if q.Records == 0 && dbquery.Probed(q) {
 		// The highest record number bounds how many records the database holds, read from the
 		// end of the number index: Page weighs its probes' counts against it.
