@@ -104,7 +104,8 @@ func (s *Server) registerBlocks() {
 		route{scopes: read.scopes, node: "block_id"}, s.listChildren) // a page's read with the token
 	register(s, op("append-block-children", http.MethodPatch, "/v2/blocks/{block_id}/children", "Blocks",
 		"Append block children",
-		"Appends blocks (with nested children) to a block or page, atomically, and returns the created top-level blocks."), write, s.appendChildren)
+		"Appends blocks (with nested children) to a block or page, atomically, and returns the created top-level blocks."),
+		route{scopes: write.scopes, node: "block_id"}, s.appendChildren) // a page's read with the token, as the listing
 	register(s, op("update-block", http.MethodPatch, "/v2/blocks/{block_id}", "Blocks",
 		"Update a block",
 		"Changes the content of the block's type (the type itself is fixed), or trashes or restores it."), write, s.patchBlock)
