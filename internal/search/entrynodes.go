@@ -146,7 +146,10 @@ const ftsChunk = 256
 // indexMatches), and gathers the nodes of the matching entries of the field asked (the titles
 // with titles, else the blocks) as indexMatches' join of search_docs did: up to entries of
 // them, paced every pace with few == fewByPace. dense reports that the lookup passed its bound.
-func (r *run) ftsMatches(ctx context.Context, query string, args []any, titles bool, entries, pace int, few fewness) (set map[string]bool, dense bool, err error) {
+//
+// With cands, the MATCH is not the whole test (verifyLater): each node's entries are kept there
+// for verified.
+func (r *run) ftsMatches(ctx context.Context, query string, args []any, titles bool, entries, pace int, few fewness, cands unverified) (set map[string]bool, dense bool, err error) {
 	rows, err := r.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, false, err
@@ -179,6 +182,9 @@ func (r *run) ftsMatches(ctx context.Context, query string, args []any, titles b
 				continue
 			}
 			set[found[i].node] = true
+			if cands != nil {
+				cands[found[i].node] = append(cands[found[i].node], rid)
+			}
 			n++
 			if n >= entries || few == fewByPace && n%pace == 0 && r.paced(n, rid, entries) {
 				return nil, true, nil

@@ -139,6 +139,8 @@ type run struct {
 	// tail are the nodes of the entries above SQLite's index mark that hold the terms, titles'
 	// then blocks' (withUnindexed), once read.
 	tail *[2]map[string]bool
+	// unverified are the block candidates whose text is still to be tested (verify.go).
+	unverified unverified
 }
 
 // results reads rows of nodes (the columns of nodes.Columns) as results of tier.

@@ -164,11 +164,29 @@ func (r *run) indexMatches(ctx context.Context, terms []string, titles bool, den
 	}
 	if r.ftsAlone(terms, titles) {
 		// The MATCH is the whole test: the nodes come from the rowids (entrynodes.go).
-		set, dense, err := r.ftsMatches(ctx, `SELECT f.rowid FROM `+ftsOf(titles)+` f WHERE `+where, a.List, titles, entries, denseAfter, few)
+		set, dense, err := r.ftsMatches(ctx, `SELECT f.rowid FROM `+ftsOf(titles)+` f WHERE `+where, a.List, titles, entries, denseAfter, few, nil)
 		if err != nil || dense || r.q.Tuning.DenseAfter != 0 && len(set) >= denseAfter {
 			return nil, err
 		}
 		return r.withUnindexed(ctx, terms, titles, set)
+	}
+	if r.verifyLater(terms, titles) {
+		// The candidates' nodes from the rowids, their text tested later (verify.go).
+		a := sqlq.NewArgs()
+		where := ftsMatchOf(ftsOf(titles), r.trigrams[ftsIndex(titles)], a)
+		u := unverified{}
+		set, dense, err := r.ftsMatches(ctx, `SELECT f.rowid FROM `+ftsOf(titles)+` f WHERE `+where, a.List, titles, entries, denseAfter, few, u)
+		if err != nil || dense || r.q.Tuning.DenseAfter != 0 && len(set) >= denseAfter {
+			return nil, err
+		}
+		if set, err = r.withUnindexed(ctx, terms, titles, set); err != nil {
+			return nil, err
+		}
+		for id := range r.tail[ftsIndex(titles)] {
+			delete(u, id) // an entry above the mark holds the terms: tested as it was read
+		}
+		r.unverified = u
+		return set, nil
 	}
 	cols := "d.node_id"
 	if few == fewByPace {
@@ -290,13 +308,8 @@ func (r *run) indexMatch(ctx context.Context, terms []string, titles bool, limit
 				few = fewByPace
 			}
 		}
-		// An FTS5 query of quoted strings, ANDed: a trigram phrase is a substring.
-		q := make([]string, len(plan.pieces))
-		for i, t := range plan.pieces {
-			q[i] = ftsString(t)
-		}
 		from = fts + " f JOIN search_docs d ON d.rid = f.rowid"
-		conds = append(conds, fts+" MATCH "+a.Arg(strings.Join(q, " AND ")))
+		conds = append(conds, ftsMatchOf(fts, plan, a))
 		long = plan.verify
 	}
 	for _, t := range append(long, short...) {
@@ -393,8 +406,17 @@ func (r *run) searchSegment(ctx context.Context, q Query, tier int, m *matches, 
 	}
 	byIDMax := cmp.Or(q.Tuning.ByID, byIDNodes)
 	narrowed := false
-	if listed := listedOf(m, tier); !walk && prefix == 0 && r.d == SQLite && len(listed) > byIDMax {
-		first, err := r.firstListed(ctx, q, tier, listed, after, limit)
+	listed := listedOf(m, tier)
+	firstOf := !walk && prefix == 0 && r.d == SQLite && len(listed) > byIDMax
+	if !walk && !firstOf && tier != tierTitle && m.bodies != nil {
+		// The list is read whole: its candidates are tested first (verify.go).
+		if err := r.verifyAll(ctx, m.bodies); err != nil {
+			return nil, false, nil, err
+		}
+		listed = listedOf(m, tier)
+	}
+	if firstOf {
+		first, err := r.firstListed(ctx, q, tier, listed, m.titles, after, limit)
 		if err != nil {
 			return nil, false, nil, err
 		}
@@ -422,7 +444,7 @@ func (r *run) searchSegment(ctx context.Context, q Query, tier int, m *matches, 
 	// Built only where used: PostgreSQL cannot type a parameter that no clause reads.
 	inTitle := func() string { return r.all("n.title_plain", q.Terms, a) }
 	inBody := func() string { return r.inBody(q.Terms, a) }
-	listed := 0 // the ids the match lists
+	nListed := 0 // the ids the match lists
 	in := func(sets ...map[string]bool) string {
 		seen := map[string]bool{}
 		var ids []string
@@ -440,7 +462,7 @@ func (r *run) searchSegment(ctx context.Context, q Query, tier int, m *matches, 
 		if len(ids) == 0 {
 			return "FALSE"
 		}
-		listed = len(ids)
+		nListed = len(ids)
 		if lookup != nil {
 			return "(n.id = ANY(CAST(" + a.Arg(ids) + " AS TEXT[])) OR " + lookupTest + ")"
 		}
@@ -469,12 +491,12 @@ func (r *run) searchSegment(ctx context.Context, q Query, tier int, m *matches, 
 	default:
 		match, byID = "("+inTitle()+" OR "+inBody()+")", false
 	}
-	if byID && listed == 0 && lookup == nil {
+	if byID && nListed == 0 && lookup == nil {
 		return nil, true, nil, nil // the index lists no node: nothing to ask the nodes
 	}
 	ms, _ := keyOrder(q)
 	order, wsCol := ms, "n.workspace_id"
-	if byID && prefix == 0 && r.d == SQLite && (listed <= byIDMax || narrowed) {
+	if byID && prefix == 0 && r.d == SQLite && (nListed <= byIDMax || narrowed) {
 		// Read by id and sorted: without statistics SQLite prefers to walk the workspace's
 		// nodes in order (an index on workspace_id and the time) to avoid the sort, testing each
 		// against the few ids (2 ms for 10,000 pages). The unary plus keeps it off those indexes.
@@ -501,7 +523,7 @@ func (r *run) searchSegment(ctx context.Context, q Query, tier int, m *matches, 
 	}
 
 	args := a.List
-	if r.d == Postgres && byID && listed > byIDMax && r.nodes.PlanEach != nil {
+	if r.d == Postgres && byID && nListed > byIDMax && r.nodes.PlanEach != nil {
 		// Planned at every call, never by the prepared statement's generic plan. With the list
 		// in view PostgreSQL walks the workspace's nodes in result order testing each against
 		// the list (0.1-0.2 ms for 450 ids; 0.4-0.9 ms to plan). The generic plan cannot see
