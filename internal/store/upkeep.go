@@ -32,9 +32,8 @@ import (
 //     transaction (search_index_tail.go), so a segment holds a quarter second of writes instead
 //     of one statement's. Open kicks the loop once migrated, so what a crash or a command that
 //     closed the store left unindexed is indexed then.
-//   - Requests first (upkeep_yield.go): with a gate, each batch and merge step waits for the
-//     requests in flight and is smaller while they come, so that a request does not wait
-//     behind it for the writer.
+//   - Requests first (upkeep_yield.go): with a gate, each batch and merge step is smaller
+//     while requests come, so that a request waits less behind it for the writer.
 //
 // Durability is unchanged: a commit is durable once its WAL frames are synced (synchronous
 // FULL); a checkpoint syncs the WAL before it copies and the database file after. A merge
@@ -60,8 +59,8 @@ type upkeep struct {
 	ckptDone  chan struct{}
 	lastMerge time.Time
 	ran       atomic.Int64              // checkpoints run, for tests
-	gate      atomic.Pointer[busy.Gate] // the requests to step aside for (upkeep_yield.go); nil: none
-	yields    atomic.Int64              // waits for them begun, for tests
+	gate      atomic.Pointer[busy.Gate] // the requests in flight (upkeep_yield.go); nil: none
+	smalls    atomic.Int64              // small index batches begun, for tests
 }
 
 func startUpkeep(ckpt, write *sql.DB) *upkeep {
@@ -194,7 +193,7 @@ tables:
 		pages := mergePages
 		for step := 0; step < mergeSteps; step++ {
 			n := pages
-			if pages > 0 && u.yield(ctx) {
+			if pages > 0 && u.small(ctx) {
 				n = mergeBusyPages
 			}
 			w, err := u.mergeStep(ctx, table, n)

@@ -1,9 +1,6 @@
 package store
 
-import (
-	"context"
-	"time"
-)
+import "context"
 
 // ConsolidateDueForTest reports whether the upkeep would merge FTS5 table into one segment now
 // (upkeep.consolidate); SQLite only.
@@ -26,13 +23,13 @@ func (s *Store) HoldWriterForTest(ctx context.Context) (release func(), err erro
 func (s *Store) KickUpkeepForTest()        { s.upkeep.wrote() }
 func (s *Store) CheckpointsForTest() int64 { return s.upkeep.ran.Load() }
 
-// YieldForTest sets how long the upkeep waits for the requests in flight before each piece of
-// work, and the tail at which it stops waiting, until the test ends; YieldsForTest is how many
-// times it has begun to wait for them (SQLite only).
-func YieldForTest(t interface{ Cleanup(func()) }, maxWait time.Duration, tailMax int64) {
-	w, n := yieldMaxWait, yieldTailMax
-	yieldMaxWait, yieldTailMax = maxWait, tailMax
-	t.Cleanup(func() { yieldMaxWait, yieldTailMax = w, n })
+// SmallTailForTest sets the tail at which the upkeep's pieces are full size again while
+// requests come, until the test ends; SmallPiecesForTest counts the small index batches it has begun
+// (SQLite only).
+func SmallTailForTest(t interface{ Cleanup(func()) }, tailMax int64) {
+	n := smallTailMax
+	smallTailMax = tailMax
+	t.Cleanup(func() { smallTailMax = n })
 }
 
-func (s *Store) YieldsForTest() int64 { return s.upkeep.yields.Load() }
+func (s *Store) SmallPiecesForTest() int64 { return s.upkeep.smalls.Load() }

@@ -34,64 +34,57 @@ func yieldWrites(t *testing.T, s *store.Store, ws *quire.Workspace, u *quire.Use
 	return want
 }
 
-// TestUpkeep_YieldsToRequests: with a gate (store.YieldTo), SQLite's upkeep does not index or
-// merge while a request is in flight and the entries above the mark are few: it waits for the
-// request to end, and indexes everything once it has. A keyword search finds every entry all
-// along (it reads the ones above the mark itself). Fails if the upkeep ignores the gate (the
-// entries would be indexed while the request is in flight) or never comes back to them.
-// PostgreSQL has no upkeep: the same writes are found at once.
-func TestUpkeep_YieldsToRequests(t *testing.T) {
+// TestUpkeep_SmallPiecesWhileRequestsCome: with a gate (store.YieldTo), SQLite's upkeep
+// indexes in small batches while a request is in flight and the tail is short (250 entries:
+// at least three batches of 100), in full ones once requests have stopped (no small batch for
+// the next write), and full ones again once the tail reaches the bound. A keyword search finds
+// every entry all along, and the trigram indexes are whole after. Fails if the upkeep ignores
+// the gate or the bound. PostgreSQL has no upkeep: the same writes are found at once.
+func TestUpkeep_SmallPiecesWhileRequestsCome(t *testing.T) {
 	testdb.ForEachEngine(t, func(t *testing.T, s *store.Store) {
-		store.YieldForTest(t, time.Hour, 1000) // wait for the request however long it takes
 		g := busy.New()
 		s.YieldTo(g)
 		ws, u := seed(t, s)
-		if s.Engine() == store.SQLite {
-			eventually(t, "the seed indexed", func() bool { return unindexed(t, s) == 0 })
+		sqlite := s.Engine() == store.SQLite
+		indexed := func(step string) {
+			t.Helper()
+			if sqlite {
+				eventually(t, step, func() bool { return unindexed(t, s) == 0 })
+			}
 		}
-		end := g.Begin() // a request in flight from here on
-		want := yieldWrites(t, s, ws, u, "first", 30)
-		if s.Engine() == store.SQLite {
-			// Several of the upkeep's rounds (one a quarter second after a write): none may index.
-			for range 3 {
-				s.KickUpkeepForTest()
-				time.Sleep(300 * time.Millisecond)
+		indexed("the seed indexed")
+		smalls := func() int64 {
+			if !sqlite {
+				return 0
 			}
-			if n := unindexed(t, s); n != 31 { // the 30 paragraphs and the page's title
-				t.Fatalf("%d entries above the mark while a request is in flight, want 31", n)
-			}
-			if s.YieldsForTest() == 0 {
-				t.Fatal("the upkeep never waited for the request")
-			}
+			return s.SmallPiecesForTest()
+		}
+		end := g.Begin() // a request in flight
+		want := yieldWrites(t, s, ws, u, "busy", 250)
+		indexed("the entries indexed while a request is in flight")
+		if n := smalls(); sqlite && n < 3 {
+			t.Errorf("%d small batches for 250 entries while a request is in flight, want at least 3", n)
 		}
 		checkFound(t, s, ws.ID, "while the request is in flight", want)
 		end()
-		if s.Engine() == store.SQLite {
-			eventually(t, "the entries indexed after the request", func() bool { return unindexed(t, s) == 0 })
+		time.Sleep(150 * time.Millisecond) // more than busy.Quiet
+		before := smalls()
+		want = yieldWrites(t, s, ws, u, "idle", 250)
+		indexed("the entries indexed with no request")
+		if n := smalls(); n != before {
+			t.Errorf("%d small batches with no request, want none", n-before)
 		}
-		checkFTS(t, s, "after the request")
-		checkFound(t, s, ws.ID, "after the request", want)
-	})
-}
-
-// TestUpkeep_YieldsOnlyToAShortTail: once the entries above the mark reach the bound, the
-// upkeep indexes them even though requests never stop (a stream of them always has one in
-// flight), so the tail a search reads by substring stays short. Fails if the wait has no
-// bound on the tail.
-func TestUpkeep_YieldsOnlyToAShortTail(t *testing.T) {
-	testdb.ForEachEngine(t, func(t *testing.T, s *store.Store) {
-		store.YieldForTest(t, time.Hour, 20)
-		g := busy.New()
-		s.YieldTo(g)
-		ws, u := seed(t, s)
-		end := g.Begin()
+		store.SmallTailForTest(t, 20)
+		end = g.Begin()
 		defer end()
-		want := yieldWrites(t, s, ws, u, "long", 30)
-		if s.Engine() == store.SQLite {
-			s.KickUpkeepForTest()
-			eventually(t, "a tail over the bound indexed while a request is in flight", func() bool { return unindexed(t, s) == 0 })
+		before = smalls()
+		want = yieldWrites(t, s, ws, u, "long", 250)
+		indexed("a long tail indexed while a request is in flight")
+		// The tail is indexed in full batches; one small batch may follow, finding it empty.
+		if n := smalls(); n-before > 1 {
+			t.Errorf("%d small batches with 250 entries above a bound of 20, want at most 1", n-before)
 		}
-		checkFTS(t, s, "after the tail's indexing")
-		checkFound(t, s, ws.ID, "after the tail's indexing", want)
+		checkFTS(t, s, "after the writes")
+		checkFound(t, s, ws.ID, "after the writes", want)
 	})
 }
