@@ -121,7 +121,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	svc := service.New(st, service.Options{BaseURL: *baseURL, Embedder: embedder, Files: files,
 		Webhooks: service.WebhookOptions{AllowPrivate: *hookPrivate}})
-	gate := busy.New() // requests in flight, for the indexer to step aside
+	gate := busy.New() // requests in flight, for the indexer and SQLite's upkeep to step aside
+	st.YieldTo(gate)
 	api := httpapi.New(httpapi.Config{Service: svc, Logger: logger, AccessLog: access, BaseURL: *baseURL,
 		RateLimit: *rateLimit, Metrics: *metricsOn, DocTime: buildTime(), Version: binaryVersion(), Busy: gate})
 	if *demoFlag {

@@ -26,7 +26,7 @@ func (s *Store) IndexSearch(ctx context.Context) (int, error) {
 	if s.engine != SQLite {
 		return 0, nil
 	}
-	return indexTail(ctx, s.write)
+	return indexTail(ctx, s.write, func(context.Context) int { return indexBatch })
 }
 
 // index is the upkeep loop's indexing: every entry above the mark, in batches. A failure is only
@@ -35,18 +35,19 @@ func (u *upkeep) index(ctx context.Context) int {
 	if backgroundIndexOff.Load() {
 		return 0
 	}
-	n, err := indexTail(ctx, u.write)
+	n, err := indexTail(ctx, u.write, u.batchSize)
 	if err != nil && ctx.Err() == nil {
 		slog.Warn("background search indexing failed", "err", err)
 	}
 	return n
 }
 
-// indexTail runs indexBatchOnce until the tail is empty or ctx ends.
-func indexTail(ctx context.Context, write *sql.DB) (int, error) {
+// indexTail runs indexBatchOnce until the tail is empty or ctx ends, each batch of size(ctx)
+// entries at most (the upkeep's yields to requests before each: upkeep_yield.go).
+func indexTail(ctx context.Context, write *sql.DB, size func(context.Context) int) (int, error) {
 	total := 0
 	for {
-		n, err := indexBatchOnce(ctx, write)
+		n, err := indexBatchOnce(ctx, write, size(ctx))
 		total += n
 		if err != nil || n == 0 {
 			return total, err
@@ -59,11 +60,11 @@ func indexTail(ctx context.Context, write *sql.DB) (int, error) {
 const nextBatchSQL = `SELECT m.rid, MAX(t.rid), COUNT(t.rid) FROM search_fts_mark m
 	LEFT JOIN (SELECT rid FROM search_docs WHERE rid > (SELECT rid FROM search_fts_mark) ORDER BY rid LIMIT $1) t ON TRUE`
 
-// indexBatchOnce indexes the next indexBatch entries above the mark and moves the mark past them,
+// indexBatchOnce indexes the next batch entries above the mark and moves the mark past them,
 // in one transaction: a crash before its commit leaves the mark and the indexes as they were, so
 // the next batch indexes the same entries once. Between the read of the mark and the commit no
 // other writer runs (SQLite has one), so the entries in (mark, hi] are exactly the ones copied.
-func indexBatchOnce(ctx context.Context, write *sql.DB) (int, error) {
+func indexBatchOnce(ctx context.Context, write *sql.DB, batch int) (int, error) {
 	tx, err := write.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, err
@@ -72,7 +73,7 @@ func indexBatchOnce(ctx context.Context, write *sql.DB) (int, error) {
 	var lo int64
 	var hi sql.NullInt64
 	var n int
-	err = tx.QueryRowContext(ctx, nextBatchSQL, indexBatch).Scan(&lo, &hi, &n)
+	err = tx.QueryRowContext(ctx, nextBatchSQL, batch).Scan(&lo, &hi, &n)
 	if err != nil || n == 0 {
 		return 0, err
 	}

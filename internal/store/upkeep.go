@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"sync/atomic"
 	"time"
+
+	"github.com/quire-dev/quire/internal/busy"
 )
 
 // SQLite's upkeep runs beside the requests instead of inside them. Two pieces of work used to
@@ -30,6 +32,8 @@ import (
 //     transaction (search_index_tail.go), so a segment holds a quarter second of writes instead
 //     of one statement's. Open kicks the loop once migrated, so what a crash or a command that
 //     closed the store left unindexed is indexed then.
+//   - Requests first (upkeep_yield.go): with a gate, each batch and merge step is smaller
+//     while requests come, so that a request waits less behind it for the writer.
 //
 // Durability is unchanged: a commit is durable once its WAL frames are synced (synchronous
 // FULL); a checkpoint syncs the WAL before it copies and the database file after. A merge
@@ -54,7 +58,9 @@ type upkeep struct {
 	done      chan struct{}
 	ckptDone  chan struct{}
 	lastMerge time.Time
-	ran       atomic.Int64 // checkpoints run, for tests
+	ran       atomic.Int64              // checkpoints run, for tests
+	gate      atomic.Pointer[busy.Gate] // the requests in flight (upkeep_yield.go); nil: none
+	smalls    atomic.Int64              // small index batches begun, for tests
 }
 
 func startUpkeep(ckpt, write *sql.DB) *upkeep {
@@ -186,7 +192,11 @@ tables:
 	for _, table := range ftsTables {
 		pages := mergePages
 		for step := 0; step < mergeSteps; step++ {
-			w, err := u.mergeStep(ctx, table, pages)
+			n := pages
+			if pages > 0 && u.small(ctx) {
+				n = mergeBusyPages
+			}
+			w, err := u.mergeStep(ctx, table, n)
 			if err != nil {
 				return worked, err
 			}

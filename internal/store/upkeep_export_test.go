@@ -22,3 +22,14 @@ func (s *Store) HoldWriterForTest(ctx context.Context) (release func(), err erro
 // checkpoints it has run; SQLite only.
 func (s *Store) KickUpkeepForTest()        { s.upkeep.wrote() }
 func (s *Store) CheckpointsForTest() int64 { return s.upkeep.ran.Load() }
+
+// SmallTailForTest sets the tail at which the upkeep's pieces are full size again while
+// requests come, until the test ends; SmallPiecesForTest counts the small index batches it has begun
+// (SQLite only).
+func SmallTailForTest(t interface{ Cleanup(func()) }, tailMax int64) {
+	n := smallTailMax
+	smallTailMax = tailMax
+	t.Cleanup(func() { smallTailMax = n })
+}
+
+func (s *Store) SmallPiecesForTest() int64 { return s.upkeep.smalls.Load() }
