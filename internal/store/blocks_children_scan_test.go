@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -70,6 +71,73 @@ func TestChildrenAsBlocks(t *testing.T) {
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Fatalf("Children, limit %d (-Block +Children):\n%s", limit, diff)
+			}
+		}
+	})
+}
+
+// TestChildrenArena: a listing copies its rows' texts and contents into shared chunks and
+// shares a type, creator or editor equal to the previous row's. Listed over two pages of 101
+// and the rest (chunk boundaries crossed, a content larger than a chunk), each block is still
+// the block Block reads, whatever its neighbours: runs of one type and creator broken by others
+// and resumed, editors alternating. A listed content is capped: appending to it leaves the
+// other blocks as they were.
+func TestChildrenArena(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, s *store.Store) {
+		ws, ada := seed(t, s)
+		bob := &quire.User{ID: quire.NewID(), WorkspaceID: ws.ID, Name: "Bob", Email: "bob@example.com", CreatedMs: 1}
+		if err := s.CreateUser(ctx, bob); err != nil {
+			t.Fatal(err)
+		}
+		page := quire.NewID()
+		users := []string{ada.ID, ada.ID, bob.ID, ada.ID, bob.ID, bob.ID, ada.ID}
+		types := []string{"paragraph", "paragraph", "to_do", "paragraph", "heading_1", "heading_1", "quote"}
+		var bs []*quire.Block
+		for i := range 250 {
+			text := strings.Repeat(string(rune('a'+i%26)), 1+(i*397)%3000)
+			if i == 150 {
+				text = strings.Repeat("z", 40_000) // beyond a chunk
+			}
+			b := &quire.Block{ID: quire.NewID(), WorkspaceID: ws.ID, PageID: page, ParentID: page,
+				Position: fmt.Sprintf("p%04d", i), Type: types[i%len(types)], Version: 1,
+				Content:   []byte(`{"rich_text":[{"type":"text","text":{"content":"` + text + `"}}]}`),
+				CreatedMs: 1_700_000_000_000 + int64(i), CreatedBy: users[i%len(users)]}
+			b.EditedMs, b.EditedBy = b.CreatedMs, b.CreatedBy
+			if i%3 == 0 {
+				b.EditedMs, b.EditedBy = b.CreatedMs+5, users[(i+2)%len(users)]
+			}
+			if i%10 == 9 {
+				b.Type, b.Content = "divider", []byte(`{}`) // a short one between long ones
+			}
+			bs = append(bs, b)
+		}
+		mustTx(t, s, func(tx *store.Tx) error { return tx.InsertBlocks(ctx, bs) })
+
+		var got []*quire.Block
+		var after *store.ChildKey
+		for len(got) < len(bs) {
+			list, err := s.Children(ctx, page, after, 101)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(list) == 0 {
+				t.Fatalf("listing stopped after %d of %d blocks", len(got), len(bs))
+			}
+			last := list[len(list)-1]
+			after = &store.ChildKey{Position: last.Position, ID: last.ID}
+			got = append(got, list...)
+		}
+		for _, b := range got {
+			_ = append(b.Content, `,"more"`...) // writes nothing of the listing's
+		}
+		for i, b := range bs {
+			want, err := s.Block(ctx, ws.ID, b.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want.WorkspaceID, want.PageID, want.Version = "", "", 0
+			if diff := cmp.Diff(want, got[i]); diff != "" {
+				t.Fatalf("block %d (-Block +Children):\n%s", i, diff)
 			}
 		}
 	})

@@ -44,15 +44,6 @@ func (r *pgRow) mem(i int) []byte {
 // text is column i as a Go string of its own.
 func (r *pgRow) text(i int) string { return string(r.mem(i)) }
 
-// bytes is column i as bytes of their own, nil when empty.
-func (r *pgRow) bytes(i int) []byte {
-	m := r.mem(i)
-	if len(m) == 0 {
-		return nil
-	}
-	return append([]byte(nil), m...)
-}
-
 // int64 is integer column i.
 func (r *pgRow) int64(i int) int64 {
 	v, fd := r.vals[i], r.fds[i]
