@@ -150,6 +150,24 @@ func TestInTx_GroupMemberCancelled(t *testing.T) {
 			t.Errorf("settings (-want +got):\n%s", diff)
 		}
 
+		// Cancelled while a statement of it runs: SQLite would roll the whole shared transaction
+		// back if the statement were interrupted, so it runs to its end and the writer then
+		// answers the cancellation.
+		ctxL, cancel := context.WithCancel(ctx)
+		errA, errB, _ = inTurns(t, s, ctx, ctxL, func(tx *store.Tx) error { return setting(ctx, tx, "l") },
+			func(tx *store.Tx) error {
+				time.AfterFunc(20*time.Millisecond, cancel)
+				return tx.ExecForTest(ctxL, `INSERT INTO settings (key, value)
+					WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 300000)
+					SELECT 'long' || x, 'v' FROM n`)
+			})
+		if errA != nil || !errors.Is(errB, context.Canceled) {
+			t.Fatalf("answers = %v, %v; want nil and context.Canceled", errA, errB)
+		}
+		if diff := cmp.Diff([]string{"l"}, settingsIn(t, s, "l", "long1", "long300000")); diff != "" {
+			t.Errorf("settings (-want +got):\n%s", diff)
+		}
+
 		// Cancelled while it waits for the turn (on PostgreSQL, while it works).
 		ctxD, cancel := context.WithCancel(ctx)
 		started, hold, doneC, doneD := make(chan struct{}), make(chan struct{}), make(chan struct{}), make(chan struct{})
