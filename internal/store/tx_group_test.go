@@ -326,3 +326,44 @@ func TestInTx_GroupCommitFails(t *testing.T) {
 		}
 	})
 }
+
+// TestInTx_BackgroundWritesAlone: a request's writer holding the write turn while a background
+// writer (the indexer's claim or save) waits commits at once, not leaving its COMMIT to the
+// background work, which then commits its own: two COMMITs on SQLite, both writes stored.
+// Counted as waiting, the background writer would join and the request would be answered only
+// after its work (one COMMIT).
+func TestInTx_BackgroundWritesAlone(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, s *store.Store) {
+		grouped, before := s.GroupsForTest()
+		started, hold := make(chan struct{}), make(chan struct{})
+		errA, errB := make(chan error, 1), make(chan error, 1)
+		go func() {
+			errA <- s.InTx(ctx, func(tx *store.Tx) error { close(started); <-hold; return setting(ctx, tx, "a") })
+		}()
+		<-started
+		go func() {
+			errB <- s.InTx(store.AloneForTest(ctx), func(tx *store.Tx) error { return setting(ctx, tx, "b") })
+		}()
+		if grouped {
+			for deadline := time.Now().Add(10 * time.Second); s.BackgroundWaitingForTest() != 1; time.Sleep(time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("the background writer never queued")
+				}
+			}
+			if n := s.WritersWaitingForTest(); n != 0 {
+				t.Fatalf("writers counted as waiting = %d, want 0: background work is not joined", n)
+			}
+		}
+		close(hold)
+		if err := <-errA; err != nil {
+			t.Fatal(err)
+		}
+		if err := <-errB; err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]string{"a", "b"}, settingsIn(t, s, "a", "b")); diff != "" {
+			t.Errorf("stored (-want +got):\n%s", diff)
+		}
+		commitsSince(t, s, before, 2)
+	})
+}
