@@ -25,7 +25,7 @@ func (s *Store) ClaimEmbedJobs(ctx context.Context, nowMs, leaseMs int64, limit 
 		pick += ` FOR UPDATE SKIP LOCKED`
 	}
 	var jobs []EmbedJob
-	err := s.InTx(alone(ctx), func(tx *Tx) error {
+	err := s.InTx(ctx, func(tx *Tx) error {
 		if err := tx.foldEmbedLog(ctx); err != nil {
 			return err
 		}

@@ -48,7 +48,7 @@ func (s *Store) SaveEmbeddingBatch(ctx context.Context, model string, saves []Em
 	if len(saves) == 0 {
 		return nil
 	}
-	return s.InTx(alone(ctx), func(tx *Tx) error {
+	return s.InTx(ctx, func(tx *Tx) error {
 		ids := make([]any, len(saves))
 		for i, sv := range saves {
 			ids[i] = sv.Job.NodeID

@@ -276,7 +276,7 @@ var sweepBatch int64 = 10_000 // a variable for tests
 // its events, invisible here, must not be counted as swept.
 func (s *Store) sweepWorkspace(ctx context.Context, ws string, beforeMs int64) (int64, error) {
 	var n int64
-	err := s.InTx(alone(ctx), func(tx *Tx) error {
+	err := s.InTx(ctx, func(tx *Tx) error {
 		var swept int64
 		if err := tx.tx.QueryRowContext(ctx, `SELECT swept_seq FROM event_heads WHERE workspace_id = $1`, ws).Scan(&swept); err != nil {
 			return err

@@ -91,7 +91,7 @@ func (s *Store) RegisterPair(ctx context.Context, db, filterProp, sortProp strin
 	if err := s.read.QueryRowContext(ctx, countPairs, db).Scan(&n); err != nil || n >= maxPairs {
 		return err
 	}
-	return s.InTx(alone(ctx), func(tx *Tx) error {
+	return s.InTx(ctx, func(tx *Tx) error {
 		if tx.engine == Postgres {
 			// Writers of record_values wait until the key commits, and the rows they committed
 			// before are all in the backfill's snapshot: a record written meanwhile can neither

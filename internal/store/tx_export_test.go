@@ -18,9 +18,3 @@ func (s *Store) GroupsForTest() (bool, int64) {
 
 // WritersWaitingForTest is the writers waiting for SQLite's write turn.
 func (s *Store) WritersWaitingForTest() int { return int(s.writer.waiting.Load()) }
-
-// AloneForTest marks ctx as a background writer's (alone).
-func AloneForTest(ctx context.Context) context.Context { return alone(ctx) }
-
-// BackgroundWaitingForTest is the background writers waiting for SQLite's write turn.
-func (s *Store) BackgroundWaitingForTest() int { return int(s.writer.alone.Load()) }

@@ -30,8 +30,7 @@ const (
 // writer is SQLite's write turn and the transaction the last holder left open.
 type writer struct {
 	turn    chan struct{} // capacity 1: sent to by the writer whose turn it is
-	waiting atomic.Int32  // writers waiting for the turn, background work aside
-	alone   atomic.Int32  // background writers waiting for the turn (alone)
+	waiting atomic.Int32  // writers waiting for the turn
 	open    *group        // read and written only while holding the turn
 	commits atomic.Int64  // group COMMITs run, for tests
 }
@@ -53,30 +52,17 @@ func newWriter() *writer { return &writer{turn: make(chan struct{}, 1)} }
 // inGroup is InTx on SQLite.
 func (s *Store) inGroup(ctx context.Context, fn func(tx *Tx) error) error {
 	w := s.writer
-	bg := isAlone(ctx)
-	waiting := &w.waiting
-	if bg {
-		waiting = &w.alone // not counted: nobody leaves a COMMIT to background work
-	}
-	waiting.Add(1)
+	w.waiting.Add(1)
 	select {
 	case w.turn <- struct{}{}:
-		waiting.Add(-1)
+		w.waiting.Add(-1)
 	case <-ctx.Done():
-		waiting.Add(-1)
-		if !bg {
-			// The holder before may have left its group open for this writer: commit it.
-			go s.closeGroup()
-		}
+		w.waiting.Add(-1)
+		// The holder before may have left its group open for this writer: commit it.
+		go s.closeGroup()
 		return ctx.Err()
 	}
 	g := w.open
-	if bg && g != nil {
-		// A group left open for a request's writer that this one overtook: its members wait
-		// for their COMMIT, which background work must not delay.
-		s.settle(g)
-		g = nil
-	}
 	if g == nil {
 		sqlTx, err := s.write.BeginTx(context.WithoutCancel(ctx), nil)
 		if err != nil {
@@ -93,7 +79,7 @@ func (s *Store) inGroup(ctx context.Context, fn func(tx *Tx) error) error {
 		g.members++
 		g.events = g.events || events
 	}
-	if !bg && g.broken == nil && g.members > 0 && g.members < maxGroup && w.waiting.Load() > 0 && time.Since(g.began) < maxGroupWait {
+	if g.broken == nil && g.members > 0 && g.members < maxGroup && w.waiting.Load() > 0 && time.Since(g.began) < maxGroupWait {
 		<-w.turn // the next writer joins; it or a later one commits
 		if p != nil {
 			panic(p)
@@ -147,15 +133,9 @@ func (s *Store) member(ctx context.Context, g *group, fn func(tx *Tx) error) (ev
 	return false, err, p
 }
 
-// finish settles g and gives the turn up.
+// finish ends g while holding the turn: commits the members' work (or rolls back a transaction
+// with none, or a broken one), answers every waiting member, and gives the turn up.
 func (s *Store) finish(g *group) {
-	s.settle(g)
-	<-s.writer.turn
-}
-
-// settle ends g while holding the turn: commits the members' work (or rolls back a transaction
-// with none, or a broken one) and answers every waiting member; the turn is kept.
-func (s *Store) settle(g *group) {
 	w := s.writer
 	switch {
 	case g.broken != nil:
@@ -182,6 +162,7 @@ func (s *Store) settle(g *group) {
 		}
 	}
 	close(g.done)
+	<-w.turn
 }
 
 // closeGroup commits a group its last member left open for a writer that then gave up waiting.
@@ -194,15 +175,3 @@ func (s *Store) closeGroup() {
 	}
 	<-w.turn
 }
-
-// aloneKey marks the context of a background writer (alone).
-type aloneKey struct{}
-
-// alone marks ctx as a background writer's (the indexer's claims and saves, a pair's
-// registration, the events sweep, webhook deliveries): on SQLite it runs in a transaction of its
-// own. A request's writer does not count it as waiting, so it never leaves its COMMIT to
-// background work and is never answered after work it did not need; one that finds a group left
-// open for a request's writer commits that group first.
-func alone(ctx context.Context) context.Context { return context.WithValue(ctx, aloneKey{}, true) }
-
-func isAlone(ctx context.Context) bool { return ctx.Value(aloneKey{}) != nil }

@@ -32,7 +32,7 @@ func (s *Store) ClaimWebhooks(ctx context.Context, owner string, nowMs, leaseMs 
 		pick += ` FOR UPDATE OF w SKIP LOCKED`
 	}
 	var ids []string
-	err := s.InTx(alone(ctx), func(tx *Tx) error {
+	err := s.InTx(ctx, func(tx *Tx) error {
 		rows, err := tx.tx.QueryContext(ctx, `UPDATE webhooks SET lease_owner = $2, lease_until = $1 + $3
 			WHERE id IN (`+pick+`) RETURNING id`, nowMs, owner, leaseMs, limit)
 		ids, err = scanAll(rows, err, func(r interface{ Scan(...any) error }) (string, error) {
@@ -85,7 +85,7 @@ const keptDeliveries = 100
 
 // AdvanceWebhook writes p to webhook id if owner still holds its lease, with the attempt.
 func (s *Store) AdvanceWebhook(ctx context.Context, id, owner string, p WebhookProgress) error {
-	return s.InTx(alone(ctx), func(tx *Tx) error {
+	return s.InTx(ctx, func(tx *Tx) error {
 		res, err := tx.tx.ExecContext(ctx, `UPDATE webhooks SET position = $3, status = $4, next_attempt_ms = $5,
 			attempts = $6, failing_since_ms = $7 WHERE id = $1 AND lease_owner = $2`,
 			id, owner, p.Position, p.Status, p.NextAttemptMs, p.Attempts, p.FailingSinceMs)
