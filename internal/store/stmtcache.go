@@ -30,17 +30,6 @@ type txConn struct {
 	*sql.Tx
 	stmts map[string]*sql.Stmt // nil: no caching
 	kept  *stmtCache
-	// detach runs every statement without its caller's cancellation: the transaction is shared
-	// by a group of writers (tx_group.go), and SQLite rolls all of it back when one is interrupted.
-	detach bool
-}
-
-// ctx is the context the transaction's statements run with.
-func (c *txConn) ctx(ctx context.Context) context.Context {
-	if c.detach {
-		return context.WithoutCancel(ctx)
-	}
-	return ctx
 }
 
 func newTxConn(tx *sql.Tx, kept *stmtCache) *txConn {
@@ -80,7 +69,6 @@ func (c *txConn) stmt(ctx context.Context, query string) *sql.Stmt {
 
 // ExecContext is sql.Tx.ExecContext through the statement cache.
 func (c *txConn) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	ctx = c.ctx(ctx)
 	if st := c.stmt(ctx, query); st != nil {
 		return st.ExecContext(ctx, args...)
 	}
@@ -89,16 +77,10 @@ func (c *txConn) ExecContext(ctx context.Context, query string, args ...any) (sq
 
 // QueryRowContext is sql.Tx.QueryRowContext through the statement cache.
 func (c *txConn) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	ctx = c.ctx(ctx)
 	if st := c.stmt(ctx, query); st != nil {
 		return st.QueryRowContext(ctx, args...)
 	}
 	return c.Tx.QueryRowContext(ctx, query, args...)
-}
-
-// QueryContext is sql.Tx.QueryContext, uncached (see txConn).
-func (c *txConn) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	return c.Tx.QueryContext(c.ctx(ctx), query, args...)
 }
 
 // stmtCache keeps statements prepared on SQLite's single write connection from one transaction

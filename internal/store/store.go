@@ -50,7 +50,6 @@ type Store struct {
 	write  *sql.DB
 	kept   *stmtCache // statements kept prepared on the SQLite writer; nil on PostgreSQL
 	upkeep *upkeep    // SQLite's background checkpoints and index merges; nil on PostgreSQL
-	writer *writer    // SQLite's write turn and the transaction its writers share (tx_group.go); nil on PostgreSQL
 	file   string     // SQLite's database file
 	secret []byte     // signs cursors and file URLs; shared by every server on the store
 	events bell       // rung when this process commits events (events.go)
@@ -182,7 +181,7 @@ func openSQLite(dir string, observe func(string)) (*Store, error) {
 	ckpt.SetMaxOpenConns(1)
 	ckpt.SetConnMaxLifetime(0)
 	return &Store{engine: SQLite, read: read, write: write, kept: newStmtCache(write), prep: &preparedReads{db: read},
-		raw: newRawReads(path, observe), found: newStmtCache(read), samples: search.NewSamples(), entryNodes: search.NewEntryNodes(), upkeep: startUpkeep(ckpt, write), writer: newWriter(), file: path}, nil
+		raw: newRawReads(path, observe), found: newStmtCache(read), samples: search.NewSamples(), entryNodes: search.NewEntryNodes(), upkeep: startUpkeep(ckpt, write), file: path}, nil
 }
 
 func openPostgres(dsn string, observe func(string)) (*Store, error) {

@@ -29,14 +29,10 @@ type querier interface {
 
 // InTx runs fn in a write transaction and commits it when fn returns nil. When ctx carries an
 // idempotency claim (WithIdempotencyClaim), the claim is marked committed in the same
-// transaction, so a retry can never apply the effect a second time. On SQLite, writers that
-// queue for the one writer share a COMMIT, each in a savepoint of its own (tx_group.go).
+// transaction, so a retry can never apply the effect a second time.
 func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) (err error) {
 	if s.kept != nil && s.kept.pending() {
 		s.kept.prepare(ctx)
-	}
-	if s.writer != nil {
-		return s.inGroup(ctx, fn)
 	}
 	sqlTx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
@@ -52,7 +48,18 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) (err error) {
 		}
 	}()
 	tx := &Tx{tx: newTxConn(sqlTx, s.kept), engine: s.engine}
-	if err = tx.work(ctx, sqlTx, fn); err != nil {
+	if err = fn(tx); err != nil {
+		return err
+	}
+	if err = tx.settleChildren(ctx); err != nil {
+		return err
+	}
+	if c := claimFrom(ctx); c != nil {
+		if err = markCommitted(ctx, sqlTx, c); err != nil {
+			return err
+		}
+	}
+	if err = tx.flushEvents(ctx); err != nil {
 		return err
 	}
 	if err = sqlTx.Commit(); err != nil {
@@ -65,24 +72,6 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) (err error) {
 		s.upkeep.wrote()
 	}
 	return nil
-}
-
-// work runs fn and what every write transaction does after it: the parents' has_children, the
-// idempotency claim (marked committed in the same transaction, so a retry can never apply the
-// effect a second time) and the outbox.
-func (tx *Tx) work(ctx context.Context, sqlTx *sql.Tx, fn func(tx *Tx) error) error {
-	if err := fn(tx); err != nil {
-		return err
-	}
-	if err := tx.settleChildren(ctx); err != nil {
-		return err
-	}
-	if c := claimFrom(ctx); c != nil {
-		if err := markCommitted(ctx, sqlTx, c); err != nil {
-			return err
-		}
-	}
-	return tx.flushEvents(ctx)
 }
 
 // readTx begins a read-only transaction whose statements all see one snapshot, fixed at its
