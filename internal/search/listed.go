@@ -67,6 +67,7 @@ func (r *run) firstListed(ctx context.Context, q Query, tier int, listed, titles
 		for _, id := range pending {
 			if ok[id] {
 				first[id] = true
+				delete(r.unverified, id) // holds the terms: a later segment takes it as listed
 			}
 		}
 		pending = pending[:0]
