@@ -94,7 +94,9 @@ func addBias(out []float32, n int, bias []float32, accumulate bool) {
 //
 // With AVX2 and FMA (every x86-64 server since 2013) a kernel computes six rows by one panel at
 // a time, each 64 bytes of weights loaded serving six rows: that keeps the two FMA units busy
-// where one row at a time waits on loads. Otherwise plain Go.
+// where one row at a time waits on loads. With AVX-512 one computes twelve rows by two panels
+// (a ZMM register is a panel row), and the AVX2 kernels the rows and panel left over. Otherwise
+// plain Go.
 func mul(out []float32, ostride int, in []float32, istride, n, k int, w []float32, m int) {
 	mulAct(out, ostride, in, istride, n, k, w, m, false)
 }
@@ -125,20 +127,39 @@ func mulAct(out []float32, ostride int, in []float32, istride, n, k int, w []flo
 			act = 1
 		}
 		for i0 := 0; i0 < n; i0 += rowBlock {
-			rows := min(rowBlock, n-i0)
-			for j := 0; j < m; j += lanes {
-				wp := &w[j*k+p0*lanes]
-				ahead := k * lanes * 4 // bytes to the same weights of the next panel
-				i := i0
-				for ; i+6 <= i0+rows; i += 6 {
-					fma6x16(&out[i*ostride+j], ostride, &in[i*istride+p0], istride, wp, kc, act, ahead)
-					ahead = 0
-				}
-				for ; i < i0+rows; i++ {
-					fma1x16(&out[i*ostride+j], &in[i*istride+p0], wp, kc, act)
+			end := i0 + min(rowBlock, n-i0)
+			j := 0
+			if hasAVX512 {
+				for ; j+2*lanes <= m; j += 2 * lanes {
+					wp := &w[j*k+p0*lanes]
+					ahead := 2 * k * lanes * 4 // bytes to the same weights of the next pair of panels
+					i := i0
+					for ; i+12 <= end; i += 12 {
+						fma12x32(&out[i*ostride+j], ostride, &in[i*istride+p0], istride, wp, k*lanes, kc, act, ahead)
+						ahead = 0
+					}
+					fmaPanel(out, ostride, in, istride, i, end, j, p0, kc, wp, act, 0)
+					fmaPanel(out, ostride, in, istride, i, end, j+lanes, p0, kc, &w[(j+lanes)*k+p0*lanes], act, 0)
 				}
 			}
+			for ; j < m; j += lanes {
+				ahead := k * lanes * 4 // bytes to the same weights of the next panel
+				fmaPanel(out, ostride, in, istride, i0, end, j, p0, kc, &w[j*k+p0*lanes], act, ahead)
+			}
 		}
+	}
+}
+
+// fmaPanel runs the AVX2 kernels over rows i…end-1 of the panel at column j (its weights of
+// the k block p0…p0+kc at wp): six rows at a time, then one. act and ahead are fma6x16's, ahead
+// for the first call only.
+func fmaPanel(out []float32, ostride int, in []float32, istride, i, end, j, p0, kc int, wp *float32, act, ahead int) {
+	for ; i+6 <= end; i += 6 {
+		fma6x16(&out[i*ostride+j], ostride, &in[i*istride+p0], istride, wp, kc, act, ahead)
+		ahead = 0
+	}
+	for ; i < end; i++ {
+		fma1x16(&out[i*ostride+j], &in[i*istride+p0], wp, kc, act)
 	}
 }
 

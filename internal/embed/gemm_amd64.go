@@ -7,6 +7,17 @@ import "golang.org/x/sys/cpu"
 // hasFMA selects the AVX2/FMA kernels of gemm_amd64.s; without them the plain Go loops run.
 var hasFMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
+// hasAVX512 selects the AVX-512 kernels of gemm_avx512_amd64.s for the tiles they fit (twelve
+// rows by two panels, six rows by four in the sparse product); the AVX2 kernels take the rows
+// and panels left over, so it is only ever true with hasFMA. Tests set both to run each path.
+var hasAVX512 = hasFMA && cpu.X86.HasAVX512F
+
+//go:noescape
+func fma12x32(o *float32, ostride int, a *float32, astride int, w *float32, wstride int, k int, relu int, ahead int)
+
+//go:noescape
+func fma6x64idx(o *float32, ostride int, a, w *float32, wstride int, idx *int32, n int)
+
 //go:noescape
 func fma6x16(o *float32, ostride int, a *float32, astride int, w *float32, k int, relu int, ahead int)
 

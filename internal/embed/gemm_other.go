@@ -4,6 +4,16 @@ package embed
 
 var hasFMA = false // the plain Go loops run
 
+var hasAVX512 = false
+
+func fma12x32(o *float32, ostride int, a *float32, astride int, w *float32, wstride int, k int, relu int, ahead int) {
+	panic("embed: no AVX-512 kernel")
+}
+
+func fma6x64idx(o *float32, ostride int, a, w *float32, wstride int, idx *int32, n int) {
+	panic("embed: no AVX-512 kernel")
+}
+
 func fma6x16(o *float32, ostride int, a *float32, astride int, w *float32, k int, relu int, ahead int) {
 	panic("embed: no FMA kernel")
 }

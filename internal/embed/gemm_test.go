@@ -10,10 +10,13 @@ import (
 	"time"
 )
 
-// TestGemmKernelsAgree compares the FMA kernels and the plain Go loops with a naive product of
-// the unpacked matrix, on shapes the model uses (row counts past a kernel's six and a row block,
-// k past a k block) and odd ones, with and without accumulation (then with mostly zero inputs),
-// and gemmSparse with gemm: the same floats, since it leaves out zero products alone.
+// TestGemmKernelsAgree compares each path's products (the Go loops, the AVX2 kernels, the
+// AVX-512 ones) with a naive product of the unpacked matrix, on shapes the model uses (row
+// counts past a kernel's six or twelve and a row block, k past a k block) and odd ones (panel
+// counts the wide kernels do not divide), with and without accumulation (then with mostly zero
+// inputs); gemmSparse with gemm: the same floats, since it leaves out zero products alone; and
+// the AVX-512 path with the AVX2 one, bit for bit: each output's products are added in the same
+// order with the same fused multiply-add.
 func TestGemmKernelsAgree(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	fill := func(n int) []float32 {
@@ -23,15 +26,11 @@ func TestGemmKernelsAgree(t *testing.T) {
 		}
 		return s
 	}
-	paths := []bool{false}
-	if hasFMA {
-		paths = append(paths, true)
-	} else {
-		t.Log("no AVX2/FMA on this machine: the Go loops alone")
-	}
-	defer func(saved bool) { hasFMA = saved }(hasFMA)
+	paths := kernelPaths(t)
 	buf := newSparseBuf()
-	for _, c := range []struct{ n, k, m int }{{1, 256, 768}, {7, 512, 1536}, {33, 1536, 512}, {3, 4, 64}, {101, 300, 32}, {6, 1, 16}} {
+	shapes := []struct{ n, k, m int }{{1, 256, 768}, {7, 512, 1536}, {33, 1536, 512}, {3, 4, 64}, {101, 300, 32},
+		{6, 1, 16}, {12, 256, 64}, {125, 600, 80}, {30, 17, 48}, {200, 520, 112}}
+	for _, c := range shapes {
 		for _, acc := range []bool{false, true} {
 			in, w, bias, base := fill(c.n*c.k), fill(c.k*c.m), fill(c.m), fill(c.n*c.m)
 			if acc { // mostly zero, as after relu, with a row and a feature of zeros
@@ -54,17 +53,28 @@ func TestGemmKernelsAgree(t *testing.T) {
 					want[i*c.m+j] = sum
 				}
 			}
-			for _, fma := range paths {
-				hasFMA = fma
+			var avx2 []float32
+			for _, path := range paths {
+				path.use()
 				dense, sparse := append([]float32(nil), base...), append([]float32(nil), base...)
 				gemm(dense, in, c.n, pack(w, c.k, c.m), bias, acc)
 				gemmSparse(&buf, sparse, in, c.n, pack(w, c.k, c.m), bias, acc)
 				for i := range dense {
 					if d := math.Abs(float64(dense[i]) - want[i]); d > 1e-4*(1+math.Abs(want[i]))*math.Sqrt(float64(c.k)) {
-						t.Fatalf("n=%d k=%d m=%d acc=%v fma=%v: [%d] = %g, want %g", c.n, c.k, c.m, acc, fma, i, dense[i], want[i])
+						t.Fatalf("%s: n=%d k=%d m=%d acc=%v: [%d] = %g, want %g", path.name, c.n, c.k, c.m, acc, i, dense[i], want[i])
 					}
 					if sparse[i] != dense[i] {
-						t.Fatalf("n=%d k=%d m=%d acc=%v fma=%v: [%d] = %g sparse, %g dense", c.n, c.k, c.m, acc, fma, i, sparse[i], dense[i])
+						t.Fatalf("%s: n=%d k=%d m=%d acc=%v: [%d] = %g sparse, %g dense", path.name, c.n, c.k, c.m, acc, i, sparse[i], dense[i])
+					}
+				}
+				switch path.name {
+				case "avx2":
+					avx2 = dense
+				case "avx512":
+					for i := range dense {
+						if dense[i] != avx2[i] {
+							t.Fatalf("n=%d k=%d m=%d acc=%v: [%d] = %g with AVX-512, %g with AVX2", c.n, c.k, c.m, acc, i, dense[i], avx2[i])
+						}
 					}
 				}
 			}

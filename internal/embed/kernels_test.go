@@ -6,15 +6,14 @@ import (
 	"testing"
 )
 
-// TestGemmReluAgrees checks that gemmRelu gives relu of gemm's floats on both paths, with k past
+// TestGemmReluAgrees checks that gemmRelu gives relu of gemm's floats on every path, with k past
 // a k block (the relu is applied as the last block's sums are stored) and rows past a kernel's
 // six, so a relu applied to an earlier block's partial sums would show.
 func TestGemmReluAgrees(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
-	defer func(saved bool) { hasFMA = saved }(hasFMA)
-	for _, fma := range kernelPaths(t) {
-		hasFMA = fma
-		for _, c := range []struct{ n, k, m int }{{13, 512, 1536}, {6, 300, 32}, {1, 16, 16}} {
+	for _, path := range kernelPaths(t) {
+		path.use()
+		for _, c := range []struct{ n, k, m int }{{13, 512, 1536}, {6, 300, 32}, {1, 16, 16}, {29, 300, 80}} {
 			in, w, bias := randFloats(r, c.n*c.k), randFloats(r, c.k*c.m), randFloats(r, c.m)
 			pw := pack(w, c.k, c.m)
 			want, got := make([]float32, c.n*c.m), make([]float32, c.n*c.m)
@@ -26,7 +25,7 @@ func TestGemmReluAgrees(t *testing.T) {
 					want[i], negatives = 0, negatives+1
 				}
 				if got[i] != want[i] {
-					t.Fatalf("fma=%v n=%d k=%d m=%d: [%d] = %g, want %g", fma, c.n, c.k, c.m, i, got[i], want[i])
+					t.Fatalf("%s: n=%d k=%d m=%d: [%d] = %g, want %g", path.name, c.n, c.k, c.m, i, got[i], want[i])
 				}
 			}
 			if negatives == 0 {
@@ -36,14 +35,33 @@ func TestGemmReluAgrees(t *testing.T) {
 	}
 }
 
-// kernelPaths is the gemm paths this machine can run: the plain Go loops, and the FMA kernels
-// when the CPU has them.
-func kernelPaths(t *testing.T) []bool {
+// kernelPath is one way of computing the products: the plain Go loops, the AVX2/FMA kernels,
+// or the AVX-512 kernels (with the AVX2 ones for the rows and panels they leave over).
+type kernelPath struct {
+	name        string
+	fma, avx512 bool
+}
+
+// use makes p the path the products take.
+func (p kernelPath) use() { hasFMA, hasAVX512 = p.fma, p.avx512 }
+
+// kernelPaths is the paths this machine can run, best last; the machine's own is restored when
+// the test ends.
+func kernelPaths(t *testing.T) []kernelPath {
+	paths := []kernelPath{{"go", false, false}}
 	if hasFMA {
-		return []bool{false, true}
+		paths = append(paths, kernelPath{"avx2", true, false})
+	} else {
+		t.Log("no AVX2/FMA on this machine: the Go loops alone")
 	}
-	t.Log("no AVX2/FMA on this machine: the Go loops alone")
-	return []bool{false}
+	if hasAVX512 {
+		paths = append(paths, kernelPath{"avx512", true, true})
+	} else {
+		t.Log("no AVX-512 on this machine (or -tags purego): its kernels are not tested here")
+	}
+	fma, avx512 := hasFMA, hasAVX512
+	t.Cleanup(func() { hasFMA, hasAVX512 = fma, avx512 })
+	return paths
 }
 
 func randFloats(r *rand.Rand, n int) []float32 {

@@ -40,7 +40,22 @@ func gemmSparse(buf *sparseBuf, out, in []float32, n int, w packed, bias []float
 			for g := range full {
 				counts[g] = buf.gather(g, in[(i0+g*6)*k+p0:], k, kc)
 			}
-			for j := 0; j < m; j += lanes {
+			j := 0
+			if hasAVX512 { // four panels at a time, the AVX2 kernels the rest
+				for ; j+4*lanes <= m; j += 4 * lanes {
+					for g := range full {
+						if counts[g] > 0 {
+							fma6x64idx(&out[(i0+g*6)*m+j], m, &buf.a[g*kBlock*6], &w.p[j*k+p0*lanes], k*lanes, &buf.idx[g*kBlock], counts[g])
+						}
+					}
+					for c := j; c < j+4*lanes; c += lanes {
+						for i := i0 + full*6; i < i0+rows; i++ {
+							fma1x16(&out[i*m+c], &in[i*k+p0], &w.p[c*k+p0*lanes], kc, 0)
+						}
+					}
+				}
+			}
+			for ; j < m; j += lanes {
 				wp := &w.p[j*k+p0*lanes]
 				for g := range full {
 					if counts[g] > 0 {

@@ -1,0 +1,325 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// The AVX-512 kernels: the same sums as gemm_amd64.s's, each output's products added in the
+// same k order with the same fused multiply-add, so every float is the AVX2 kernels' bit for
+// bit; a ZMM register holds a whole 16-float panel row, and the 32 registers hold twice the
+// accumulators, so each weight and input loaded serves twice the multiply-adds.
+
+// func fma12x32(o *float32, ostride int, a *float32, astride int, w *float32, wstride int, k int, relu int, ahead int)
+// Rows r < 12 of o (32 floats each, ostride floats apart) += sum over p < k of a[r*astride+p] *
+// the two panels' rows p (w, and w+wstride floats: the next panel): twenty-four ZMM
+// accumulators, each 128 bytes of weights loaded serve twelve rows and each input broadcast
+// two panels. relu and ahead are fma6x16's: with relu != 0 the sums are stored as max(sum, 0),
+// and each 64 bytes of weights read, the same line ahead bytes further is prefetched into L2
+// (the caller passes the distance to the next pair of panels on a pair's first call, else 0).
+TEXT ·fma12x32(SB), NOSPLIT, $0-72
+	MOVQ o+0(FP), DI
+	MOVQ ostride+8(FP), R8
+	SHLQ $2, R8
+	LEAQ (DI)(R8*2), AX
+	ADDQ R8, AX // AX: output row 3
+	LEAQ (AX)(R8*2), R10
+	ADDQ R8, R10 // R10: output row 6
+	LEAQ (R10)(R8*2), R11
+	ADDQ R8, R11 // R11: output row 9
+	VMOVUPS 0(DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS 0(DI)(R8*1), Z2
+	VMOVUPS 64(DI)(R8*1), Z3
+	VMOVUPS 0(DI)(R8*2), Z4
+	VMOVUPS 64(DI)(R8*2), Z5
+	VMOVUPS 0(AX), Z6
+	VMOVUPS 64(AX), Z7
+	VMOVUPS 0(AX)(R8*1), Z8
+	VMOVUPS 64(AX)(R8*1), Z9
+	VMOVUPS 0(AX)(R8*2), Z10
+	VMOVUPS 64(AX)(R8*2), Z11
+	VMOVUPS 0(R10), Z12
+	VMOVUPS 64(R10), Z13
+	VMOVUPS 0(R10)(R8*1), Z14
+	VMOVUPS 64(R10)(R8*1), Z15
+	VMOVUPS 0(R10)(R8*2), Z16
+	VMOVUPS 64(R10)(R8*2), Z17
+	VMOVUPS 0(R11), Z18
+	VMOVUPS 64(R11), Z19
+	VMOVUPS 0(R11)(R8*1), Z20
+	VMOVUPS 64(R11)(R8*1), Z21
+	VMOVUPS 0(R11)(R8*2), Z22
+	VMOVUPS 64(R11)(R8*2), Z23
+	// The caller's next call is most often the twelve rows below these: fetch their outputs
+	// while these sums run (a prefetch past the end of the matrix does not fault).
+	LEAQ (R11)(R8*2), R10
+	ADDQ R8, R10 // R10: output row 12
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 0(R10)(R8*1)
+	PREFETCHT0 64(R10)(R8*1)
+	PREFETCHT0 0(R10)(R8*2)
+	PREFETCHT0 64(R10)(R8*2)
+	LEAQ (R10)(R8*2), R10
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 0(R10)(R8*1)
+	PREFETCHT0 64(R10)(R8*1)
+	PREFETCHT0 0(R10)(R8*2)
+	PREFETCHT0 64(R10)(R8*2)
+	LEAQ (R10)(R8*2), R10
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 0(R10)(R8*1)
+	PREFETCHT0 64(R10)(R8*1)
+	PREFETCHT0 0(R10)(R8*2)
+	PREFETCHT0 64(R10)(R8*2)
+	LEAQ (R10)(R8*2), R10
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 0(R10)(R8*1)
+	PREFETCHT0 64(R10)(R8*1)
+	PREFETCHT0 0(R10)(R8*2)
+	PREFETCHT0 64(R10)(R8*2)
+	MOVQ a+16(FP), SI
+	MOVQ astride+24(FP), R9
+	SHLQ $2, R9
+	LEAQ (SI)(R9*2), BX
+	ADDQ R9, BX // BX: input row 3
+	LEAQ (BX)(R9*2), R10
+	ADDQ R9, R10 // R10: input row 6
+	LEAQ (R10)(R9*2), R11
+	ADDQ R9, R11 // R11: input row 9
+	MOVQ w+32(FP), DX
+	MOVQ wstride+40(FP), R13
+	SHLQ $2, R13
+	MOVQ k+48(FP), CX
+	MOVQ ahead+64(FP), R12
+	ADDQ DX, R12 // R12: the weights to prefetch (DX itself when ahead is 0: in L1, cheap)
+	TESTQ CX, CX
+	JZ z12done
+z12loop:
+	PREFETCHT1 (R12)
+	PREFETCHT1 (R12)(R13*1)
+	VMOVUPS (DX), Z24
+	VMOVUPS (DX)(R13*1), Z25
+	VBROADCASTSS (SI), Z26
+	VFMADD231PS Z24, Z26, Z0
+	VFMADD231PS Z25, Z26, Z1
+	VBROADCASTSS (SI)(R9*1), Z27
+	VFMADD231PS Z24, Z27, Z2
+	VFMADD231PS Z25, Z27, Z3
+	VBROADCASTSS (SI)(R9*2), Z28
+	VFMADD231PS Z24, Z28, Z4
+	VFMADD231PS Z25, Z28, Z5
+	VBROADCASTSS (BX), Z29
+	VFMADD231PS Z24, Z29, Z6
+	VFMADD231PS Z25, Z29, Z7
+	VBROADCASTSS (BX)(R9*1), Z30
+	VFMADD231PS Z24, Z30, Z8
+	VFMADD231PS Z25, Z30, Z9
+	VBROADCASTSS (BX)(R9*2), Z31
+	VFMADD231PS Z24, Z31, Z10
+	VFMADD231PS Z25, Z31, Z11
+	VBROADCASTSS (R10), Z26
+	VFMADD231PS Z24, Z26, Z12
+	VFMADD231PS Z25, Z26, Z13
+	VBROADCASTSS (R10)(R9*1), Z27
+	VFMADD231PS Z24, Z27, Z14
+	VFMADD231PS Z25, Z27, Z15
+	VBROADCASTSS (R10)(R9*2), Z28
+	VFMADD231PS Z24, Z28, Z16
+	VFMADD231PS Z25, Z28, Z17
+	VBROADCASTSS (R11), Z29
+	VFMADD231PS Z24, Z29, Z18
+	VFMADD231PS Z25, Z29, Z19
+	VBROADCASTSS (R11)(R9*1), Z30
+	VFMADD231PS Z24, Z30, Z20
+	VFMADD231PS Z25, Z30, Z21
+	VBROADCASTSS (R11)(R9*2), Z31
+	VFMADD231PS Z24, Z31, Z22
+	VFMADD231PS Z25, Z31, Z23
+	ADDQ $4, SI
+	ADDQ $4, BX
+	ADDQ $4, R10
+	ADDQ $4, R11
+	ADDQ $64, DX
+	ADDQ $64, R12
+	DECQ CX
+	JNZ z12loop
+z12done:
+	LEAQ (AX)(R8*2), R10
+	ADDQ R8, R10 // R10: output row 6
+	LEAQ (R10)(R8*2), R11
+	ADDQ R8, R11 // R11: output row 9
+	CMPQ relu+56(FP), $0
+	JEQ z12store
+	// max(x, +0): a negative sum (and -0) stores as +0, as fma6x16's relu.
+	VPXORD Z24, Z24, Z24
+	VMAXPS Z24, Z0, Z0
+	VMAXPS Z24, Z1, Z1
+	VMAXPS Z24, Z2, Z2
+	VMAXPS Z24, Z3, Z3
+	VMAXPS Z24, Z4, Z4
+	VMAXPS Z24, Z5, Z5
+	VMAXPS Z24, Z6, Z6
+	VMAXPS Z24, Z7, Z7
+	VMAXPS Z24, Z8, Z8
+	VMAXPS Z24, Z9, Z9
+	VMAXPS Z24, Z10, Z10
+	VMAXPS Z24, Z11, Z11
+	VMAXPS Z24, Z12, Z12
+	VMAXPS Z24, Z13, Z13
+	VMAXPS Z24, Z14, Z14
+	VMAXPS Z24, Z15, Z15
+	VMAXPS Z24, Z16, Z16
+	VMAXPS Z24, Z17, Z17
+	VMAXPS Z24, Z18, Z18
+	VMAXPS Z24, Z19, Z19
+	VMAXPS Z24, Z20, Z20
+	VMAXPS Z24, Z21, Z21
+	VMAXPS Z24, Z22, Z22
+	VMAXPS Z24, Z23, Z23
+z12store:
+	VMOVUPS Z0, 0(DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 0(DI)(R8*1)
+	VMOVUPS Z3, 64(DI)(R8*1)
+	VMOVUPS Z4, 0(DI)(R8*2)
+	VMOVUPS Z5, 64(DI)(R8*2)
+	VMOVUPS Z6, 0(AX)
+	VMOVUPS Z7, 64(AX)
+	VMOVUPS Z8, 0(AX)(R8*1)
+	VMOVUPS Z9, 64(AX)(R8*1)
+	VMOVUPS Z10, 0(AX)(R8*2)
+	VMOVUPS Z11, 64(AX)(R8*2)
+	VMOVUPS Z12, 0(R10)
+	VMOVUPS Z13, 64(R10)
+	VMOVUPS Z14, 0(R10)(R8*1)
+	VMOVUPS Z15, 64(R10)(R8*1)
+	VMOVUPS Z16, 0(R10)(R8*2)
+	VMOVUPS Z17, 64(R10)(R8*2)
+	VMOVUPS Z18, 0(R11)
+	VMOVUPS Z19, 64(R11)
+	VMOVUPS Z20, 0(R11)(R8*1)
+	VMOVUPS Z21, 64(R11)(R8*1)
+	VMOVUPS Z22, 0(R11)(R8*2)
+	VMOVUPS Z23, 64(R11)(R8*2)
+	VZEROUPPER
+	RET
+
+// func fma6x64idx(o *float32, ostride int, a, w *float32, wstride int, idx *int32, n int)
+// fma6x16idx over four panels at once (w, and wstride, 2·wstride, 3·wstride floats further):
+// rows r < 6 of o (64 floats each) += the products over the n weight rows idx[0..n) of the
+// panels, a holding the six rows' inputs at those features, six floats per feature. Each
+// feature's six broadcasts serve four panels, twenty-four ZMM accumulators.
+TEXT ·fma6x64idx(SB), NOSPLIT, $0-56
+	MOVQ o+0(FP), DI
+	MOVQ ostride+8(FP), R8
+	SHLQ $2, R8
+	MOVQ a+16(FP), SI
+	MOVQ w+24(FP), DX
+	MOVQ wstride+32(FP), R13
+	SHLQ $2, R13
+	MOVQ idx+40(FP), R11
+	MOVQ n+48(FP), CX
+	LEAQ (DI)(R8*2), AX
+	ADDQ R8, AX // AX: output row 3
+	LEAQ (DX)(R13*1), R12 // R12: panel 1
+	LEAQ (DX)(R13*2), BX // BX: panel 2
+	LEAQ (BX)(R13*1), R9 // R9: panel 3
+	VMOVUPS 0(DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS 128(DI), Z2
+	VMOVUPS 192(DI), Z3
+	VMOVUPS 0(DI)(R8*1), Z4
+	VMOVUPS 64(DI)(R8*1), Z5
+	VMOVUPS 128(DI)(R8*1), Z6
+	VMOVUPS 192(DI)(R8*1), Z7
+	VMOVUPS 0(DI)(R8*2), Z8
+	VMOVUPS 64(DI)(R8*2), Z9
+	VMOVUPS 128(DI)(R8*2), Z10
+	VMOVUPS 192(DI)(R8*2), Z11
+	VMOVUPS 0(AX), Z12
+	VMOVUPS 64(AX), Z13
+	VMOVUPS 128(AX), Z14
+	VMOVUPS 192(AX), Z15
+	VMOVUPS 0(AX)(R8*1), Z16
+	VMOVUPS 64(AX)(R8*1), Z17
+	VMOVUPS 128(AX)(R8*1), Z18
+	VMOVUPS 192(AX)(R8*1), Z19
+	VMOVUPS 0(AX)(R8*2), Z20
+	VMOVUPS 64(AX)(R8*2), Z21
+	VMOVUPS 128(AX)(R8*2), Z22
+	VMOVUPS 192(AX)(R8*2), Z23
+	TESTQ CX, CX
+	JZ zidone
+ziloop:
+	MOVLQSX (R11), R10
+	SHLQ $6, R10
+	VMOVUPS (DX)(R10*1), Z24
+	VMOVUPS (R12)(R10*1), Z25
+	VMOVUPS (BX)(R10*1), Z26
+	VMOVUPS (R9)(R10*1), Z27
+	VBROADCASTSS 0(SI), Z28
+	VFMADD231PS Z24, Z28, Z0
+	VFMADD231PS Z25, Z28, Z1
+	VFMADD231PS Z26, Z28, Z2
+	VFMADD231PS Z27, Z28, Z3
+	VBROADCASTSS 4(SI), Z29
+	VFMADD231PS Z24, Z29, Z4
+	VFMADD231PS Z25, Z29, Z5
+	VFMADD231PS Z26, Z29, Z6
+	VFMADD231PS Z27, Z29, Z7
+	VBROADCASTSS 8(SI), Z30
+	VFMADD231PS Z24, Z30, Z8
+	VFMADD231PS Z25, Z30, Z9
+	VFMADD231PS Z26, Z30, Z10
+	VFMADD231PS Z27, Z30, Z11
+	VBROADCASTSS 12(SI), Z31
+	VFMADD231PS Z24, Z31, Z12
+	VFMADD231PS Z25, Z31, Z13
+	VFMADD231PS Z26, Z31, Z14
+	VFMADD231PS Z27, Z31, Z15
+	VBROADCASTSS 16(SI), Z28
+	VFMADD231PS Z24, Z28, Z16
+	VFMADD231PS Z25, Z28, Z17
+	VFMADD231PS Z26, Z28, Z18
+	VFMADD231PS Z27, Z28, Z19
+	VBROADCASTSS 20(SI), Z29
+	VFMADD231PS Z24, Z29, Z20
+	VFMADD231PS Z25, Z29, Z21
+	VFMADD231PS Z26, Z29, Z22
+	VFMADD231PS Z27, Z29, Z23
+	ADDQ $24, SI
+	ADDQ $4, R11
+	DECQ CX
+	JNZ ziloop
+zidone:
+	VMOVUPS Z0, 0(DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	VMOVUPS Z4, 0(DI)(R8*1)
+	VMOVUPS Z5, 64(DI)(R8*1)
+	VMOVUPS Z6, 128(DI)(R8*1)
+	VMOVUPS Z7, 192(DI)(R8*1)
+	VMOVUPS Z8, 0(DI)(R8*2)
+	VMOVUPS Z9, 64(DI)(R8*2)
+	VMOVUPS Z10, 128(DI)(R8*2)
+	VMOVUPS Z11, 192(DI)(R8*2)
+	VMOVUPS Z12, 0(AX)
+	VMOVUPS Z13, 64(AX)
+	VMOVUPS Z14, 128(AX)
+	VMOVUPS Z15, 192(AX)
+	VMOVUPS Z16, 0(AX)(R8*1)
+	VMOVUPS Z17, 64(AX)(R8*1)
+	VMOVUPS Z18, 128(AX)(R8*1)
+	VMOVUPS Z19, 192(AX)(R8*1)
+	VMOVUPS Z20, 0(AX)(R8*2)
+	VMOVUPS Z21, 64(AX)(R8*2)
+	VMOVUPS Z22, 128(AX)(R8*2)
+	VMOVUPS Z23, 192(AX)(R8*2)
+	VZEROUPPER
+	RET
