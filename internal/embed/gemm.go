@@ -95,7 +95,8 @@ func addBias(out []float32, n int, bias []float32, accumulate bool) {
 // With AVX2 and FMA (every x86-64 server since 2013) a kernel computes six rows by one panel at
 // a time, each 64 bytes of weights loaded serving six rows: that keeps the two FMA units busy
 // where one row at a time waits on loads. With AVX-512 one computes twelve rows by two panels
-// (a ZMM register is a panel row), and the AVX2 kernels the rows and panel left over. Otherwise
+// (a ZMM register is a panel row), then one row by two panels, and the AVX2 kernels the panel
+// left over. Otherwise
 // plain Go.
 func mul(out []float32, ostride int, in []float32, istride, n, k int, w []float32, m int) {
 	mulAct(out, ostride, in, istride, n, k, w, m, false)
@@ -138,8 +139,9 @@ func mulAct(out []float32, ostride int, in []float32, istride, n, k int, w []flo
 						fma12x32(&out[i*ostride+j], ostride, &in[i*istride+p0], istride, wp, k*lanes, kc, act, ahead)
 						ahead = 0
 					}
-					fmaPanel(out, ostride, in, istride, i, end, j, p0, kc, wp, act, 0)
-					fmaPanel(out, ostride, in, istride, i, end, j+lanes, p0, kc, &w[(j+lanes)*k+p0*lanes], act, 0)
+					for ; i < end; i++ {
+						fma1x32(&out[i*ostride+j], &in[i*istride+p0], wp, k*lanes, kc, act)
+					}
 				}
 			}
 			for ; j < m; j += lanes {

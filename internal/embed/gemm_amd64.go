@@ -16,6 +16,9 @@ var hasAVX512 = hasFMA && cpu.X86.HasAVX512F
 func fma12x32(o *float32, ostride int, a *float32, astride int, w *float32, wstride int, k int, relu int, ahead int)
 
 //go:noescape
+func fma1x32(o, a, w *float32, wstride int, k int, relu int)
+
+//go:noescape
 func fma6x64idx(o *float32, ostride int, a, w *float32, wstride int, idx *int32, n int)
 
 //go:noescape

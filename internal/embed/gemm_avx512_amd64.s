@@ -323,3 +323,37 @@ zidone:
 	VMOVUPS Z23, 192(AX)(R8*2)
 	VZEROUPPER
 	RET
+
+// func fma1x32(o, a, w *float32, wstride int, k int, relu int)
+// o[0:32] += sum over p < k of a[p] * the two panels' rows p (w, and w+wstride floats), for the
+// rows past the last twelve; with relu != 0 stored as max(sum, 0), as fma12x32.
+TEXT ·fma1x32(SB), NOSPLIT, $0-48
+	MOVQ o+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ w+16(FP), DX
+	MOVQ wstride+24(FP), R13
+	SHLQ $2, R13
+	MOVQ k+32(FP), CX
+	VMOVUPS 0(DI), Z0
+	VMOVUPS 64(DI), Z1
+	TESTQ CX, CX
+	JZ z1done
+z1loop:
+	VBROADCASTSS (SI), Z8
+	VFMADD231PS (DX), Z8, Z0
+	VFMADD231PS (DX)(R13*1), Z8, Z1
+	ADDQ $4, SI
+	ADDQ $64, DX
+	DECQ CX
+	JNZ z1loop
+z1done:
+	CMPQ relu+40(FP), $0
+	JEQ z1store
+	VPXORD Z8, Z8, Z8
+	VMAXPS Z8, Z0, Z0
+	VMAXPS Z8, Z1, Z1
+z1store:
+	VMOVUPS Z0, 0(DI)
+	VMOVUPS Z1, 64(DI)
+	VZEROUPPER
+	RET

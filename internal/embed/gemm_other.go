@@ -10,6 +10,8 @@ func fma12x32(o *float32, ostride int, a *float32, astride int, w *float32, wstr
 	panic("embed: no AVX-512 kernel")
 }
 
+func fma1x32(o, a, w *float32, wstride int, k int, relu int) { panic("embed: no AVX-512 kernel") }
+
 func fma6x64idx(o *float32, ostride int, a, w *float32, wstride int, idx *int32, n int) {
 	panic("embed: no AVX-512 kernel")
 }

@@ -48,9 +48,9 @@ func gemmSparse(buf *sparseBuf, out, in []float32, n int, w packed, bias []float
 							fma6x64idx(&out[(i0+g*6)*m+j], m, &buf.a[g*kBlock*6], &w.p[j*k+p0*lanes], k*lanes, &buf.idx[g*kBlock], counts[g])
 						}
 					}
-					for c := j; c < j+4*lanes; c += lanes {
+					for c := j; c < j+4*lanes; c += 2 * lanes {
 						for i := i0 + full*6; i < i0+rows; i++ {
-							fma1x16(&out[i*m+c], &in[i*k+p0], &w.p[c*k+p0*lanes], kc, 0)
+							fma1x32(&out[i*m+c], &in[i*k+p0], &w.p[c*k+p0*lanes], k*lanes, kc, 0)
 						}
 					}
 				}
