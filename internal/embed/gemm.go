@@ -96,8 +96,7 @@ func addBias(out []float32, n int, bias []float32, accumulate bool) {
 // a time, each 64 bytes of weights loaded serving six rows: that keeps the two FMA units busy
 // where one row at a time waits on loads. With AVX-512 one computes twelve rows by two panels
 // (a ZMM register is a panel row), then one row by two panels, and the AVX2 kernels the panel
-// left over. Otherwise
-// plain Go.
+// left over. Otherwise plain Go.
 func mul(out []float32, ostride int, in []float32, istride, n, k int, w []float32, m int) {
 	mulAct(out, ostride, in, istride, n, k, w, m, false)
 }
