@@ -56,3 +56,10 @@ func (r *run) rareOnPostgres(ctx context.Context, q Query, after *Key) (bool, er
 	}
 	return total >= 0 && sampled > 0 && hits < sampleHits && (hits+1)*total <= int64(entriesPerNode*denseAfter)*sampled, nil
 }
+
+// rareTest is rareOnPostgres's verdict in SQL, over the columns of the table's entries, the
+// entries sampled and the hits (estimateCTE).
+func rareTest(total, sampled, hits string) string {
+	return "(" + total + " >= 0 AND " + sampled + " > 0 AND " + hits + " < " + strconv.Itoa(sampleHits) + " AND (" + hits + " + 1) * " + total +
+		" <= " + strconv.Itoa(entriesPerNode*denseAfter) + " * " + sampled + ")"
+}

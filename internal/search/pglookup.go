@@ -26,7 +26,14 @@ type pgLookup struct {
 	bound int   // entries read at most; this many means there may be more (dense)
 	count int64 // entries listed, as the statement's rows report it
 	rows  bool  // whether any row reported count
+	// estimate, when set, gates the lookup on rareOnPostgres's estimate in the same statement
+	// (estimateCTE).
+	estimate bool
 }
+
+// notRare is the count a row reports when the estimate found the terms too common for the
+// lookup: the row is a stand-in (estimateBranch), not a result.
+const notRare = -1
 
 // lookupCTE is the lookup as the CTE "m" of node ids, with "k" its counts of entries and of
 // nodes: the entries indexMatches reads on PostgreSQL (entryContains of every term on
@@ -43,7 +50,11 @@ func (r *run) lookupCTE(l *pgLookup, a *sqlq.Args) string {
 	for _, t := range append(long, short...) {
 		conds = append(conds, "d.text_lower LIKE (SELECT lower("+a.Arg("%"+likeEscaper.Replace(t)+"%")+`)) ESCAPE '\'`)
 	}
-	return `m AS MATERIALIZED (SELECT d.node_id FROM search_docs d WHERE ` + strings.Join(conds, " AND ") +
+	gate := ""
+	if l.estimate {
+		gate = "(SELECT rare FROM e) AND "
+	}
+	return `m AS MATERIALIZED (SELECT d.node_id FROM search_docs d WHERE ` + gate + strings.Join(conds, " AND ") +
 		` AND (d.field || '') = 'body' LIMIT ` + strconv.Itoa(l.bound) +
 		`), k AS MATERIALIZED (SELECT COUNT(*) AS entries, COUNT(DISTINCT node_id) AS nodes FROM m)`
 }
@@ -73,6 +84,45 @@ func lookupBranches(base, match, tail string, byIDMax int) string {
 	return "(" + base + " AND " + match + " AND " + long + tail + ")\nUNION ALL\n(" + base + " AND " + byID + " AND NOT " + long + tail + ")"
 }
 
+// The estimate in the results' statement. rareOnPostgres was a statement of its own before the
+// lookup's, a round trip and a statement's work a search (docs/performance.md, "PostgreSQL
+// keyword search, ninth pass"). With pgLookup.estimate the same sample and test are CTEs of
+// the results' statement: the lookup (m) runs only when they call the terms rare, and when
+// they do not, a third branch answers one stand-in row counted notRare (the first node of the
+// sample, so that the answer has a row to say so) and the search probes as before. Should the
+// workspace have no node to stand in, no row says anything, and the search goes on as after an
+// empty lookup (indexMatches): nothing after the key can match then either.
+
+// estimateCTE is rareOnPostgres's sample and test as the CTEs t, s and e (e.rare), each
+// pattern lowered in a sub-SELECT for the reason lookupCTE gives, and the stand-in's node as
+// e.first.
+func (r *run) estimateCTE(q Query, after *Key, a *sqlq.Args) string {
+	s := q
+	s.ReachOf = ""
+	ms, dir := keyOrder(s)
+	conds := make([]string, len(s.Terms))
+	for i, t := range s.Terms {
+		conds[i] = "s.text_lower LIKE (SELECT lower(" + a.Arg("%"+likeEscaper.Replace(t)+"%") + `)) ESCAPE '\'`
+	}
+	nodes := `SELECT n.id, ` + ms + ` FROM nodes n WHERE ` + nodeFilter(s, after, "n.workspace_id", a) + `
+			ORDER BY ` + ms + dir + `, n.id` + dir
+	return `t AS (SELECT reltuples::bigint AS total FROM pg_class WHERE oid = 'search_docs'::regclass),
+	s AS NOT MATERIALIZED (
+		SELECT d.text_lower FROM (` + nodes + ` LIMIT ` + strconv.Itoa(sampleNodes) + `) AS n
+		CROSS JOIN LATERAL (SELECT d.text_lower FROM search_docs d WHERE d.node_id = n.id AND d.field = 'body' OFFSET 0) AS d
+		LIMIT (SELECT LEAST(` + strconv.Itoa(sampleMax) + `, GREATEST(` + strconv.Itoa(sampleMin) + `, total / ` + strconv.Itoa(samplePer) + `)) FROM t)),
+	c AS MATERIALIZED (SELECT COALESCE((SELECT total FROM t), -1) AS total, (SELECT COUNT(*) FROM s) AS sampled,
+		(SELECT COUNT(*) FROM (SELECT 1 FROM s WHERE ` + strings.Join(conds, " AND ") + ` LIMIT ` + strconv.Itoa(sampleHits) + `) AS h) AS hits),
+	e AS MATERIALIZED (SELECT ` + rareTest("c.total", "c.sampled", "c.hits") + ` AS rare,
+		(SELECT n.id FROM (` + nodes + ` LIMIT 1) AS n) AS first FROM c)`
+}
+
+// estimateBranch is the third branch of the results' statement with the estimate: the
+// stand-in row when the terms are not rare (cols: the node's columns of alias n).
+func estimateBranch(cols string) string {
+	return "\nUNION ALL\n(SELECT " + strconv.Itoa(notRare) + ", " + cols + " FROM nodes n WHERE n.id = (SELECT first FROM e) AND NOT (SELECT rare FROM e))"
+}
+
 // lookupOutcome is what contentFromIndex learned of the content tier.
 type lookupOutcome int
 
@@ -80,21 +130,26 @@ const (
 	lookupUnknown  lookupOutcome = iota // no row said how many entries: ask as before (indexMatches)
 	lookupDense                         // the lookup reached its bound: the tier is walked
 	lookupComplete                      // the results are the tier's answer
+	lookupSkipped                       // the statement did not run (contentFromIndex's conditions)
+	lookupNotRare                       // the estimate found the terms common: probe first
 )
 
 // contentFromIndex answers the content part of a search on PostgreSQL (tier as searchSegment's,
 // titles the titles' complete list or nil) by one statement: the lookup and the page of results
-// (see above). Tuning.DenseAfter (which also counts the nodes listed), terms with no trigram to
-// look up, and a tier-0 segment whose titles are walked keep the two statements.
-func (r *run) contentFromIndex(ctx context.Context, q Query, tier int, titles map[string]bool, after *Key, limit, dense int) ([]Result, lookupOutcome, error) {
+// (see above), gated on the estimate when estimate is set. Tuning.DenseAfter (which also counts
+// the nodes listed), terms with no trigram to look up, and a tier-0 segment whose titles are
+// walked keep the two statements (lookupSkipped).
+func (r *run) contentFromIndex(ctx context.Context, q Query, tier int, titles map[string]bool, after *Key, limit, dense int, estimate bool) ([]Result, lookupOutcome, error) {
 	if long, _ := longTerms(q.Terms); len(long) == 0 || q.Tuning.DenseAfter != 0 || tier != tierContent && titles == nil {
-		return nil, lookupUnknown, nil
+		return nil, lookupSkipped, nil
 	}
-	l := &pgLookup{terms: q.Terms, bound: entriesPerNode * dense}
+	l := &pgLookup{terms: q.Terms, bound: entriesPerNode * dense, estimate: estimate}
 	res, _, _, err := r.searchSegment(ctx, q, tier, &matches{titles: titles, lookup: l}, after, limit, 0)
 	switch {
 	case err != nil:
 		return nil, lookupUnknown, err
+	case l.rows && l.count == notRare:
+		return nil, lookupNotRare, nil
 	case !l.rows:
 		// No result: either none matches, or every listed node is filtered out and the lookup
 		// may have been cut short. indexMatches tells (a term in no entry costs it little).

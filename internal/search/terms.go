@@ -69,16 +69,26 @@ func (r *run) searchTerms(ctx context.Context, q Query) ([]Result, *Key, error) 
 	// blocks answers the content part: the probe, then the index or the walk.
 	blocks := func(tier int, after *Key, limit int) ([]Result, *Key, error) {
 		probe := q.Tuning.Probe
+		outcome, looked := lookupUnknown, false // looked: the content statement has run
 		if probe == 0 && r.d == Postgres {
 			probe = probeNodes
 			if long, _ := longTerms(q.Terms); len(long) > 0 {
-				// The index has trigrams to look up: a rare term skips the probe (estimate.go).
-				rare, err := r.rareOnPostgres(ctx, q, after)
-				if err != nil {
-					return nil, nil, err
-				}
-				if rare {
-					probe = 0
+				// The index has trigrams to look up: a rare term skips the probe (estimate.go),
+				// estimated in the statement that looks it up (pglookup.go) where that runs.
+				res, o, err := r.contentFromIndex(ctx, q, tier, titles, after, limit, dense, true)
+				switch {
+				case err != nil || o == lookupComplete:
+					return res, nil, err
+				case o == lookupSkipped:
+					rare, err := r.rareOnPostgres(ctx, q, after)
+					if err != nil {
+						return nil, nil, err
+					}
+					if rare {
+						probe = 0
+					}
+				case o != lookupNotRare:
+					probe, outcome, looked = 0, o, true
 				}
 			}
 		}
@@ -89,15 +99,14 @@ func (r *run) searchTerms(ctx context.Context, q Query) ([]Result, *Key, error) 
 			}
 		}
 		var bodies map[string]bool // nil: dense, the walk answers
-		outcome := lookupUnknown
-		if r.d == Postgres {
-			res, o, err := r.contentFromIndex(ctx, q, tier, titles, after, limit, dense)
+		if r.d == Postgres && !looked {
+			res, o, err := r.contentFromIndex(ctx, q, tier, titles, after, limit, dense, false)
 			if err != nil || o == lookupComplete {
 				return res, nil, err
 			}
 			outcome = o
 		}
-		if outcome == lookupUnknown {
+		if outcome == lookupUnknown || outcome == lookupSkipped {
 			b, err := r.indexMatches(ctx, q.Terms, false, dense)
 			if err != nil {
 				return nil, nil, err
@@ -435,6 +444,9 @@ func (r *run) searchSegment(ctx context.Context, q Query, tier int, m *matches, 
 	}
 	if lookup != nil {
 		cte := r.lookupCTE(lookup, a)
+		if lookup.estimate {
+			cte = r.estimateCTE(q, after, a) + ", " + cte
+		}
 		if q.ReachOf != "" {
 			sb.WriteString(", " + cte + " ")
 		} else {
@@ -518,6 +530,9 @@ func (r *run) searchSegment(ctx context.Context, q Query, tier int, m *matches, 
 		sb.WriteString("\nWHERE " + match + orderBy + " LIMIT " + r.limit(a, limit))
 	case lookup != nil:
 		sb.WriteString(lookupBranches(base.String(), match, orderBy+" LIMIT "+strconv.Itoa(limit), byIDMax))
+		if lookup.estimate {
+			sb.WriteString(estimateBranch(r.columns()))
+		}
 	default:
 		sb.WriteString(base.String() + " AND " + match + orderBy + " LIMIT " + r.limit(a, limit))
 	}

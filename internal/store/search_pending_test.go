@@ -131,6 +131,7 @@ type planNode struct {
 	Hit      int        `json:"Shared Hit Blocks"`
 	Read     int        `json:"Shared Read Blocks"`
 	Loops    int        `json:"Actual Loops"` // under ANALYZE; 0: never executed
+	Subplan  string     `json:"Subplan Name"` // "CTE m", "InitPlan 1 (returns $0)" …
 	Plans    []planNode `json:"Plans"`
 }
 

@@ -186,6 +186,34 @@ func insertNode(t *testing.T, s *store.Store, ws, id, parent string) {
 	}
 }
 
+// TestStore_PostgresPrefetch checks that the store's PostgreSQL connections do not prefetch
+// heap pages ahead of a bitmap heap scan unless the database URL asks for it: the prefetch
+// looks each page up twice in a cached store (docs/performance.md, "PostgreSQL keyword search,
+// ninth pass").
+func TestStore_PostgresPrefetch(t *testing.T) {
+	u, err := url.Parse(testdb.PostgresURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"0", "1"} {
+		dsn := *u
+		if want == "1" {
+			q := dsn.Query()
+			q.Set("effective_io_concurrency", "1")
+			dsn.RawQuery = q.Encode()
+		}
+		s, err := store.Open(ctx, store.Config{DatabaseURL: dsn.String()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.RowsForTest(ctx, `SHOW effective_io_concurrency`)
+		s.Close()
+		if err != nil || len(got) != 1 || got[0] != want {
+			t.Errorf("SHOW effective_io_concurrency with %q = %v, %v; want %s", dsn.RawQuery, got, err, want)
+		}
+	}
+}
+
 // TestStore_PostgresJIT checks that the store's PostgreSQL connections run without JIT
 // compilation unless the database URL asks for it.
 func TestStore_PostgresJIT(t *testing.T) {
