@@ -51,6 +51,7 @@ type Indexer struct {
 	gate    *busy.Gate
 	maxWait time.Duration
 	quiet   time.Duration // how long the gate must be empty before spare sub-batches run
+	cut     chunkMemo     // the chunks last cut of each node's source (indexer_chunks.go)
 }
 
 // indexIdleMax bounds how long a write through another server sharing the database waits, on
@@ -208,7 +209,7 @@ func (ix *Indexer) RunOnce(ctx context.Context) (int, error) {
 	for i := range works {
 		w := &works[i]
 		if w.err == nil && !w.gone {
-			w.chunks = embedChunks(w.src)
+			w.chunks = ix.cut.chunks(w.job.NodeID, w.src)
 			if err != nil {
 				w.err = err
 				continue
