@@ -78,9 +78,39 @@ func sentences(line string) []string {
 type chunker struct {
 	tok   *tokenizer
 	cur   string
-	entry int // the entry being added
-	start int // the entry cur starts in
+	runes int     // code points of cur
+	curL  lattice // the forward pass over cur (lattice.go)
+	next  lattice // the pass over cur and the unit tried last (fitsAfter) or the unit alone (fitsAlone)
+	entry int     // the entry being added
+	start int     // the entry cur starts in
 	out   []Chunk
+}
+
+// fitsAfter reports whether cur, a space and unit fit one chunk, as fits(cur+" "+unit) would,
+// extending cur's pass instead of encoding it again; c.next is then that text's pass.
+func (c *chunker) fitsAfter(unit string) bool {
+	if c.runes+1+utf8.RuneCountInString(unit) > maxChunkRunes {
+		return false
+	}
+	c.next.copyFrom(&c.curL)
+	c.tok.extend(&c.next, prepare(unit))
+	return c.tok.tokens(&c.next) <= MaxTokens
+}
+
+// fitsAlone is fits(unit), leaving unit's pass in c.next.
+func (c *chunker) fitsAlone(unit string) bool {
+	if utf8.RuneCountInString(unit) > maxChunkRunes {
+		return false
+	}
+	c.next.reset()
+	c.tok.extend(&c.next, prepare(unit))
+	return c.tok.tokens(&c.next) <= MaxTokens
+}
+
+// take makes c.next's text cur's pass; runes is cur's new length.
+func (c *chunker) take(runes int) {
+	c.curL, c.next = c.next, c.curL
+	c.runes = runes
 }
 
 func (c *chunker) fits(s string) bool {
@@ -104,13 +134,15 @@ func (c *chunker) add(unit string) {
 	if unit == "" {
 		return
 	}
-	if c.cur != "" && c.fits(c.cur+" "+unit) {
+	if c.cur != "" && c.fitsAfter(unit) {
 		c.cur += " " + unit
+		c.take(c.runes + 1 + utf8.RuneCountInString(unit))
 		return
 	}
-	if c.fits(unit) {
+	if c.fitsAlone(unit) {
 		c.flush()
 		c.cur, c.start = unit, c.entry
+		c.take(utf8.RuneCountInString(unit))
 		return
 	}
 	if strings.Contains(unit, " ") {

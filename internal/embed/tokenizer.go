@@ -28,8 +28,9 @@ type tokenizer struct {
 	pieceLen []int // code points of each vocabulary entry
 	// The trie: node 0 is the root; edge (node, rune) → child lives in one map keyed by
 	// edge(node, rune), which is compact for 8000 pieces and takes Go's fast path for uint64 keys.
-	edges map[uint64]int32
-	nodes []trieNode
+	edges    map[uint64]int32
+	nodes    []trieNode
+	maxPiece int // code points of the longest piece: the farthest a piece reaches from its start
 }
 
 func edge(node int32, r rune) uint64 { return uint64(node)<<32 | uint64(uint32(r)) }
@@ -64,6 +65,7 @@ func newTokenizer(vocabJSON []byte) (*tokenizer, error) {
 		if i < reservedPieces || piece == "" {
 			continue
 		}
+		t.maxPiece = max(t.maxPiece, t.pieceLen[i])
 		node := int32(0)
 		for _, r := range piece {
 			child, ok := t.edges[edge(node, r)]

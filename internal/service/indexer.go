@@ -51,6 +51,7 @@ type Indexer struct {
 	gate    *busy.Gate
 	maxWait time.Duration
 	quiet   time.Duration // how long the gate must be empty before spare sub-batches run
+	cut     chunkMemo     // the chunks last cut of each node's source (indexer_chunks.go)
 }
 
 // indexIdleMax bounds how long a write through another server sharing the database waits, on
@@ -169,6 +170,7 @@ type indexWork struct {
 	err    error
 	chunks []store.EmbedChunk // each with its vector: kept from before, or nil until embedded
 	todo   []string           // the chunks to embed, in order of the nil vectors
+	same   bool               // the stored vectors are chunks already: only the job ends
 }
 
 // save is what the store keeps of w: its vectors, or for a node that is gone none.
@@ -176,7 +178,7 @@ func (w *indexWork) save() store.EmbedSave {
 	if w.gone {
 		return store.EmbedSave{Job: w.job}
 	}
-	return store.EmbedSave{Job: w.job, Workspace: w.src.WorkspaceID, Chunks: w.chunks}
+	return store.EmbedSave{Job: w.job, Workspace: w.src.WorkspaceID, Chunks: w.chunks, Unchanged: w.same}
 }
 
 // RunOnce embeds one batch of queued nodes and reports how many it took. The chunks of every
@@ -202,17 +204,19 @@ func (ix *Indexer) RunOnce(ctx context.Context) (int, error) {
 	}
 	// One read of the batch's stored vectors: on PostgreSQL a statement per node was a round
 	// trip per node, most of the work of indexing records (one short chunk each).
-	kept, err := st.ChunkVectorsOf(ctx, e.ID(), found)
+	kept, err := st.StoredChunksOf(ctx, e.ID(), found)
 	var all []string
 	for i := range works {
 		w := &works[i]
 		if w.err == nil && !w.gone {
-			w.chunks = embedChunks(w.src)
+			w.chunks = ix.cut.chunks(w.job.NodeID, w.src)
 			if err != nil {
 				w.err = err
 				continue
 			}
-			w.todo = reuse(kept[w.job.NodeID], w.chunks)
+			stored := kept[w.job.NodeID]
+			w.todo = reuse(stored.Vectors, w.chunks)
+			w.same = len(w.todo) == 0 && stored.Same(w.src.WorkspaceID, e.ID(), w.chunks)
 			all = append(all, w.todo...)
 		}
 	}

@@ -156,33 +156,66 @@ func (s *Store) EmbedSource(ctx context.Context, id string, maxEntries int) (src
 	if err != nil {
 		return src, false, err
 	}
-	// The first entries in document order: each block's key is its ancestors' positions and its
-	// own, joined by '/', which sorts below every position digit, so the keys sort depth first.
-	// Entries that are not blocks (mind-map nodes, record values) follow, by ref.
+	// First under the node's first maxEntries children only: when their subtrees hold
+	// maxEntries entries, those are the first (every other block, and every entry that is not a
+	// block, comes after them), read in time that does not grow with the page. An append queues
+	// its page at every write, and reading the whole page's tree and entries to keep its first
+	// 200 cost the indexer more than the append cost the request on a page of a few thousand
+	// blocks (docs/performance.md "Append, ninth pass"). Otherwise (blocks without text among
+	// the first children), the whole tree as before.
+	first, all := embedSourceQueries(s.engine)
+	if src.Body, src.BodyBlocks, err = s.embedEntries(ctx, first, id, maxEntries); err != nil || len(src.Body) >= maxEntries {
+		return src, err == nil, err
+	}
+	src.Body, src.BodyBlocks, err = s.embedEntries(ctx, all, id, maxEntries)
+	return src, err == nil, err
+}
+
+// embedSourceQueries are EmbedSource's reads of a node's first $2 entries in document order:
+// each block's key is its ancestors' positions and its own, joined by '/', which sorts below
+// every position digit, so the keys sort depth first; entries that are not blocks follow, by
+// ref. first looks only under the node's first $2 children, and finds each one's entry by its
+// ref (SQLite's CROSS JOIN keeps tree the outer loop: on a store without statistics it read
+// every entry of the node instead); all looks under every block.
+func embedSourceQueries(e Engine) (first, all string) {
 	collate := ""
-	if s.engine == Postgres {
+	if e == Postgres {
 		collate = ` COLLATE "C"`
 	}
-	rows, err := s.read.QueryContext(ctx, `WITH RECURSIVE tree (id, k) AS (
-			SELECT id, position`+collate+` FROM blocks WHERE parent_id = $1
+	first = `WITH RECURSIVE top (id, k) AS (
+			SELECT id, position` + collate + ` FROM blocks WHERE parent_id = $1 ORDER BY position` + collate + ` LIMIT $2),
+		tree (id, k) AS (
+			SELECT id, k FROM top
 			UNION ALL
-			SELECT b.id, (tree.k || '/' || b.position)`+collate+` FROM blocks b JOIN tree ON b.parent_id = tree.id)
+			SELECT b.id, (tree.k || '/' || b.position)` + collate + ` FROM blocks b JOIN tree ON b.parent_id = tree.id)
+		SELECT d.text, tree.id FROM tree CROSS JOIN search_docs d
+		WHERE d.ref = tree.id AND d.node_id = $1 AND d.field = 'body'
+		ORDER BY tree.k LIMIT $2`
+	all = `WITH RECURSIVE tree (id, k) AS (
+			SELECT id, position` + collate + ` FROM blocks WHERE parent_id = $1
+			UNION ALL
+			SELECT b.id, (tree.k || '/' || b.position)` + collate + ` FROM blocks b JOIN tree ON b.parent_id = tree.id)
 		SELECT d.text, COALESCE(tree.id, '') FROM search_docs d LEFT JOIN tree ON tree.id = d.ref
 		WHERE d.node_id = $1 AND d.field = 'body'
-		ORDER BY tree.k IS NULL, tree.k, d.ref LIMIT $2`, id, maxEntries)
+		ORDER BY tree.k IS NULL, tree.k, d.ref LIMIT $2`
+	return first, all
+}
+
+// embedEntries runs one of EmbedSource's reads: the text and block of each entry, in order.
+func (s *Store) embedEntries(ctx context.Context, query, id string, maxEntries int) (body, blocks []string, err error) {
+	rows, err := s.read.QueryContext(ctx, query, id, maxEntries)
 	if err != nil {
-		return src, false, err
+		return nil, nil, err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var t, block string
 		if err := rows.Scan(&t, &block); err != nil {
-			return src, false, err
+			return nil, nil, err
 		}
-		src.Body = append(src.Body, t)
-		src.BodyBlocks = append(src.BodyBlocks, block)
+		body, blocks = append(body, t), append(blocks, block)
 	}
-	return src, true, rows.Err()
+	return body, blocks, rows.Err()
 }
 
 // RetryEmbedJob records a failed attempt: the node is tried again after backoffMs.

@@ -21,11 +21,13 @@ type EmbedChunk struct {
 }
 
 // EmbedSave is one finished job of the indexer: the node's vectors, or for a node that no longer
-// exists no chunks and an empty Workspace.
+// exists no chunks and an empty Workspace. Unchanged says the node's stored vectors are Chunks
+// already (StoredChunks.Same): the job ends, and nothing else is written.
 type EmbedSave struct {
 	Job       EmbedJob
 	Workspace string
 	Chunks    []EmbedChunk
+	Unchanged bool
 }
 
 // SaveEmbeddings replaces node job.NodeID's vectors with chunks, made by model, and ends the job
@@ -48,18 +50,30 @@ func (s *Store) SaveEmbeddingBatch(ctx context.Context, model string, saves []Em
 	if len(saves) == 0 {
 		return nil
 	}
+	// An unchanged node's rows are not written again: at c=1, appends of 100 paragraphs to pages
+	// past what the indexer embeds rewrote 32 vectors (about 70 KB of WAL) a page per append on
+	// the writer the requests wait for, and bumped the version every semantic cache checks
+	// (docs/performance.md "Append, ninth pass").
+	var changed []EmbedSave
+	for _, sv := range saves {
+		if !sv.Unchanged {
+			changed = append(changed, sv)
+		}
+	}
 	return s.InTx(ctx, func(tx *Tx) error {
-		ids := make([]any, len(saves))
-		for i, sv := range saves {
-			ids[i] = sv.Job.NodeID
-		}
-		var in strings.Builder
-		tx.values(&in, 0, len(ids)) // one "row" of every id: the IN list
-		if _, err := tx.tx.ExecContext(ctx, `DELETE FROM embeddings WHERE node_id IN `+in.String(), ids...); err != nil {
-			return err
-		}
-		if err := tx.insertEmbeddings(ctx, model, saves); err != nil {
-			return err
+		if len(changed) > 0 {
+			ids := make([]any, len(changed))
+			for i, sv := range changed {
+				ids[i] = sv.Job.NodeID
+			}
+			var in strings.Builder
+			tx.values(&in, 0, len(ids)) // one "row" of every id: the IN list
+			if _, err := tx.tx.ExecContext(ctx, `DELETE FROM embeddings WHERE node_id IN `+in.String(), ids...); err != nil {
+				return err
+			}
+			if err := tx.insertEmbeddings(ctx, model, changed); err != nil {
+				return err
+			}
 		}
 		for _, sv := range saves {
 			if _, err := tx.tx.ExecContext(ctx, `DELETE FROM embed_queue WHERE node_id = $1 AND queued_ms = $2`,
@@ -67,9 +81,12 @@ func (s *Store) SaveEmbeddingBatch(ctx context.Context, model string, saves []Em
 				return err
 			}
 		}
+		if len(changed) == 0 {
+			return nil
+		}
 		// Last, so the workspace's version row, which every saving indexer updates, is held
 		// for the shortest time.
-		return tx.bumpVectorVersions(ctx, saves)
+		return tx.bumpVectorVersions(ctx, changed)
 	})
 }
 

@@ -33,6 +33,9 @@ func mustJoinedRead(f NodeFields, e Engine) *joinedRead {
 	return r
 }
 
+// EmbedSourceQueriesForTest are the indexer's reads of a node's first entries on e.
+func EmbedSourceQueriesForTest(e Engine) (first, all string) { return embedSourceQueries(e) }
+
 // ChildrenFirstLiteralQueryForTest is SQLite's first page of children, with a literal LIMIT.
 var ChildrenFirstLiteralQueryForTest = childrenFirstLiteral[101]
 
