@@ -101,7 +101,7 @@ func (s *Server) registerBlocks() {
 	register(s, op("list-block-children", http.MethodGet, "/v2/blocks/{block_id}/children", "Blocks",
 		"List a block's children",
 		"The children of a block, or the content of a page, in order; blocks in trash are left out."),
-		route{scopes: read.scopes, node: "block_id"}, s.listChildren) // a page's read with the token
+		route{scopes: read.scopes, node: "block_id", children: true}, s.listChildren) // a page's read and its children with the token
 	register(s, op("append-block-children", http.MethodPatch, "/v2/blocks/{block_id}/children", "Blocks",
 		"Append block children",
 		"Appends blocks (with nested children) to a block or page, atomically, and returns the created top-level blocks."),

@@ -76,14 +76,37 @@ func (s *Server) authenticate(r *http.Request, rt route) (*quire.Principal, cont
 		p, err := s.svc.Authenticate(r.Context(), header)
 		return p, r.Context(), err
 	}
+	if rt.children {
+		q := r.URL.Query()
+		ctx, p, err := s.svc.AuthenticateNodeChildren(r.Context(), header, r.PathValue(rt.node), rt.fields,
+			q.Get("start_cursor"), pageSizeParam(q.Get("page_size")))
+		return p, ctx, err
+	}
 	ctx, p, err := s.svc.AuthenticateNode(r.Context(), header, r.PathValue(rt.node), rt.fields)
 	return p, ctx, err
 }
 
+// pageSizeParam is the page_size a paginated GET will be given (PageParams' default when
+// absent), or 0 when it is not a number. The handler's own parameter is the one that counts:
+// a listing read for another size is not used.
+func pageSizeParam(v string) int {
+	if v == "" {
+		return defaultPageSize
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+// defaultPageSize is PageParams' page_size when the query has none.
+const defaultPageSize = 20
+
 // PageParams are the query parameters of every paginated GET.
 type PageParams struct {
 	StartCursor string `query:"start_cursor" maxLength:"2000" doc:"next_cursor of the previous page, unchanged."`
-	PageSize    int    `query:"page_size" minimum:"1" maximum:"100" default:"20" doc:"Items per page, 1 to 100."`
+	PageSize    int    `query:"page_size" minimum:"1" maximum:"100" default:"20" doc:"Items per page, 1 to 100."` // default: defaultPageSize
 }
 
 // list is the paginated response wrapper.

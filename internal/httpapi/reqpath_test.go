@@ -43,8 +43,12 @@ func (s *statements) during(fn func()) []string {
 // refused at once); when that read finds no row, the token alone tells 401 from 404. A page of a
 // page's children reads the token, its reach and the page in one statement too, then the
 // children; a block's children that read's miss and the token, then the block, its page's reach
-// and the page, then the children (as many as before the joined read). TestRequestPathPlans
-// (internal/store) pins that each is read on an index.
+// and the page, then the children (as many as before the joined read). On PostgreSQL the
+// children route sends the listing with the joined read, in one round trip
+// (AuthenticateNodeChildren): a page's children are then one round trip, and where the joined
+// read finds no page (a block's children, a page out of reach) the listing sent with it is
+// dropped and read again as before, one statement more in the same number of round trips.
+// TestRequestPathPlans (internal/store) pins that each is read on an index.
 func TestRequestPathStatements(t *testing.T) {
 	for _, engine := range []string{"sqlite", "postgres"} {
 		t.Run(engine, func(t *testing.T) {
@@ -70,23 +74,26 @@ func TestRequestPathStatements(t *testing.T) {
 				name, path, token string
 				status            int
 				want              []string // a word of each statement, in order
+				pgWant            []string // on PostgreSQL, when not want
 			}{
-				{"page, workspace-scoped", "/v2/pages/" + child, e.full, 200, []string{joined}},
-				{"page, granted", "/v2/pages/" + child, granted, 200, []string{joined}},
-				{"children", "/v2/blocks/" + top + "/children?page_size=100", e.full, 200, []string{joined, "FROM blocks"}},
-				{"children, granted", "/v2/blocks/" + child + "/children?page_size=100", granted, 200, []string{joined, "FROM blocks"}},
-				{"children of a block", "/v2/blocks/" + block + "/children", e.full, 200, []string{joined, "FROM tokens", "FROM blocks", "FROM nodes", "FROM nodes", "FROM blocks"}},
-				{"children out of reach", "/v2/blocks/" + child + "/children", other, 404, []string{joined, "FROM tokens", "FROM blocks"}},
-				{"users/me", "/v2/users/me", e.full, 200, []string{"FROM tokens"}},
-				{"revoked token", "/v2/pages/" + child, revoked, 401, []string{joined, "FROM tokens"}},
-				{"absent page", "/v2/pages/" + quire.NewID(), e.full, 404, []string{joined, "FROM tokens"}},
-				{"page out of reach", "/v2/pages/" + child, other, 404, []string{joined, "FROM tokens"}},
-				{"not an id", "/v2/pages/nope", e.full, 400, []string{"FROM tokens"}},
-				{"database, workspace-scoped", "/v2/databases/" + db, e.full, 200, []string{joined}},
-				{"database, granted", "/v2/databases/" + db, granted, 200, []string{joined}},
-				{"database out of reach", "/v2/databases/" + db, other, 404, []string{joined, "FROM tokens"}},
-				{"a page on the database route", "/v2/databases/" + child, e.full, 404, []string{joined}},
-				{"a database on the page route", "/v2/pages/" + db, e.full, 404, []string{joined}},
+				{"page, workspace-scoped", "/v2/pages/" + child, e.full, 200, []string{joined}, nil},
+				{"page, granted", "/v2/pages/" + child, granted, 200, []string{joined}, nil},
+				{"children", "/v2/blocks/" + top + "/children?page_size=100", e.full, 200, []string{joined, "FROM blocks"}, nil},
+				{"children, granted", "/v2/blocks/" + child + "/children?page_size=100", granted, 200, []string{joined, "FROM blocks"}, nil},
+				{"children of a block", "/v2/blocks/" + block + "/children", e.full, 200, []string{joined, "FROM tokens", "FROM blocks", "FROM nodes", "FROM nodes", "FROM blocks"},
+					[]string{joined, "FROM blocks", "FROM tokens", "FROM blocks", "FROM nodes", "FROM nodes", "FROM blocks"}},
+				{"children out of reach", "/v2/blocks/" + child + "/children", other, 404, []string{joined, "FROM tokens", "FROM blocks"},
+					[]string{joined, "FROM blocks", "FROM tokens", "FROM blocks"}},
+				{"users/me", "/v2/users/me", e.full, 200, []string{"FROM tokens"}, nil},
+				{"revoked token", "/v2/pages/" + child, revoked, 401, []string{joined, "FROM tokens"}, nil},
+				{"absent page", "/v2/pages/" + quire.NewID(), e.full, 404, []string{joined, "FROM tokens"}, nil},
+				{"page out of reach", "/v2/pages/" + child, other, 404, []string{joined, "FROM tokens"}, nil},
+				{"not an id", "/v2/pages/nope", e.full, 400, []string{"FROM tokens"}, nil},
+				{"database, workspace-scoped", "/v2/databases/" + db, e.full, 200, []string{joined}, nil},
+				{"database, granted", "/v2/databases/" + db, granted, 200, []string{joined}, nil},
+				{"database out of reach", "/v2/databases/" + db, other, 404, []string{joined, "FROM tokens"}, nil},
+				{"a page on the database route", "/v2/databases/" + child, e.full, 404, []string{joined}, nil},
+				{"a database on the page route", "/v2/pages/" + db, e.full, 404, []string{joined}, nil},
 			} {
 				t.Run(tc.name, func(t *testing.T) {
 					e.do("GET", tc.path, tc.token, nil) // warm: statements prepared, pools filled
@@ -103,12 +110,16 @@ func TestRequestPathStatements(t *testing.T) {
 							got = seen
 						}
 					}
-					ok := len(got) == len(tc.want)
+					want := tc.want
+					if engine == "postgres" && tc.pgWant != nil {
+						want = tc.pgWant
+					}
+					ok := len(got) == len(want)
 					for i := 0; ok && i < len(got); i++ {
-						ok = strings.Contains(got[i], tc.want[i])
+						ok = strings.Contains(got[i], want[i])
 					}
 					if !ok {
-						t.Errorf("%d statements, want %d (%s):\n%s", len(got), len(tc.want), strings.Join(tc.want, ", "),
+						t.Errorf("%d statements, want %d (%s):\n%s", len(got), len(want), strings.Join(want, ", "),
 							strings.Join(numbered(got), "\n"))
 					}
 				})

@@ -77,6 +77,9 @@ type route struct {
 	node string
 	// fields is how much of that node the guard reads: all of it unless the handler needs less.
 	fields service.NodeFields
+	// children: the handler lists the node's children (start_cursor, page_size), and the guard
+	// reads that page with the token where the store can do it in the same round trip.
+	children bool
 }
 
 // New builds the server with every route registered.

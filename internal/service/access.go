@@ -61,6 +61,25 @@ type nodeRead struct {
 	tokenID, id string
 	node        *quire.Node
 	fields      NodeFields
+	listing     *listing // the node's children, read in the same round trip (AuthenticateNodeChildren)
+}
+
+// listing is a page of a node's children read with the token: the blocks, at most limit of
+// them after the key after (nil: from the first).
+type listing struct {
+	after  *store.ChildKey
+	limit  int
+	blocks []*quire.Block
+}
+
+// children is the listing read with the token when it is the one asked for (the same key
+// and limit), else false.
+func (r *nodeRead) children(after *store.ChildKey, limit int) ([]*quire.Block, bool) {
+	l := r.listing
+	if l == nil || l.limit != limit || (l.after == nil) != (after == nil) || l.after != nil && *l.after != *after {
+		return nil, false
+	}
+	return l.blocks, true
 }
 
 // NodeFields is how much of the node AuthenticateNode reads: AllFields, or PageFields, enough
@@ -101,6 +120,37 @@ func (s *Service) AuthenticateNode(ctx context.Context, header, id string, field
 		return ctx, nil, err
 	}
 	return context.WithValue(ctx, nodeReadKey{}, &nodeRead{tokenID: p.Token.ID, id: id, node: n, fields: fields}), p, nil
+}
+
+// AuthenticateNodeChildren is AuthenticateNode for GET /v2/blocks/{block_id}/children: with
+// the token and the node it reads, in the same round trip where the store can (PostgreSQL),
+// the page of the node's children that startCursor and pageSize ask for, which Children then
+// takes instead of reading it again. pageSize 0, or a cursor that does not decode, asks for
+// no listing: Children answers those as it always did. Nothing outlives the request.
+func (s *Service) AuthenticateNodeChildren(ctx context.Context, header, id string, fields NodeFields, startCursor string, pageSize int) (context.Context, *quire.Principal, error) {
+	hash, ok := bearerHash(header)
+	if !ok {
+		return ctx, nil, errUnauthorized
+	}
+	var after *store.ChildKey
+	if startCursor != "" {
+		after = &store.ChildKey{}
+		if s.cursors.Decode(startCursor, childrenList(id), after) != nil {
+			pageSize = 0
+		}
+	}
+	if !quire.ValidID(id) || checkPageSize(pageSize) != nil {
+		return s.AuthenticateNode(ctx, header, id, fields)
+	}
+	p, n, bs, listed, err := s.store.AuthenticateNodeChildren(ctx, hash, id, fields, after, pageSize+1)
+	if p, err = unauthorizedIf(p, err); err != nil {
+		return ctx, nil, err
+	}
+	r := &nodeRead{tokenID: p.Token.ID, id: id, node: n, fields: fields}
+	if listed {
+		r.listing = &listing{after: after, limit: pageSize + 1, blocks: bs}
+	}
+	return context.WithValue(ctx, nodeReadKey{}, r), p, nil
 }
 
 // readWithToken is the read AuthenticateNode made of node id for p's token in this request.

@@ -151,7 +151,7 @@ func (s *Service) Children(ctx context.Context, p *quire.Principal, id, startCur
 	if err != nil {
 		return Results[*quire.Block]{}, nil, err
 	}
-	list := "children:" + id
+	list := childrenList(id)
 	var after *store.ChildKey
 	if startCursor != "" {
 		after = &store.ChildKey{}
@@ -159,9 +159,16 @@ func (s *Service) Children(ctx context.Context, p *quire.Principal, id, startCur
 			return Results[*quire.Block]{}, nil, InvalidCursor()
 		}
 	}
-	bs, err := s.store.Children(ctx, id, after, pageSize+1)
-	if err != nil {
-		return Results[*quire.Block]{}, nil, err
+	// The guard's read found the page and listed its children with the token when it could
+	// (AuthenticateNodeChildren); a block's children, or another page of them, are read here.
+	bs, listed := []*quire.Block(nil), false
+	if r, ok := readWithToken(ctx, p, id); ok && c.Block == nil && r.node != nil {
+		bs, listed = r.children(after, pageSize+1)
+	}
+	if !listed {
+		if bs, err = s.store.Children(ctx, id, after, pageSize+1); err != nil {
+			return Results[*quire.Block]{}, nil, err
+		}
 	}
 	for _, b := range bs { // the listing leaves them to us: a block's children are in its page
 		b.WorkspaceID, b.PageID = c.Page.WorkspaceID, c.Page.ID
@@ -169,6 +176,9 @@ func (s *Service) Children(ctx context.Context, p *quire.Principal, id, startCur
 	pg, err := paginate(s, list, bs, pageSize, func(b *quire.Block) any { return store.ChildKey{Position: b.Position, ID: b.ID} })
 	return pg, c, err
 }
+
+// childrenList names the list of id's children in its cursors.
+func childrenList(id string) string { return "children:" + id }
 
 // AppendChildren decodes and appends blocks under a page or block, atomically, and returns the
 // created top-level blocks in order.

@@ -51,6 +51,17 @@ func (p *pgRaw) query(ctx context.Context, query string, args []any, row func(r 
 }
 
 func (p *pgRaw) once(ctx context.Context, query string, args []any, row func(r *pgRow) (bool, error)) error {
+	return p.raw(ctx, func(conn *pgx.Conn) error {
+		rows, err := conn.Query(ctx, query, args...)
+		if err != nil {
+			return badConnIf(err)
+		}
+		return readRows(rows, row)
+	})
+}
+
+// raw runs f on the pgx connection under one of database/sql's pooled connections.
+func (p *pgRaw) raw(ctx context.Context, f func(conn *pgx.Conn) error) error {
 	c, err := p.db.Conn(ctx)
 	if err != nil {
 		return err
@@ -61,25 +72,85 @@ func (p *pgRaw) once(ctx context.Context, query string, args []any, row func(r *
 		if err != nil {
 			return err
 		}
-		rows, err := conn.Query(ctx, query, args...)
-		if err != nil {
-			if pgconn.SafeToRetry(err) {
-				// Returned to database/sql, which then closes this connection instead of pooling it.
-				return fmt.Errorf("%w: %w", driver.ErrBadConn, err)
-			}
+		return f(conn)
+	})
+}
+
+// badConnIf marks a failure pgx says happened before anything was sent as driver.ErrBadConn:
+// returned to database/sql, which then closes this connection instead of pooling it, and
+// query tries the read once more.
+func badConnIf(err error) error {
+	if pgconn.SafeToRetry(err) {
+		return fmt.Errorf("%w: %w", driver.ErrBadConn, err)
+	}
+	return err
+}
+
+// readRows calls row for each of rows until it returns false or an error, and closes rows.
+func readRows(rows pgx.Rows, row func(r *pgRow) (bool, error)) error {
+	defer rows.Close()
+	r := &pgRow{fds: rows.FieldDescriptions()}
+	for rows.Next() {
+		r.vals = rows.RawValues()
+		more, err := row(r)
+		if err != nil || !more {
 			return err
 		}
-		defer rows.Close()
-		r := &pgRow{fds: rows.FieldDescriptions()}
-		for rows.Next() {
-			r.vals = rows.RawValues()
-			more, err := row(r)
-			if err != nil || !more {
+	}
+	return rows.Err()
+}
+
+// pgStmt is one statement of a pgRaw pipeline and what reads its rows.
+type pgStmt struct {
+	query string
+	args  []any
+	row   func(r *pgRow) (bool, error)
+}
+
+// pipeline runs stmts in order in one round trip (pgx's batch: each statement's Bind and
+// Execute, one Sync, sent in one write; the answers read back in order), each on its own
+// snapshot as if run one after the other, and calls each one's row for its rows. A request
+// that makes two reads pays for one write, one wait and one wake-up instead of two, on both
+// sides of the socket. The statements run in one implicit transaction: an error in one
+// stops the rest. Their texts go through pgx's statement cache, as query's do. start, if not
+// nil, is called before each attempt (a pipeline that could not be sent is tried once more,
+// as query's read is), so that what the rows are read into starts empty.
+func (p *pgRaw) pipeline(ctx context.Context, start func(), stmts ...pgStmt) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if p.observe != nil {
+		for _, st := range stmts {
+			p.observe(st.query)
+		}
+	}
+	run := func(conn *pgx.Conn) error {
+		if start != nil {
+			start()
+		}
+		b := &pgx.Batch{}
+		for _, st := range stmts {
+			b.Queue(st.query, st.args...)
+		}
+		br := conn.SendBatch(ctx, b)
+		for _, st := range stmts {
+			rows, err := br.Query()
+			if err != nil {
+				br.Close()
+				return badConnIf(err)
+			}
+			if err := readRows(rows, st.row); err != nil {
+				br.Close()
 				return err
 			}
 		}
-		return rows.Err()
-	})
+		return br.Close()
+	}
+	err := p.raw(ctx, run)
+	if errors.Is(err, driver.ErrBadConn) { // as query's retry
+		err = p.raw(ctx, run)
+	}
+	return err
 }
 
 // pgxConn is the pgx connection under a database/sql driver connection, observed or not.

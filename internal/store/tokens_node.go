@@ -163,12 +163,23 @@ func (s *Store) AuthenticateNode(ctx context.Context, secretHash, id string, fie
 	}
 	sc := &nodeScan{p: &quire.Principal{}}
 	err = s.hotRow(ctx, read.query, []string{secretHash, id}, func(row interface{ Scan(...any) error }) error {
-		dest := make([]any, len(read.dests))
-		for i, d := range read.dests {
-			dest[i] = d(sc)
-		}
-		return row.Scan(dest...)
+		return read.scan(sc, row)
 	})
+	return s.joined(ctx, sc, secretHash, id, err)
+}
+
+// scan reads one joined row into sc.
+func (read *joinedRead) scan(sc *nodeScan, row interface{ Scan(...any) error }) error {
+	dest := make([]any, len(read.dests))
+	for i, d := range read.dests {
+		dest[i] = d(sc)
+	}
+	return row.Scan(dest...)
+}
+
+// joined is AuthenticateNode's answer from its joined read's outcome: sc read, or err (no
+// row: the token is read alone).
+func (s *Store) joined(ctx context.Context, sc *nodeScan, secretHash, id string, err error) (*quire.Principal, *quire.Node, error) {
 	if errors.Is(err, sql.ErrNoRows) {
 		p, err := s.Authenticate(ctx, secretHash)
 		return p, nil, err
