@@ -43,9 +43,13 @@ const eventCols = `seq, id, type, workspace_id, entity_type, entity_id, parent_t
 // lock (PostgreSQL) is then held until COMMIT: transactions that record events commit one at a
 // time per workspace, in the order of their positions, so a reader never sees position n+1
 // before n. The lock is taken last, to be held for as short a time as possible.
-func (tx *Tx) flushEvents(ctx context.Context) error {
+//
+// With commit (PostgreSQL), the last workspace's head, when its events fit the head's own
+// statement (nearly every write: an append records one event), is sent with COMMIT in one round
+// trip (commitWithHead), and flushEvents reports that it committed.
+func (tx *Tx) flushEvents(ctx context.Context, commit bool) (committed bool, err error) {
 	if len(tx.events) == 0 {
-		return nil
+		return false, nil
 	}
 	now := quire.NowMillis()
 	byWS := map[string][]*quire.Event{}
@@ -60,18 +64,41 @@ func (tx *Tx) flushEvents(ctx context.Context) error {
 		wss = append(wss, ws)
 	}
 	slices.Sort(wss)
+	last := wss[len(wss)-1]
+	if commit && tx.conn != nil && len(byWS[last]) <= eventsPerStatement {
+		wss = wss[:len(wss)-1]
+	} else {
+		commit = false
+	}
 	for _, ws := range wss {
 		if err := tx.flushWorkspace(ctx, ws, byWS[ws]); err != nil {
-			return err
+			return false, err
 		}
 	}
-	return nil
+	if !commit {
+		return false, nil
+	}
+	return true, tx.commitWithHead(ctx, last, byWS[last])
 }
 
 // headSQL advances a workspace's head by $2 positions and returns the new last one.
 const headSQL = `INSERT INTO event_heads (workspace_id, seq, swept_seq) VALUES ($1, $2, 0)
 	ON CONFLICT (workspace_id) DO UPDATE SET seq = event_heads.seq + $2
 	RETURNING seq`
+
+// headEventsSQL is PostgreSQL's head and events in one statement, for the events' VALUES rows q
+// (eventValues with the ordinal, parameters from $4): $1 the workspace, $2 the number of
+// events, $3 their time. A data-modifying WITH runs to completion whether or not the main
+// query reads it.
+func headEventsSQL(q string) string {
+	return `WITH h AS (` + headSQL + `),
+			e AS (INSERT INTO events (` + eventCols + `)
+				SELECT h.seq - $2 + v.n, v.id, v.type, $1, v.entity_type, v.entity_id, v.parent_type,
+					v.parent_id, v.reach_id, v.user_id, v.bot_id, v.data, $3::bigint
+				FROM h, (VALUES ` + q + `) AS v (n, id, type, entity_type, entity_id, parent_type, parent_id,
+					reach_id, user_id, bot_id, data))
+			SELECT seq FROM h`
+}
 
 // flushWorkspace gives evs, events of workspace ws, their positions and writes them. On
 // PostgreSQL the head and (up to) the first 100 events go in one statement: a round trip less
@@ -88,14 +115,7 @@ func (tx *Tx) flushWorkspace(ctx context.Context, ws string, evs []*quire.Event)
 		if err != nil {
 			return err
 		}
-		// A data-modifying WITH runs to completion whether or not the main query reads it.
-		err = tx.tx.QueryRowContext(ctx, `WITH h AS (`+headSQL+`),
-			e AS (INSERT INTO events (`+eventCols+`)
-				SELECT h.seq - $2 + v.n, v.id, v.type, $1, v.entity_type, v.entity_id, v.parent_type,
-					v.parent_id, v.reach_id, v.user_id, v.bot_id, v.data, $3::bigint
-				FROM h, (VALUES `+q+`) AS v (n, id, type, entity_type, entity_id, parent_type, parent_id,
-					reach_id, user_id, bot_id, data))
-			SELECT seq FROM h`, append([]any{ws, n, evs[0].CreatedMs}, args...)...).Scan(&last)
+		err = tx.tx.QueryRowContext(ctx, headEventsSQL(q), append([]any{ws, n, evs[0].CreatedMs}, args...)...).Scan(&last)
 		if err != nil {
 			return err
 		}
@@ -103,10 +123,16 @@ func (tx *Tx) flushWorkspace(ctx context.Context, ws string, evs []*quire.Event)
 	} else if err := tx.tx.QueryRowContext(ctx, headSQL, ws, n).Scan(&last); err != nil {
 		return err
 	}
+	setSeqs(evs, last)
+	return tx.insertEvents(ctx, rest)
+}
+
+// setSeqs numbers evs up to last, the head's position after them.
+func setSeqs(evs []*quire.Event, last int64) {
+	n := int64(len(evs))
 	for i, ev := range evs {
 		ev.Seq = last - n + int64(i) + 1
 	}
-	return tx.insertEvents(ctx, rest)
 }
 
 // eventsPerStatement bounds a multi-row insert of events (13 parameters a row, 1,300 in all):

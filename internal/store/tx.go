@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 
@@ -12,6 +13,8 @@ import (
 // Tx is one write transaction.
 type Tx struct {
 	tx       *txConn
+	conn     *sql.Conn // the transaction's connection on PostgreSQL (events_commit.go); nil on SQLite
+	observe  func(string)
 	engine   Engine
 	events   []quire.Event              // the outbox, written at commit (events.go)
 	eventsOf map[string][]int           // entity id → indexes in events
@@ -34,7 +37,16 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) (err error) {
 	if s.kept != nil && s.kept.pending() {
 		s.kept.prepare(ctx)
 	}
-	sqlTx, err := s.write.BeginTx(ctx, nil)
+	var conn *sql.Conn
+	var sqlTx *sql.Tx
+	if s.engine == Postgres {
+		conn, sqlTx, err = s.beginOnConn(ctx)
+		if conn != nil {
+			defer conn.Close() // after the rollback below: deferred calls run last first
+		}
+	} else {
+		sqlTx, err = s.write.BeginTx(ctx, nil)
+	}
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
@@ -47,7 +59,10 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) (err error) {
 			_ = sqlTx.Rollback()
 		}
 	}()
-	tx := &Tx{tx: newTxConn(sqlTx, s.kept), engine: s.engine}
+	tx := &Tx{tx: newTxConn(sqlTx, s.kept), conn: conn, engine: s.engine}
+	if s.pg != nil {
+		tx.observe = s.pg.observe
+	}
 	if err = fn(tx); err != nil {
 		return err
 	}
@@ -59,11 +74,14 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) (err error) {
 			return err
 		}
 	}
-	if err = tx.flushEvents(ctx); err != nil {
+	committed, err := tx.flushEvents(ctx, true)
+	if err != nil {
 		return err
 	}
-	if err = sqlTx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
+	if !committed {
+		if err = sqlTx.Commit(); err != nil {
+			return fmt.Errorf("commit: %w", err)
+		}
 	}
 	if len(tx.events) > 0 {
 		s.events.ring()
@@ -72,6 +90,26 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) (err error) {
 		s.upkeep.wrote()
 	}
 	return nil
+}
+
+// beginOnConn begins a write transaction on PostgreSQL on a connection held for it, so that the
+// commit can send statements on the connection itself (events_commit.go). Like DB.BeginTx, it
+// tries another connection when the first turns out broken before the BEGIN was sent.
+func (s *Store) beginOnConn(ctx context.Context) (*sql.Conn, *sql.Tx, error) {
+	for try := 0; ; try++ {
+		conn, err := s.write.Conn(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		tx, err := conn.BeginTx(ctx, nil)
+		if err == nil {
+			return conn, tx, nil
+		}
+		conn.Close()
+		if try == 1 || !errors.Is(err, driver.ErrBadConn) {
+			return nil, nil, err
+		}
+	}
 }
 
 // readTx begins a read-only transaction whose statements all see one snapshot, fixed at its
