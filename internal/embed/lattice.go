@@ -59,28 +59,7 @@ func (t *tokenizer) extend(l *lattice, more []rune) {
 			l.markBest = append(l.markBest[:0], best[mark+1:]...)
 			l.markWords = append(l.markWords[:0], words[mark+1:]...)
 		}
-		matched := false
-		node := int32(0)
-		for end := start; end < n; end++ {
-			child, ok := t.edges[edge(node, syms[end])]
-			if !ok {
-				break
-			}
-			node = child
-			if tn := &t.nodes[node]; tn.end {
-				matched = true
-				score := tn.score + best[start]
-				if best[end+1] == 0 || score >= best[end+1] {
-					best[end+1], words[end+1] = score, tn.id
-				}
-			}
-		}
-		if !matched {
-			score := best[start]
-			if best[start+1] == 0 || score >= best[start+1] {
-				best[start+1], words[start+1] = score, 0
-			}
-		}
+		t.step(syms, start, best, words)
 	}
 	l.mark = mark
 }

@@ -108,28 +108,7 @@ func (t *tokenizer) encode(text string) (ids []int32, spans []int) {
 	best := make([]float64, n+1)
 	words := make([]int32, n+1)
 	for start := 0; start < n; start++ {
-		matched := false
-		node := int32(0)
-		for end := start; end < n; end++ {
-			child, ok := t.edges[edge(node, syms[end])]
-			if !ok {
-				break
-			}
-			node = child
-			if tn := &t.nodes[node]; tn.end {
-				matched = true
-				score := tn.score + best[start]
-				if best[end+1] == 0 || score >= best[end+1] {
-					best[end+1], words[end+1] = score, tn.id
-				}
-			}
-		}
-		if !matched { // the unknown piece: id 0, one code point, score 0
-			score := best[start]
-			if best[start+1] == 0 || score >= best[start+1] {
-				best[start+1], words[start+1] = score, 0
-			}
-		}
+		t.step(syms, start, best, words)
 	}
 	// Backtrack from the end, then merge runs of unknowns (the JS merges in reverse order).
 	for i := n; i > 0; {
@@ -151,4 +130,34 @@ func (t *tokenizer) encode(text string) (ids []int32, spans []int) {
 		spans[i], spans[j] = spans[j], spans[i]
 	}
 	return ids, spans
+}
+
+// step is one start of encode's Viterbi pass over syms (the lattice's extension runs the same):
+// every vocabulary piece that begins at start offers best[start] plus its score to the position
+// after it, and when none begins there the unknown piece (id 0, one code point, score 0) does.
+// Ties go to the later offer, as the JS reference's do.
+func (t *tokenizer) step(syms []int32, start int, best []float64, words []int32) {
+	n := len(syms)
+	matched := false
+	node := int32(0)
+	for end := start; end < n; end++ {
+		child, ok := t.edges[edge(node, syms[end])]
+		if !ok {
+			break
+		}
+		node = child
+		if tn := &t.nodes[node]; tn.end {
+			matched = true
+			score := tn.score + best[start]
+			if best[end+1] == 0 || score >= best[end+1] {
+				best[end+1], words[end+1] = score, tn.id
+			}
+		}
+	}
+	if !matched {
+		score := best[start]
+		if best[start+1] == 0 || score >= best[start+1] {
+			best[start+1], words[start+1] = score, 0
+		}
+	}
 }
