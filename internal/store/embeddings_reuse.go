@@ -17,27 +17,6 @@ func ChunkHash(text string) string {
 	return base64.RawStdEncoding.EncodeToString(h[:16])
 }
 
-// ChunkVectors returns node id's stored vectors of model by the hash of their text, for the
-// indexer to keep those whose text is unchanged.
-func (s *Store) ChunkVectors(ctx context.Context, id, model string) (map[string][]float32, error) {
-	byNode, err := s.StoredChunksOf(ctx, model, []string{id})
-	return byNode[id].Vectors, err
-}
-
-// ChunkVectorsOf is ChunkVectors of several nodes (an indexer batch) in one statement. Every
-// node of ids has a map, empty for none.
-func (s *Store) ChunkVectorsOf(ctx context.Context, model string, ids []string) (map[string]map[string][]float32, error) {
-	stored, err := s.StoredChunksOf(ctx, model, ids)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]map[string][]float32, len(ids))
-	for _, id := range ids {
-		out[id] = stored[id].Vectors
-	}
-	return out, nil
-}
-
 // StoredChunks is what a node's stored vectors were made from, for the indexer: the vectors of
 // one model by the hash of their text (to reuse those whose text is unchanged), and the layout
 // of every stored row, in chunk order (to tell whether the node's vectors would be written

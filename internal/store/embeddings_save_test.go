@@ -59,12 +59,12 @@ func TestStore_SaveEmbeddingBatch(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// The indexer reads a batch's stored vectors in one statement (ChunkVectorsOf).
-		byNode, err := s.ChunkVectorsOf(ctx, "m", []string{"node-1", "node-2", "node-3", "node-4"})
+		// The indexer reads a batch's stored vectors in one statement (StoredChunksOf).
+		byNode, err := s.StoredChunksOf(ctx, "m", []string{"node-1", "node-2", "node-3", "node-4"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if other, err := s.ChunkVectorsOf(ctx, "other-model", []string{"node-1"}); err != nil || len(other["node-1"]) != 0 {
+		if other, err := s.StoredChunksOf(ctx, "other-model", []string{"node-1"}); err != nil || len(other["node-1"].Vectors) != 0 {
 			t.Fatalf("another model's vectors: %v, %v; want none", other, err)
 		}
 		for _, c := range []struct {
@@ -72,7 +72,8 @@ func TestStore_SaveEmbeddingBatch(t *testing.T) {
 			want  int
 			first float32
 		}{{"node-1", 2, 0}, {"node-2", 1, 10}, {"node-3", 150, 1000}, {"node-4", 0, 0}} {
-			got, ok := byNode[c.node]
+			stored, ok := byNode[c.node]
+			got := stored.Vectors
 			if !ok || len(got) != c.want {
 				t.Fatalf("%s: %d vectors (%v); want %d", c.node, len(got), ok, c.want)
 			}
