@@ -5,13 +5,23 @@ import (
 	"encoding/binary"
 	"slices"
 	"sync"
+	"unsafe"
 
 	"github.com/quire-dev/quire/internal/store"
 )
 
-// chunkMemoBytes bounds the text a chunkMemo holds: a node's chunks are at most 32 of at most
-// 2,048 code points, and a page of the about 14 KB, so this keeps several hundred pages.
+// chunkMemoBytes bounds the memory a chunkMemo holds, its entries counted with their text (a
+// node's chunks are at most 32 of at most 2,048 code points, a page of the about 14 KB,
+// so this keeps several hundred pages) and their own size (records, one short chunk each, are
+// mostly the latter).
 const chunkMemoBytes = 8 << 20
+
+// memoEntrySize is what an entry costs beside its id's and its chunks' text: the map's slot
+// (key header and memoEntry, rounded up for the map's own words) and each chunk's struct.
+const (
+	memoEntrySize = 2*int(unsafe.Sizeof(memoEntry{})) + int(unsafe.Sizeof(""))
+	memoChunkSize = int(unsafe.Sizeof(store.EmbedChunk{}))
+)
 
 // chunkMemo remembers, per node, the chunks last cut from its source and a hash of that source.
 // Cutting (embedChunks) is a pure function of the title, the entries and their blocks, so a hit
@@ -43,9 +53,9 @@ func (m *chunkMemo) chunks(id string, src store.EmbedSource) []store.EmbedChunk 
 		return slices.Clone(e.chunks)
 	}
 	chunks := embedChunks(src)
-	e = memoEntry{sum: sum, chunks: slices.Clone(chunks)}
+	e = memoEntry{sum: sum, chunks: slices.Clone(chunks), bytes: memoEntrySize + len(id)}
 	for _, c := range chunks {
-		e.bytes += len(c.Text) + len(c.BlockID)
+		e.bytes += memoChunkSize + len(c.Text) + len(c.BlockID)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
