@@ -130,15 +130,24 @@ func mulAct(out []float32, ostride int, in []float32, istride, n, k int, w []flo
 			end := i0 + min(rowBlock, n-i0)
 			j := 0
 			if hasAVX512 {
+				full := i0 + (end-i0)/12*12 // the rows past the last twelve: full…end-1
+				var tail tail12
+				padded := end-full >= padRows
+				if padded {
+					tail.load(in[full*istride+p0:], istride, end-full, kc)
+				}
 				for ; j+2*lanes <= m; j += 2 * lanes {
 					wp := &w[j*k+p0*lanes]
 					ahead := 2 * k * lanes * 4 // bytes to the same weights of the next pair of panels
-					i := i0
-					for ; i+12 <= end; i += 12 {
+					for i := i0; i < full; i += 12 {
 						fma12x32(&out[i*ostride+j], ostride, &in[i*istride+p0], istride, wp, k*lanes, kc, act, ahead)
 						ahead = 0
 					}
-					for ; i < end; i++ {
+					if padded {
+						tail.mul(out[full*ostride+j:], ostride, wp, k*lanes, kc, act, ahead)
+						continue
+					}
+					for i := full; i < end; i++ {
 						fma1x32(&out[i*ostride+j], &in[i*istride+p0], wp, k*lanes, kc, act)
 					}
 				}
@@ -148,6 +157,43 @@ func mulAct(out []float32, ostride int, in []float32, istride, n, k int, w []flo
 				fmaPanel(out, ostride, in, istride, i0, end, j, p0, kc, &w[j*k+p0*lanes], act, ahead)
 			}
 		}
+	}
+}
+
+// padRows is the fewest rows past the last twelve that fma12x32 takes padded with zero rows
+// (tail12) rather than fma1x32 one row at a time: fma1x32's two sums wait on their own last
+// fused multiply-add, about four cycles a step for a row, where fma12x32's step for all twelve
+// takes twelve, so from four rows on the padded twelve cost less.
+const padRows = 4
+
+// tail12 holds the last rows of a k block (fewer than twelve) padded with zero rows, and one
+// pair of panels' outputs of them, so that fma12x32 can compute them: each output's sum is
+// the same fused multiply-adds in the same order as fma1x32's, so the same float.
+type tail12 struct {
+	rows, kc int
+	in       [12 * kBlock]float32
+	out      [12 * 2 * lanes]float32
+}
+
+// load copies rows rows of kc inputs (stride apart) and leaves the rest of the twelve zero.
+func (t *tail12) load(in []float32, stride, rows, kc int) {
+	t.rows, t.kc = rows, kc
+	for r := range rows {
+		copy(t.in[r*kc:][:kc], in[r*stride:][:kc])
+	}
+	clear(t.in[rows*kc : 12*kc])
+}
+
+// mul adds the loaded rows times one pair of panels (wp, wstride floats apart, kc rows) to
+// their outputs (out, ostride apart), as fma12x32 does.
+func (t *tail12) mul(out []float32, ostride int, wp *float32, wstride, kc, act, ahead int) {
+	const w = 2 * lanes
+	for r := range t.rows {
+		copy(t.out[r*w:][:w], out[r*ostride:][:w])
+	}
+	fma12x32(&t.out[0], w, &t.in[0], t.kc, wp, wstride, kc, act, ahead)
+	for r := range t.rows {
+		copy(out[r*ostride:][:w], t.out[r*w:][:w])
 	}
 }
 

@@ -29,7 +29,7 @@ func TestGemmKernelsAgree(t *testing.T) {
 	paths := kernelPaths(t)
 	buf := newSparseBuf()
 	shapes := []struct{ n, k, m int }{{1, 256, 768}, {7, 512, 1536}, {33, 1536, 512}, {3, 4, 64}, {101, 300, 32},
-		{6, 1, 16}, {12, 256, 64}, {125, 600, 80}, {30, 17, 48}, {200, 520, 112}}
+		{6, 1, 16}, {12, 256, 64}, {125, 600, 80}, {30, 17, 48}, {200, 520, 112}, {11, 256, 64}, {107, 512, 96}}
 	for _, c := range shapes {
 		for _, acc := range []bool{false, true} {
 			in, w, bias, base := fill(c.n*c.k), fill(c.k*c.m), fill(c.m), fill(c.n*c.m)
