@@ -19,13 +19,16 @@ func fma12x32(o *float32, ostride int, a *float32, astride int, w *float32, wstr
 func fma1x32(o, a, w *float32, wstride int, k int, relu int)
 
 //go:noescape
-func fma6x64idx(o *float32, ostride int, a, w *float32, wstride int, idx *int32, n int)
+func fma6x64idx(o *float32, ostride int, a *float32, astride int, w *float32, wstride int, idx *int32, n int)
+
+//go:noescape
+func gather6x16(in *float32, istride int, a *float32, astride int, idx *int32, k int) int
 
 //go:noescape
 func fma6x16(o *float32, ostride int, a *float32, astride int, w *float32, k int, relu int, ahead int)
 
 //go:noescape
-func fma6x16idx(o *float32, ostride int, a, w *float32, idx *int32, n int)
+func fma6x16idx(o *float32, ostride int, a *float32, astride int, w *float32, idx *int32, n int)
 
 //go:noescape
 func fma1x16(o, a, w *float32, k int, relu int)

@@ -124,20 +124,25 @@ k6store:
 	VZEROUPPER
 	RET
 
-// func fma6x16idx(o *float32, ostride int, a, w *float32, idx *int32, n int)
+// func fma6x16idx(o *float32, ostride int, a *float32, astride int, w *float32, idx *int32, n int)
 // fma6x16 over the n weight rows idx[0..n) of the panel w alone: a holds the six rows' inputs
-// at those features, six floats per feature. The features zero in all six rows are left out
-// by the caller (nine in ten of the FFN's hidden layer are zero after relu).
-TEXT ·fma6x16idx(SB), NOSPLIT, $0-48
+// at those features (row r's at a + r·astride, one float per feature). The features zero in
+// all six rows are left out by the caller (nine in ten of the FFN's hidden layer are zero
+// after relu).
+TEXT ·fma6x16idx(SB), NOSPLIT, $0-56
 	MOVQ o+0(FP), DI
 	MOVQ ostride+8(FP), R8
 	SHLQ $2, R8
 	MOVQ a+16(FP), SI
-	MOVQ w+24(FP), DX
-	MOVQ idx+32(FP), R11
-	MOVQ n+40(FP), CX
+	MOVQ astride+24(FP), R9
+	SHLQ $2, R9
+	MOVQ w+32(FP), DX
+	MOVQ idx+40(FP), R11
+	MOVQ n+48(FP), CX
 	LEAQ (DI)(R8*2), AX
 	ADDQ R8, AX // AX: output row 3
+	LEAQ (SI)(R9*2), BX
+	ADDQ R9, BX // BX: input row 3
 	LOAD6x16
 	TESTQ CX, CX
 	JZ kidone
@@ -146,25 +151,26 @@ kiloop:
 	SHLQ $6, R10
 	VMOVUPS 0(DX)(R10*1), Y12
 	VMOVUPS 32(DX)(R10*1), Y13
-	VBROADCASTSS 0(SI), Y14
+	VBROADCASTSS (SI), Y14
 	VFMADD231PS Y12, Y14, Y0
 	VFMADD231PS Y13, Y14, Y1
-	VBROADCASTSS 4(SI), Y15
+	VBROADCASTSS (SI)(R9*1), Y15
 	VFMADD231PS Y12, Y15, Y2
 	VFMADD231PS Y13, Y15, Y3
-	VBROADCASTSS 8(SI), Y14
+	VBROADCASTSS (SI)(R9*2), Y14
 	VFMADD231PS Y12, Y14, Y4
 	VFMADD231PS Y13, Y14, Y5
-	VBROADCASTSS 12(SI), Y15
+	VBROADCASTSS (BX), Y15
 	VFMADD231PS Y12, Y15, Y6
 	VFMADD231PS Y13, Y15, Y7
-	VBROADCASTSS 16(SI), Y14
+	VBROADCASTSS (BX)(R9*1), Y14
 	VFMADD231PS Y12, Y14, Y8
 	VFMADD231PS Y13, Y14, Y9
-	VBROADCASTSS 20(SI), Y15
+	VBROADCASTSS (BX)(R9*2), Y15
 	VFMADD231PS Y12, Y15, Y10
 	VFMADD231PS Y13, Y15, Y11
-	ADDQ $24, SI
+	ADDQ $4, SI
+	ADDQ $4, BX
 	ADDQ $4, R11
 	DECQ CX
 	JNZ kiloop

@@ -209,26 +209,31 @@ z12store:
 	VZEROUPPER
 	RET
 
-// func fma6x64idx(o *float32, ostride int, a, w *float32, wstride int, idx *int32, n int)
+// func fma6x64idx(o *float32, ostride int, a *float32, astride int, w *float32, wstride int, idx *int32, n int)
 // fma6x16idx over four panels at once (w, and wstride, 2·wstride, 3·wstride floats further):
 // rows r < 6 of o (64 floats each) += the products over the n weight rows idx[0..n) of the
-// panels, a holding the six rows' inputs at those features, six floats per feature. Each
-// feature's six broadcasts serve four panels, twenty-four ZMM accumulators.
-TEXT ·fma6x64idx(SB), NOSPLIT, $0-56
+// panels, a holding the six rows' inputs at those features (row r's at a + r·astride, one
+// float per feature). Each feature's six broadcasts serve four panels, twenty-four ZMM
+// accumulators.
+TEXT ·fma6x64idx(SB), NOSPLIT, $0-64
 	MOVQ o+0(FP), DI
 	MOVQ ostride+8(FP), R8
 	SHLQ $2, R8
 	MOVQ a+16(FP), SI
-	MOVQ w+24(FP), DX
-	MOVQ wstride+32(FP), R13
+	MOVQ astride+24(FP), R13
 	SHLQ $2, R13
-	MOVQ idx+40(FP), R11
-	MOVQ n+48(FP), CX
+	MOVQ w+32(FP), DX
+	MOVQ wstride+40(FP), R10
+	SHLQ $2, R10
+	MOVQ idx+48(FP), R11
+	MOVQ n+56(FP), CX
 	LEAQ (DI)(R8*2), AX
 	ADDQ R8, AX // AX: output row 3
-	LEAQ (DX)(R13*1), R12 // R12: panel 1
-	LEAQ (DX)(R13*2), BX // BX: panel 2
-	LEAQ (BX)(R13*1), R9 // R9: panel 3
+	LEAQ (SI)(R13*2), BX
+	ADDQ R13, BX // BX: input row 3
+	LEAQ (DX)(R10*1), R12 // R12: panel 1
+	LEAQ (DX)(R10*2), R14 // R14: panel 2
+	LEAQ (R14)(R10*1), R9 // R9: panel 3
 	VMOVUPS 0(DI), Z0
 	VMOVUPS 64(DI), Z1
 	VMOVUPS 128(DI), Z2
@@ -260,39 +265,40 @@ ziloop:
 	SHLQ $6, R10
 	VMOVUPS (DX)(R10*1), Z24
 	VMOVUPS (R12)(R10*1), Z25
-	VMOVUPS (BX)(R10*1), Z26
+	VMOVUPS (R14)(R10*1), Z26
 	VMOVUPS (R9)(R10*1), Z27
-	VBROADCASTSS 0(SI), Z28
+	VBROADCASTSS (SI), Z28
 	VFMADD231PS Z24, Z28, Z0
 	VFMADD231PS Z25, Z28, Z1
 	VFMADD231PS Z26, Z28, Z2
 	VFMADD231PS Z27, Z28, Z3
-	VBROADCASTSS 4(SI), Z29
+	VBROADCASTSS (SI)(R13*1), Z29
 	VFMADD231PS Z24, Z29, Z4
 	VFMADD231PS Z25, Z29, Z5
 	VFMADD231PS Z26, Z29, Z6
 	VFMADD231PS Z27, Z29, Z7
-	VBROADCASTSS 8(SI), Z30
+	VBROADCASTSS (SI)(R13*2), Z30
 	VFMADD231PS Z24, Z30, Z8
 	VFMADD231PS Z25, Z30, Z9
 	VFMADD231PS Z26, Z30, Z10
 	VFMADD231PS Z27, Z30, Z11
-	VBROADCASTSS 12(SI), Z31
+	VBROADCASTSS (BX), Z31
 	VFMADD231PS Z24, Z31, Z12
 	VFMADD231PS Z25, Z31, Z13
 	VFMADD231PS Z26, Z31, Z14
 	VFMADD231PS Z27, Z31, Z15
-	VBROADCASTSS 16(SI), Z28
+	VBROADCASTSS (BX)(R13*1), Z28
 	VFMADD231PS Z24, Z28, Z16
 	VFMADD231PS Z25, Z28, Z17
 	VFMADD231PS Z26, Z28, Z18
 	VFMADD231PS Z27, Z28, Z19
-	VBROADCASTSS 20(SI), Z29
+	VBROADCASTSS (BX)(R13*2), Z29
 	VFMADD231PS Z24, Z29, Z20
 	VFMADD231PS Z25, Z29, Z21
 	VFMADD231PS Z26, Z29, Z22
 	VFMADD231PS Z27, Z29, Z23
-	ADDQ $24, SI
+	ADDQ $4, SI
+	ADDQ $4, BX
 	ADDQ $4, R11
 	DECQ CX
 	JNZ ziloop
@@ -321,6 +327,79 @@ zidone:
 	VMOVUPS Z21, 64(AX)(R8*2)
 	VMOVUPS Z22, 128(AX)(R8*2)
 	VMOVUPS Z23, 192(AX)(R8*2)
+	VZEROUPPER
+	RET
+
+// func gather6x16(in *float32, istride int, a *float32, astride int, idx *int32, k int) int
+// The features p < k (k a multiple of 16) of six rows (in, istride floats apart) whose six
+// inputs are not all +0, sixteen at a time: their indexes written to idx and row r's inputs at
+// them to a + r·astride, packed from the start (VPCOMPRESSD in a register, then a whole
+// register stored: up to fifteen slots past the last feature are written too), and how many.
+TEXT ·gather6x16(SB), NOSPLIT, $0-56
+	MOVQ in+0(FP), SI
+	MOVQ istride+8(FP), R8
+	SHLQ $2, R8
+	MOVQ a+16(FP), DI
+	MOVQ astride+24(FP), R9
+	SHLQ $2, R9
+	MOVQ idx+32(FP), R11
+	MOVQ k+40(FP), CX
+	SHRQ $4, CX
+	LEAQ (SI)(R8*2), BX
+	ADDQ R8, BX // BX: input row 3
+	LEAQ (DI)(R9*2), R12
+	ADDQ R9, R12 // R12: output row 3
+	XORQ AX, AX // features kept so far
+	// Z8: the sixteen feature indexes of this step; Z9: sixteen 16s to step them.
+	MOVL $16, R10
+	VPBROADCASTD R10, Z9
+	MOVQ $0x0706050403020100, R10
+	MOVQ R10, X8
+	MOVQ $0x0f0e0d0c0b0a0908, R10
+	MOVQ R10, X10
+	VPUNPCKLQDQ X10, X8, X8
+	VPMOVZXBD X8, Z8
+	TESTQ CX, CX
+	JZ gdone
+gloop:
+	VMOVDQU32 (SI), Z0
+	VMOVDQU32 (SI)(R8*1), Z1
+	VMOVDQU32 (SI)(R8*2), Z2
+	VMOVDQU32 (BX), Z3
+	VMOVDQU32 (BX)(R8*1), Z4
+	VMOVDQU32 (BX)(R8*2), Z5
+	VPORD Z0, Z1, Z6
+	VPORD Z2, Z3, Z7
+	VPORD Z4, Z5, Z10
+	VPORD Z6, Z7, Z6
+	VPORD Z6, Z10, Z6
+	VPTESTMD Z6, Z6, K1 // lanes with a bit set in any row: not +0 in all six
+	KMOVW K1, R10
+	POPCNTL R10, R10
+	VPCOMPRESSD Z8, K1, Z6
+	VMOVDQU32 Z6, (R11)(AX*4)
+	LEAQ (DI)(AX*4), R13
+	LEAQ (R12)(AX*4), R14
+	VPCOMPRESSD Z0, K1, Z0
+	VMOVDQU32 Z0, (R13)
+	VPCOMPRESSD Z1, K1, Z1
+	VMOVDQU32 Z1, (R13)(R9*1)
+	VPCOMPRESSD Z2, K1, Z2
+	VMOVDQU32 Z2, (R13)(R9*2)
+	VPCOMPRESSD Z3, K1, Z3
+	VMOVDQU32 Z3, (R14)
+	VPCOMPRESSD Z4, K1, Z4
+	VMOVDQU32 Z4, (R14)(R9*1)
+	VPCOMPRESSD Z5, K1, Z5
+	VMOVDQU32 Z5, (R14)(R9*2)
+	ADDQ R10, AX
+	VPADDD Z9, Z8, Z8
+	ADDQ $64, SI
+	ADDQ $64, BX
+	DECQ CX
+	JNZ gloop
+gdone:
+	MOVQ AX, ret+48(FP)
 	VZEROUPPER
 	RET
 

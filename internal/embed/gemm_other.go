@@ -12,7 +12,7 @@ func fma12x32(o *float32, ostride int, a *float32, astride int, w *float32, wstr
 
 func fma1x32(o, a, w *float32, wstride int, k int, relu int) { panic("embed: no AVX-512 kernel") }
 
-func fma6x64idx(o *float32, ostride int, a, w *float32, wstride int, idx *int32, n int) {
+func fma6x64idx(o *float32, ostride int, a *float32, astride int, w *float32, wstride int, idx *int32, n int) {
 	panic("embed: no AVX-512 kernel")
 }
 
@@ -20,7 +20,11 @@ func fma6x16(o *float32, ostride int, a *float32, astride int, w *float32, k int
 	panic("embed: no FMA kernel")
 }
 
-func fma6x16idx(o *float32, ostride int, a, w *float32, idx *int32, n int) {
+func gather6x16(in *float32, istride int, a *float32, astride int, idx *int32, k int) int {
+	panic("embed: no AVX-512 kernel")
+}
+
+func fma6x16idx(o *float32, ostride int, a *float32, astride int, w *float32, idx *int32, n int) {
 	panic("embed: no FMA kernel")
 }
 

@@ -242,3 +242,52 @@ func TestExpNeg(t *testing.T) {
 		}
 	}
 }
+
+// TestGatherAgrees checks the sparse product's gather on every path against its definition: the
+// features of six rows not +0 in all six, in order, each row's inputs at them; -0 counts as not
+// zero (kept: its products add nothing). Widths past and short of gather6x16's sixteen a step.
+func TestGatherAgrees(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, path := range kernelPaths(t) {
+		path.use()
+		buf := newSparseBuf()
+		for _, kc := range []int{kBlock, 16, 1, 17, 250, 15} {
+			const stride = kBlock + 3
+			in := make([]float32, 6*stride)
+			for i := range in {
+				switch r.IntN(20) {
+				case 0, 1:
+					in[i] = r.Float32()*2 - 1
+				case 2:
+					in[i] = float32(math.Copysign(0, -1))
+				}
+			}
+			for g := range 2 {
+				c := buf.gather(g, in, stride, kc)
+				a, idx := buf.a[g*6*astride:], buf.idx[g*astride:]
+				want := 0
+				for p := range kc {
+					keep := false
+					for row := range 6 {
+						keep = keep || math.Float32bits(in[row*stride+p]) != 0
+					}
+					if !keep {
+						continue
+					}
+					if want >= c || idx[want] != int32(p) {
+						t.Fatalf("%s: kc=%d: feature %d kept at %d of %d, idx %v", path.name, kc, p, want, c, idx[:c])
+					}
+					for row := range 6 {
+						if got := a[row*astride+want]; math.Float32bits(got) != math.Float32bits(in[row*stride+p]) {
+							t.Fatalf("%s: kc=%d: row %d feature %d = %g, want %g", path.name, kc, row, p, got, in[row*stride+p])
+						}
+					}
+					want++
+				}
+				if c != want {
+					t.Fatalf("%s: kc=%d: %d features kept, want %d", path.name, kc, c, want)
+				}
+			}
+		}
+	}
+}

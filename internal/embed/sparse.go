@@ -5,15 +5,19 @@ import "math"
 // groups is how many six-row groups one row block holds.
 const groups = rowBlock / 6
 
-// sparseBuf is the scratch of mulSparse: per six-row group of a row block, the features not
-// zero in all six rows (idx) and those rows' inputs at them, six floats per feature (a).
+// astride is the floats kept per row of a group's gathered inputs: a k block's features and
+// the fifteen slots past the last that gather6x16's whole-register stores may write.
+const astride = kBlock + 16
+
+// sparseBuf is the scratch of gemmSparse: per six-row group of a row block, the features not
+// zero in all six rows (idx) and each row's inputs at them (a, a row every astride floats).
 type sparseBuf struct {
-	a   []float32 // [groups × kBlock × 6]
-	idx []int32   // [groups × kBlock]
+	a   []float32 // [groups × 6 × astride]
+	idx []int32   // [groups × astride]
 }
 
 func newSparseBuf() sparseBuf {
-	return sparseBuf{a: make([]float32, groups*kBlock*6), idx: make([]int32, groups*kBlock)}
+	return sparseBuf{a: make([]float32, groups*6*astride), idx: make([]int32, groups*astride)}
 }
 
 // gemmSparse is gemm for inputs that are mostly zero: the FFN's hidden layer after relu, where
@@ -45,7 +49,7 @@ func gemmSparse(buf *sparseBuf, out, in []float32, n int, w packed, bias []float
 				for ; j+4*lanes <= m; j += 4 * lanes {
 					for g := range full {
 						if counts[g] > 0 {
-							fma6x64idx(&out[(i0+g*6)*m+j], m, &buf.a[g*kBlock*6], &w.p[j*k+p0*lanes], k*lanes, &buf.idx[g*kBlock], counts[g])
+							fma6x64idx(&out[(i0+g*6)*m+j], m, &buf.a[g*6*astride], astride, &w.p[j*k+p0*lanes], k*lanes, &buf.idx[g*astride], counts[g])
 						}
 					}
 					for c := j; c < j+4*lanes; c += 2 * lanes {
@@ -59,7 +63,7 @@ func gemmSparse(buf *sparseBuf, out, in []float32, n int, w packed, bias []float
 				wp := &w.p[j*k+p0*lanes]
 				for g := range full {
 					if counts[g] > 0 {
-						fma6x16idx(&out[(i0+g*6)*m+j], m, &buf.a[g*kBlock*6], wp, &buf.idx[g*kBlock], counts[g])
+						fma6x16idx(&out[(i0+g*6)*m+j], m, &buf.a[g*6*astride], astride, wp, &buf.idx[g*astride], counts[g])
 					}
 				}
 				for i := i0 + full*6; i < i0+rows; i++ {
@@ -71,13 +75,21 @@ func gemmSparse(buf *sparseBuf, out, in []float32, n int, w packed, bias []float
 }
 
 // gather writes group g's features 0…kc-1 of six rows (in, stride apart) that are not zero in
-// all six, and says how many.
+// all six, and says how many. With AVX-512 sixteen features a step (gather6x16), the plain
+// loop taking the last kc mod 16.
 func (buf *sparseBuf) gather(g int, in []float32, stride, kc int) int {
-	a, idx := buf.a[g*kBlock*6:][:kc*6], buf.idx[g*kBlock:][:kc]
+	a, idx := buf.a[g*6*astride:][:6*astride], buf.idx[g*astride:][:astride]
+	_ = in[5*stride+kc-1] // the six rows, which gather6x16 reads
+	c, p := 0, 0
+	if hasAVX512 {
+		p = kc &^ 15
+		c = gather6x16(&in[0], stride, &a[0], astride, &idx[0], p)
+	}
 	r0, r1, r2 := in[:kc], in[stride:][:kc], in[2*stride:][:kc]
 	r3, r4, r5 := in[3*stride:][:kc], in[4*stride:][:kc], in[5*stride:][:kc]
-	c := 0
-	for p := range kc {
+	a0, a1, a2 := a[:kBlock], a[astride:][:kBlock], a[2*astride:][:kBlock]
+	a3, a4, a5 := a[3*astride:][:kBlock], a[4*astride:][:kBlock], a[5*astride:][:kBlock]
+	for ; p < kc; p++ {
 		v0, v1, v2, v3, v4, v5 := r0[p], r1[p], r2[p], r3[p], r4[p], r5[p]
 		// One test of the OR of the bits instead of six float compares and branches: only
 		// +0 is left out (the kernels' relu stores +0), and a -0 kept adds a zero product,
@@ -86,8 +98,7 @@ func (buf *sparseBuf) gather(g int, in []float32, stride, kc int) int {
 			math.Float32bits(v3)|math.Float32bits(v4)|math.Float32bits(v5) == 0 {
 			continue
 		}
-		s := a[c*6:][:6]
-		s[0], s[1], s[2], s[3], s[4], s[5] = v0, v1, v2, v3, v4, v5
+		a0[c], a1[c], a2[c], a3[c], a4[c], a5[c] = v0, v1, v2, v3, v4, v5
 		idx[c] = int32(p)
 		c++
 	}
