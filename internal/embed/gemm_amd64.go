@@ -13,10 +13,10 @@ var hasFMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 var hasAVX512 = hasFMA && cpu.X86.HasAVX512F
 
 //go:noescape
-func fma12x32(o *float32, ostride int, a *float32, astride int, w *float32, wstride int, k int, relu int, ahead int)
+func fma12x32(o *float32, ostride int, a *float32, astride int, w *float32, wstride int, k int, relu int, ahead int, bias *float32, init int)
 
 //go:noescape
-func fma1x32(o, a, w *float32, wstride int, k int, relu int)
+func fma1x32(o, a, w *float32, wstride int, k int, relu int, bias *float32, init int)
 
 //go:noescape
 func fma6x64idx(o *float32, ostride int, a *float32, astride int, w *float32, wstride int, idx *int32, n int)

@@ -7,14 +7,17 @@
 // bit; a ZMM register holds a whole 16-float panel row, and the 32 registers hold twice the
 // accumulators, so each weight and input loaded serves twice the multiply-adds.
 
-// func fma12x32(o *float32, ostride int, a *float32, astride int, w *float32, wstride int, k int, relu int, ahead int)
+// func fma12x32(o *float32, ostride int, a *float32, astride int, w *float32, wstride int, k int, relu int, ahead int, bias *float32, init int)
 // Rows r < 12 of o (32 floats each, ostride floats apart) += sum over p < k of a[r*astride+p] *
 // the two panels' rows p (w, and w+wstride floats: the next panel): twenty-four ZMM
 // accumulators, each 128 bytes of weights loaded serve twelve rows and each input broadcast
 // two panels. relu and ahead are fma6x16's: with relu != 0 the sums are stored as max(sum, 0),
 // and each 64 bytes of weights read, the same line ahead bytes further is prefetched into L2
 // (the caller passes the distance to the next pair of panels on a pair's first call, else 0).
-TEXT ·fma12x32(SB), NOSPLIT, $0-72
+// init says what the sums start from: 0 the outputs, 1 the 32 floats at bias (the outputs are
+// not read), 2 the outputs plus those (addBias's float32 adds, done here rather than in a pass
+// of their own over the outputs).
+TEXT ·fma12x32(SB), NOSPLIT, $0-88
 	MOVQ o+0(FP), DI
 	MOVQ ostride+8(FP), R8
 	SHLQ $2, R8
@@ -24,6 +27,36 @@ TEXT ·fma12x32(SB), NOSPLIT, $0-72
 	ADDQ R8, R10 // R10: output row 6
 	LEAQ (R10)(R8*2), R11
 	ADDQ R8, R11 // R11: output row 9
+	MOVQ init+80(FP), R12
+	MOVQ bias+72(FP), R13
+	CMPQ R12, $1
+	JNE z12load
+	VMOVUPS 0(R13), Z0
+	VMOVUPS 64(R13), Z1
+	VMOVAPS Z0, Z2
+	VMOVAPS Z1, Z3
+	VMOVAPS Z0, Z4
+	VMOVAPS Z1, Z5
+	VMOVAPS Z0, Z6
+	VMOVAPS Z1, Z7
+	VMOVAPS Z0, Z8
+	VMOVAPS Z1, Z9
+	VMOVAPS Z0, Z10
+	VMOVAPS Z1, Z11
+	VMOVAPS Z0, Z12
+	VMOVAPS Z1, Z13
+	VMOVAPS Z0, Z14
+	VMOVAPS Z1, Z15
+	VMOVAPS Z0, Z16
+	VMOVAPS Z1, Z17
+	VMOVAPS Z0, Z18
+	VMOVAPS Z1, Z19
+	VMOVAPS Z0, Z20
+	VMOVAPS Z1, Z21
+	VMOVAPS Z0, Z22
+	VMOVAPS Z1, Z23
+	JMP z12ready
+z12load:
 	VMOVUPS 0(DI), Z0
 	VMOVUPS 64(DI), Z1
 	VMOVUPS 0(DI)(R8*1), Z2
@@ -48,6 +81,35 @@ TEXT ·fma12x32(SB), NOSPLIT, $0-72
 	VMOVUPS 64(R11)(R8*1), Z21
 	VMOVUPS 0(R11)(R8*2), Z22
 	VMOVUPS 64(R11)(R8*2), Z23
+	CMPQ R12, $2
+	JNE z12ready
+	VMOVUPS 0(R13), Z24
+	VMOVUPS 64(R13), Z25
+	VADDPS Z24, Z0, Z0
+	VADDPS Z25, Z1, Z1
+	VADDPS Z24, Z2, Z2
+	VADDPS Z25, Z3, Z3
+	VADDPS Z24, Z4, Z4
+	VADDPS Z25, Z5, Z5
+	VADDPS Z24, Z6, Z6
+	VADDPS Z25, Z7, Z7
+	VADDPS Z24, Z8, Z8
+	VADDPS Z25, Z9, Z9
+	VADDPS Z24, Z10, Z10
+	VADDPS Z25, Z11, Z11
+	VADDPS Z24, Z12, Z12
+	VADDPS Z25, Z13, Z13
+	VADDPS Z24, Z14, Z14
+	VADDPS Z25, Z15, Z15
+	VADDPS Z24, Z16, Z16
+	VADDPS Z25, Z17, Z17
+	VADDPS Z24, Z18, Z18
+	VADDPS Z25, Z19, Z19
+	VADDPS Z24, Z20, Z20
+	VADDPS Z25, Z21, Z21
+	VADDPS Z24, Z22, Z22
+	VADDPS Z25, Z23, Z23
+z12ready:
 	// The caller's next call is most often the twelve rows below these: fetch their outputs
 	// while these sums run (a prefetch past the end of the matrix does not fault).
 	LEAQ (R11)(R8*2), R10
@@ -403,18 +465,31 @@ gdone:
 	VZEROUPPER
 	RET
 
-// func fma1x32(o, a, w *float32, wstride int, k int, relu int)
+// func fma1x32(o, a, w *float32, wstride int, k int, relu int, bias *float32, init int)
 // o[0:32] += sum over p < k of a[p] * the two panels' rows p (w, and w+wstride floats), for the
-// rows past the last twelve; with relu != 0 stored as max(sum, 0), as fma12x32.
-TEXT ·fma1x32(SB), NOSPLIT, $0-48
+// rows past the last twelve; with relu != 0 stored as max(sum, 0), and init as fma12x32's.
+TEXT ·fma1x32(SB), NOSPLIT, $0-64
 	MOVQ o+0(FP), DI
 	MOVQ a+8(FP), SI
 	MOVQ w+16(FP), DX
 	MOVQ wstride+24(FP), R13
 	SHLQ $2, R13
 	MOVQ k+32(FP), CX
+	MOVQ init+56(FP), R12
+	MOVQ bias+48(FP), R11
+	CMPQ R12, $1
+	JNE z1load
+	VMOVUPS 0(R11), Z0
+	VMOVUPS 64(R11), Z1
+	JMP z1ready
+z1load:
 	VMOVUPS 0(DI), Z0
 	VMOVUPS 64(DI), Z1
+	CMPQ R12, $2
+	JNE z1ready
+	VADDPS 0(R11), Z0, Z0
+	VADDPS 64(R11), Z1, Z1
+z1ready:
 	TESTQ CX, CX
 	JZ z1done
 z1loop:

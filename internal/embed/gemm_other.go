@@ -6,11 +6,13 @@ var hasFMA = false // the plain Go loops run
 
 var hasAVX512 = false
 
-func fma12x32(o *float32, ostride int, a *float32, astride int, w *float32, wstride int, k int, relu int, ahead int) {
+func fma12x32(o *float32, ostride int, a *float32, astride int, w *float32, wstride int, k int, relu int, ahead int, bias *float32, init int) {
 	panic("embed: no AVX-512 kernel")
 }
 
-func fma1x32(o, a, w *float32, wstride int, k int, relu int) { panic("embed: no AVX-512 kernel") }
+func fma1x32(o, a, w *float32, wstride int, k int, relu int, bias *float32, init int) {
+	panic("embed: no AVX-512 kernel")
+}
 
 func fma6x64idx(o *float32, ostride int, a *float32, astride int, w *float32, wstride int, idx *int32, n int) {
 	panic("embed: no AVX-512 kernel")

@@ -25,7 +25,7 @@ func newSparseBuf() sparseBuf {
 // Leaving those out gives the same sums (adding a zero product changes no float) for a third
 // of the work of the layer's largest product.
 func gemmSparse(buf *sparseBuf, out, in []float32, n int, w packed, bias []float32, accumulate bool) {
-	addBias(out, n, bias[:w.m], accumulate)
+	addBias(out, w.m, n, bias[:w.m], accumulate)
 	if n == 0 || w.k == 0 {
 		return
 	}
@@ -54,7 +54,7 @@ func gemmSparse(buf *sparseBuf, out, in []float32, n int, w packed, bias []float
 					}
 					for c := j; c < j+4*lanes; c += 2 * lanes {
 						for i := i0 + full*6; i < i0+rows; i++ {
-							fma1x32(&out[i*m+c], &in[i*k+p0], &w.p[c*k+p0*lanes], k*lanes, kc, 0)
+							fma1x32(&out[i*m+c], &in[i*k+p0], &w.p[c*k+p0*lanes], k*lanes, kc, 0, nil, 0)
 						}
 					}
 				}
