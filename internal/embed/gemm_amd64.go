@@ -33,6 +33,17 @@ func fma6x16idx(o *float32, ostride int, a *float32, astride int, w *float32, id
 //go:noescape
 func fma1x16(o, a, w *float32, k int, relu int)
 
+// lnSums4, lnSqSums4 and lnOut are layerNorm's loops (layernorm_amd64.s).
+//
+//go:noescape
+func lnSums4(x *float32, stride int, d int, sums *[16]float64)
+
+//go:noescape
+func lnSqSums4(x *float32, stride int, d int, mean *[4]float32, sums *[16]float64)
+
+//go:noescape
+func lnOut(x, o *float32, d int, mean, r float32, scale, bias *float32)
+
 //go:noescape
 func dotInt8(a, b *int8, n int) int32
 

@@ -32,6 +32,16 @@ func fma6x16idx(o *float32, ostride int, a *float32, astride int, w *float32, id
 
 func fma1x16(o, a, w *float32, k int, relu int) { panic("embed: no FMA kernel") }
 
+func lnSums4(x *float32, stride int, d int, sums *[16]float64) { panic("embed: no AVX2 layer norm") }
+
+func lnSqSums4(x *float32, stride int, d int, mean *[4]float32, sums *[16]float64) {
+	panic("embed: no AVX2 layer norm")
+}
+
+func lnOut(x, o *float32, d int, mean, r float32, scale, bias *float32) {
+	panic("embed: no AVX2 layer norm")
+}
+
 func dotInt8(a, b *int8, n int) int32 { panic("embed: no int8 kernel") }
 
 func softmax8(s *float32, n int, scale float32) { panic("embed: no AVX2 softmax") }

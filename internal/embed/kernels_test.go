@@ -106,3 +106,38 @@ func TestSoftmaxKernelAgrees(t *testing.T) {
 		}
 	}
 }
+
+// TestLayerNormAgrees compares layerNorm on every path with the plain loop's floats, bit for
+// bit: rows of the model's widths whose means and spreads differ by orders of magnitude (so a
+// sum taken in another order or a fused multiply-add would show), row counts past a multiple of
+// the kernels' four, and a width the kernels leave to the loop.
+func TestLayerNormAgrees(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, d := range []int{embDim, width, 12} {
+		const n = 11
+		src := make([]float32, n*d)
+		for i := range n {
+			offset, spread := float32(math.Pow(10, float64(r.IntN(7)-3))), float32(math.Pow(10, float64(r.IntN(7)-3)))
+			for c := range d {
+				src[i*d+c] = offset + spread*(r.Float32()*2-1)
+			}
+		}
+		scale, bias := randFloats(r, d), randFloats(r, d)
+		want := make([]float32, n*d)
+		paths := kernelPaths(t)
+		paths[0].use() // the plain loop
+		layerNorm(want, src, n, d, scale, bias, 1e-6)
+		for _, path := range paths {
+			path.use()
+			for _, rows := range []int{n, 4, 3} {
+				got := make([]float32, n*d)
+				layerNorm(got, src, rows, d, scale, bias, 1e-6)
+				for i := range rows * d {
+					if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+						t.Fatalf("%s: d=%d rows=%d: [%d] = %g, want %g", path.name, d, rows, i, got[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}
