@@ -28,6 +28,8 @@ type Hints struct {
 	TitlesDense bool
 	// NotRare: the estimate found the terms common; the content tier is probed first.
 	NotRare bool
+	// ContentDense: the blocks' lookup reached its bound; the content tier is walked.
+	ContentDense bool
 }
 
 // The tiers a row of KeywordAtOnce's statement is of: tierTitle, tierContent, or atOnceStandIn,
@@ -62,7 +64,7 @@ func (r *run) atOnce(ctx context.Context, q Query) ([]Result, Hints, bool, error
 	} else {
 		sb.WriteString("WITH ")
 	}
-	sb.WriteString(r.titlesCTE(q.Terms, a) + ", " + r.estimateCTE(q, nil, a) + ", " + r.lookupCTE(l, a) + "\n")
+	sb.WriteString(r.estimateCTE(q, nil, a) + ", " + r.titlesCTE(q.Terms, a) + ", " + r.lookupCTE(l, a) + "\n")
 	counts := func(tier int) string {
 		return "SELECT " + strconv.Itoa(tier) + ", (SELECT n FROM tk), (SELECT entries FROM k), " + r.columns() + " FROM nodes n"
 	}
@@ -112,14 +114,16 @@ func (r *run) atOnce(ctx context.Context, q Query) ([]Result, Hints, bool, error
 	case standIn.entries == notRare:
 		return nil, Hints{NotRare: true}, false, nil
 	case standIn.entries >= int64(bound):
-		return nil, Hints{}, false, nil // the lookup was cut short: the content tier is walked
+		return nil, Hints{ContentDense: true}, false, nil // the lookup was cut short: the content tier is walked
 	}
 	out := append(titled, content...)
 	return out[:min(len(out), q.Limit)], Hints{}, true, nil
 }
 
 // titlesCTE is the titles' lookup of indexMatches as the CTE tl of node ids, with tk its count
-// up to denseAfter (at that count the titles are walked). Each pattern is a sub-SELECT for the
+// up to denseAfter (at that count the titles are walked). It runs only when the estimate (e)
+// calls the terms rare: when it does not, the statement does not answer and Keyword looks the
+// titles up in its own snapshot, so a common word would pay for the lookup twice. Each pattern is a sub-SELECT for the
 // reason lookupCTE gives (the statement keeps one generic plan); CAST, not lower(), so that ILIKE
 // compares as indexMatches' does.
 func (r *run) titlesCTE(terms []string, a *sqlq.Args) string {
@@ -127,7 +131,7 @@ func (r *run) titlesCTE(terms []string, a *sqlq.Args) string {
 	for i, t := range terms {
 		conds[i] = "n.title_plain ILIKE (SELECT CAST(" + a.Arg("%"+likeEscaper.Replace(t)+"%") + ` AS TEXT)) ESCAPE '\'`
 	}
-	return `tl AS MATERIALIZED (SELECT n.id FROM nodes n WHERE ` + strings.Join(conds, " AND ") + `),
+	return `tl AS MATERIALIZED (SELECT n.id FROM nodes n WHERE (SELECT rare FROM e) AND ` + strings.Join(conds, " AND ") + `),
 	tk AS MATERIALIZED (SELECT COUNT(*) AS n FROM (SELECT 1 FROM tl LIMIT ` + strconv.Itoa(denseAfter) + `) AS x)`
 }
 

@@ -70,6 +70,10 @@ func (r *run) searchTerms(ctx context.Context, q Query) ([]Result, *Key, error) 
 	blocks := func(tier int, after *Key, limit int) ([]Result, *Key, error) {
 		probe := q.Tuning.Probe
 		outcome, looked := lookupUnknown, false // looked: the content statement has run
+		if q.Hints.ContentDense && tier == tierContent {
+			// KeywordAtOnce's lookup reached its bound: walk, as after lookupDense below.
+			probe, outcome, looked = -1, lookupDense, true
+		}
 		if probe == 0 && r.d == Postgres {
 			probe = probeNodes
 			if long, _ := longTerms(q.Terms); len(long) > 0 && !q.Hints.NotRare {
