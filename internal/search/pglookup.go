@@ -29,6 +29,9 @@ type pgLookup struct {
 	// estimate, when set, gates the lookup on rareOnPostgres's estimate in the same statement
 	// (estimateCTE).
 	estimate bool
+	// titlesUnder, when set, gates the lookup on the titles' count (KeywordAtOnce's tk) being
+	// under it: past it the statement does not answer, and the lookup would be read in vain.
+	titlesUnder int
 }
 
 // notRare is the count a row reports when the estimate found the terms too common for the
@@ -53,6 +56,9 @@ func (r *run) lookupCTE(l *pgLookup, a *sqlq.Args) string {
 	gate := ""
 	if l.estimate {
 		gate = "(SELECT rare FROM e) AND "
+	}
+	if l.titlesUnder > 0 {
+		gate += "(SELECT n FROM tk) < " + strconv.Itoa(l.titlesUnder) + " AND "
 	}
 	return `m AS MATERIALIZED (SELECT d.node_id FROM search_docs d WHERE ` + gate + strings.Join(conds, " AND ") +
 		` AND (d.field || '') = 'body' LIMIT ` + strconv.Itoa(l.bound) +

@@ -85,6 +85,8 @@ type Query struct {
 	// EntryNodes keeps the node of each FTS5 match across searches on SQLite (entrynodes.go);
 	// nil: each search reads them from search_docs.
 	EntryNodes *EntryNodes
+	// Hints, from KeywordAtOnce, choose Keyword's plan where that statement learned it.
+	Hints Hints
 	// Tuning is for tests, which run every plan over the same content; production leaves it
 	// zero.
 	Tuning Tuning

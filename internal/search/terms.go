@@ -62,7 +62,7 @@ const probeNodes = 50
 //     the trigrams they start (shortMatch); on PostgreSQL they have no trigram to look up: walk.
 func (r *run) searchTerms(ctx context.Context, q Query) ([]Result, *Key, error) {
 	dense := cmp.Or(q.Tuning.DenseAfter, denseAfter)
-	titles, err := r.indexMatches(ctx, q.Terms, true, dense)
+	titles, err := r.hintedTitles(ctx, q)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -70,9 +70,13 @@ func (r *run) searchTerms(ctx context.Context, q Query) ([]Result, *Key, error) 
 	blocks := func(tier int, after *Key, limit int) ([]Result, *Key, error) {
 		probe := q.Tuning.Probe
 		outcome, looked := lookupUnknown, false // looked: the content statement has run
+		if q.Hints.ContentDense && tier == tierContent {
+			// KeywordAtOnce's lookup reached its bound: walk, as after lookupDense below.
+			probe, outcome, looked = -1, lookupDense, true
+		}
 		if probe == 0 && r.d == Postgres {
 			probe = probeNodes
-			if long, _ := longTerms(q.Terms); len(long) > 0 {
+			if long, _ := longTerms(q.Terms); len(long) > 0 && !q.Hints.NotRare {
 				// The index has trigrams to look up: a rare term skips the probe (estimate.go),
 				// estimated in the statement that looks it up (pglookup.go) where that runs.
 				res, o, err := r.contentFromIndex(ctx, q, tier, titles, after, limit, dense, true)

@@ -23,8 +23,17 @@ func (s *Store) searchNodes() search.NodeRows {
 }
 
 // Search runs a keyword search (internal/search) inside one read transaction, so that the
-// statements of its plan (the index lookups, the walk's steps) see one snapshot.
+// statements of its plan (the index lookups, the walk's steps) see one snapshot. On PostgreSQL a
+// first page by relevance is asked first in one statement, which needs no transaction
+// (search.KeywordAtOnce); the transaction is begun only when that statement cannot answer.
 func (s *Store) Search(ctx context.Context, q search.Query) ([]search.Result, *search.Key, error) {
+	if s.engine == Postgres {
+		res, hints, ok, err := search.KeywordAtOnce(ctx, s.read, search.Dialect(s.engine), s.searchNodes(), q)
+		if err != nil || ok {
+			return res, nil, err
+		}
+		q.Hints = hints
+	}
 	if s.found != nil && s.found.pending() {
 		// Prepared before the transaction takes its connection: preparing on the pool inside it
 		// could wait for a connection that the transactions of other searches hold.

@@ -18,6 +18,20 @@ func (s *Store) SearchTraceForTest(ctx context.Context, q search.Query, seen fun
 	return search.Keyword(ctx, tracer{s.read, seen}, search.Dialect(s.engine), s.searchNodes(), q)
 }
 
+// SearchAtOnceTraceForTest is Search with each statement reported to seen before it runs, and
+// every statement on the read pool: search.KeywordAtOnce, then search.Keyword with its hints
+// when that statement did not answer.
+func (s *Store) SearchAtOnceTraceForTest(ctx context.Context, q search.Query, seen func(query string, args []any)) ([]search.Result, *search.Key, error) {
+	db := tracer{s.read, seen}
+	res, hints, ok, err := search.KeywordAtOnce(ctx, db, search.Dialect(s.engine), s.searchNodes(), q)
+	if err != nil || ok {
+		return res, nil, err
+	}
+	q.Hints = hints
+	q.Samples, q.EntryNodes = s.samples, s.entryNodes
+	return search.Keyword(ctx, db, search.Dialect(s.engine), s.searchNodes(), q)
+}
+
 // tracer is a search.Queryer that reports each statement before running it.
 type tracer struct {
 	db   *sql.DB
