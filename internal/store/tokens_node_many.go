@@ -11,31 +11,31 @@ import (
 	"github.com/quire-dev/quire/internal/quire"
 )
 
-// joinedLanes is how many round trips of one NodeFields' joined read may be in flight at once
-// on PostgreSQL. A read asked for while every lane is busy waits for the next round trip
-// of its lane, which carries every read that waited (joinedMany).
-const joinedLanes = 1
-
 // joinedQueue gathers, on PostgreSQL, the joined reads (AuthenticateNode) of one NodeFields
 // that requests ask for while a round trip of them is in flight, and sends them together in
 // the next, as one statement over arrays (joinedRead.many). At c=16 the page GET spent a
 // quarter of Quire's CPU in pgx's write of its statement (on loopback TCP the write runs the
-// backend's wake-up inside the system call) and a third of the backend's CPU in its receive,
-// its wait and its send: once a round trip for sixteen requests instead of sixteen times.
+// backend's wake-up inside the system call), and the backends as much CPU a request as Quire,
+// mostly a statement's fixed cost and its receive, wait and send: paid once for a round trip
+// of several requests instead of once for each (about half the CPU a request all told).
 //
 // Nothing is kept: each read is sent after its request asked for it (it waits for a round trip
 // that starts later, never joins one already sent) and runs in a statement of its own
 // snapshot, so a revoked token or a withdrawn grant is seen by the very next request, as when
-// each request sent its own. A read asked for while a lane is free is sent at once, alone, with
-// joinedRead.query: at c=1 nothing waits and the statement is the one it always was.
+// each request sent its own. A read asked for while the lane is free is sent at once, alone,
+// with joinedRead.query: at c=1 nothing waits and the statement is the one it always was.
 //
-// There are no goroutines of its own: the request that finds a lane free sends; when its round
-// trip is back, the lane goes to the first waiting read, whose request sends every read
+// There are no goroutines of its own: the request that finds the lane free sends; when its
+// round trip is back, the lane goes to the first waiting read, whose request sends every read
 // waiting by then, its own included (one goroutine wake-up, which that read needed anyway).
+//
+// One round trip of a NodeFields' reads is in flight at a time (one lane): a second would need
+// the lane's hand-off to tell two waiting senders apart, and at c=16 on 2 cores two lanes were
+// not measurably better (docs/performance.md, "PostgreSQL page GET, tenth pass").
 type joinedQueue struct {
-	mu     sync.Mutex
-	flying int           // lanes in flight (or handed to a waiting read), at most joinedLanes
-	wait   []*joinedCall // reads asked for while every lane was busy, in order; empty when a lane is free
+	mu   sync.Mutex
+	busy bool          // a round trip is in flight, or the lane was handed to a waiting read
+	wait []*joinedCall // reads asked for while the lane was busy, in order; empty when it is free
 }
 
 // joinedCall is one request's read as it waits and is answered.
@@ -65,8 +65,8 @@ func (p *pgRaw) joined(ctx context.Context, read *joinedRead, secretHash, id str
 	for {
 		c := &joinedCall{hash: secretHash, id: id, sc: &nodeScan{p: &quire.Principal{}}, ready: make(chan bool, 1)}
 		q.mu.Lock()
-		if q.flying < joinedLanes {
-			q.flying++
+		if !q.busy {
+			q.busy = true
 			q.mu.Unlock()
 			p.send(ctx, q, read, []*joinedCall{c})
 		} else {
@@ -116,7 +116,7 @@ func (p *pgRaw) await(ctx context.Context, q *joinedQueue, read *joinedRead, c *
 // q.mu is held.
 func (q *joinedQueue) handOn() {
 	if len(q.wait) == 0 {
-		q.flying--
+		q.busy = false
 		return
 	}
 	next := q.wait[0]
