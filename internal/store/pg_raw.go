@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -29,6 +30,7 @@ import (
 type pgRaw struct {
 	db      *sql.DB
 	observe func(string) // Config.Observe, told each statement before it runs
+	joins   sync.Map     // *joinedRead → its *joinedQueue (tokens_node_many.go)
 }
 
 // query runs query with args and calls row for each row until it returns false or an error.

@@ -10,3 +10,22 @@ func (s *Store) PGRawScanForTest(ctx context.Context, query string, args []strin
 	}
 	return true, s.pg.one(ctx, query, args, func(r *pgRow) error { return r.Scan(dest...) })
 }
+
+// JoinedWaitingForTest is how many of fields' joined reads wait for the next round trip
+// (tokens_node_many.go); 0 on SQLite.
+func (s *Store) JoinedWaitingForTest(fields NodeFields) int {
+	if s.pg == nil {
+		return 0
+	}
+	q := s.pg.queueFor(mustJoinedRead(fields, s.engine))
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.wait)
+}
+
+// JoinedManyQueryForTest is fields' joined read of several tokens and nodes in one statement
+// on PostgreSQL.
+func JoinedManyQueryForTest(fields NodeFields) string { return mustJoinedRead(fields, Postgres).many }
+
+// JoinedReadQueryForTest is fields' joined read of one token and node on PostgreSQL.
+func JoinedReadQueryForTest(fields NodeFields) string { return mustJoinedRead(fields, Postgres).query }

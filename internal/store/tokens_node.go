@@ -78,6 +78,9 @@ var nodeDests = map[string]func(r *nodeScan) any{
 // joinedRead is AuthenticateNode's statement for one NodeFields and where its columns go.
 type joinedRead struct {
 	query string
+	// many is the same read of several tokens and nodes in one statement, on PostgreSQL only
+	// (joinedMany): the reads requests ask for while one is in flight go together.
+	many  string
 	dests []func(r *nodeScan) any
 }
 
@@ -110,13 +113,17 @@ func (f NodeFields) read(engine Engine) (*joinedRead, error) {
 		}
 		r.dests = append(r.dests, d)
 	}
-	r.query = authenticateNodeQuery(engine, tok, join, node)
+	r.query = authenticateNodeQuery(engine, tok, join, node, "$1", "$2")
+	if engine == Postgres {
+		r.many = joinedManyQuery(tok, join, node)
+	}
 	joinedReads.Store(key, r)
 	return r, nil
 }
 
-// authenticateNodeQuery is the token's columns (and join) as authenticate reads them, joined
-// with node $2 of the token's workspace (columns of it, qualified n.), provided the token
+// authenticateNodeQuery is the token's columns (and join) as authenticate reads them, the
+// token of secret hash hash (a placeholder or a column), joined with node id of the token's
+// workspace (columns of it, qualified n.), provided the token
 // reaches it: a workspace-scoped token reaches every node of its workspace; any other walks up
 // from the node on the nodes' primary key and probes its grants on theirs, as reachesQuery
 // does. The CASE keeps that walk from running for a workspace-scoped token: both engines
@@ -128,22 +135,22 @@ func (f NodeFields) read(engine Engine) (*joinedRead, error) {
 // execution, taken or not, and the walk's (a recursive union of two index scans, a hash join
 // with grants) was a fifth to a third of the backend's CPU of a page GET. SQLite compiles the
 // statement once per connection and runs the CTE only when the branch is taken.
-func authenticateNodeQuery(engine Engine, tokenColumns, join, columns string) string {
+func authenticateNodeQuery(engine Engine, tokenColumns, join, columns, hash, id string) string {
 	with, reach := `
 		WITH RECURSIVE up (id, parent_id, depth) AS (
-			SELECT id, parent_id, 0 FROM nodes WHERE id = $2
+			SELECT id, parent_id, 0 FROM nodes WHERE id = `+id+`
 			UNION ALL
 			SELECT p.id, p.parent_id, up.depth + 1 FROM nodes p JOIN up ON p.id = up.parent_id
 			WHERE up.depth < `+strconv.Itoa(maxDepth)+`
 		)`, `EXISTS (SELECT 1 FROM up WHERE EXISTS (SELECT 1 FROM grants g WHERE g.token_id = t.id AND g.target_id = up.id))`
 	if engine == Postgres {
-		with, reach = "", "quire_token_reaches(t.id, $2)"
+		with, reach = "", "quire_token_reaches(t.id, "+id+")"
 	}
 	return with + `
 		SELECT ` + tokenColumns + `, ` + columns + `
 		FROM tokens t ` + join + `
-		JOIN nodes n ON n.id = $2 AND n.workspace_id = t.workspace_id
-		WHERE t.secret_hash = $1 AND t.revoked_ms = 0 AND CASE WHEN t.workspace_scoped THEN TRUE
+		JOIN nodes n ON n.id = ` + id + ` AND n.workspace_id = t.workspace_id
+		WHERE t.secret_hash = ` + hash + ` AND t.revoked_ms = 0 AND CASE WHEN t.workspace_scoped THEN TRUE
 			ELSE ` + reach + `
 		END`
 }
@@ -155,11 +162,16 @@ func authenticateNodeQuery(engine Engine, tokenColumns, join, columns string) st
 // the token is live but the node is absent, in another workspace or out of the token's reach:
 // the joined read found no row, and the token is then read alone to tell that from an unknown
 // or revoked token (unauthorized). Nothing is kept between requests: a revoke or a withdrawn
-// grant through any server is seen by the next request's read.
+// grant through any server is seen by the next request's read. On PostgreSQL the reads that
+// requests ask for while one is in flight share the next round trip (joinedQueue).
 func (s *Store) AuthenticateNode(ctx context.Context, secretHash, id string, fields NodeFields) (*quire.Principal, *quire.Node, error) {
 	read, err := fields.read(s.engine)
 	if err != nil {
 		return nil, nil, err
+	}
+	if s.pg != nil {
+		sc, err := s.pg.joined(ctx, read, secretHash, id)
+		return s.joined(ctx, sc, secretHash, id, err)
 	}
 	sc := &nodeScan{p: &quire.Principal{}}
 	err = s.hotRow(ctx, read.query, []string{secretHash, id}, func(row interface{ Scan(...any) error }) error {
