@@ -32,8 +32,9 @@ import (
 //     transaction (search_index_tail.go), so a segment holds a quarter second of writes instead
 //     of one statement's. Open kicks the loop once migrated, so what a crash or a command that
 //     closed the store left unindexed is indexed then.
-//   - Requests first (upkeep_yield.go): with a gate, each batch and merge step is smaller
-//     while requests come, so that a request waits less behind it for the writer.
+//   - Requests first (upkeep_yield.go): with a gate, while requests come each merge step is
+//     smaller, so that a request waits less behind it for the writer, and indexing waits until
+//     the tail reaches a bound.
 //
 // Durability is unchanged: a commit is durable once its WAL frames are synced (synchronous
 // FULL); a checkpoint syncs the WAL before it copies and the database file after. A merge
@@ -60,7 +61,7 @@ type upkeep struct {
 	lastMerge time.Time
 	ran       atomic.Int64              // checkpoints run, for tests
 	gate      atomic.Pointer[busy.Gate] // the requests in flight (upkeep_yield.go); nil: none
-	smalls    atomic.Int64              // small index batches begun, for tests
+	batches   atomic.Int64              // index batches begun, for tests
 }
 
 func startUpkeep(ckpt, write *sql.DB) *upkeep {
@@ -150,7 +151,7 @@ func (u *upkeep) run(ctx context.Context) {
 		case <-u.kick:
 			mergeDue, wrote = true, true
 		case <-timer:
-			indexed := u.index(ctx)
+			indexed, deferred := u.index(ctx)
 			worked, err := u.merge(ctx, !wrote)
 			if err != nil && ctx.Err() == nil {
 				slog.Warn("background search index merge failed", "err", err)
@@ -158,9 +159,9 @@ func (u *upkeep) run(ctx context.Context) {
 			if worked || indexed > 0 {
 				kick(u.ckptKick)
 			}
-			// A round that merged or indexed may have left work (a consolidation spans rounds): the next
-			// round follows after mergeEvery rather than after the next write.
-			u.lastMerge, mergeDue, wrote = time.Now(), worked || wrote || indexed > 0, false
+			// A round that merged, indexed or deferred indexing may have left work (a consolidation
+			// spans rounds): the next round follows after mergeEvery rather than after the next write.
+			u.lastMerge, mergeDue, wrote = time.Now(), worked || wrote || indexed > 0 || deferred, false
 		}
 		// The rounds' pace is as it was when this loop also checkpointed: a round starts no
 		// sooner than checkpointEvery after a write's kick, so the search tail's first segment
