@@ -40,8 +40,9 @@ import (
 // FULL); a checkpoint syncs the WAL before it copies and the database file after. A merge
 // rewrites index segments with the same content in its own transaction.
 const (
-	walBackstop     = 10000 // pages (4 KiB each)
-	checkpointEvery = 100 * time.Millisecond
+	walBackstop     = 10000                  // pages (4 KiB each)
+	checkpointEvery = time.Second            // see checkpoints
+	roundPace       = 100 * time.Millisecond // the least time between a write's kick and a round
 	mergeEvery      = 250 * time.Millisecond
 	mergePages      = 64 // FTS5 pages written per merge step
 	mergeSteps      = 32 // per table and round, so a round holds the writer at most a few ms at a time
@@ -94,6 +95,13 @@ func kick(c chan struct{}) {
 // pages while every other writer waited (docs/performance.md "Seeding, fifth pass"). A PASSIVE
 // checkpoint on its own connection never waits for the writer.
 //
+// At most one a second (a tenth of a second until the tenth pass): a checkpoint copies the
+// latest version of each page the WAL holds, and at one connection sending appends the same
+// index and FTS5 pages are written again by append after append, so checkpoints ten times a
+// second copied them over and over; at one a second the server's CPU per append fell by a
+// sixth on average, and the p50 with it (docs/performance.md "Append, tenth pass"). The WAL then holds about a second of
+// writes, far below walBackstop.
+//
 // One timer serves every round: time.After made a timer per write under a stream of writes.
 func (u *upkeep) checkpoints(ctx context.Context) {
 	defer close(u.ckptDone)
@@ -137,7 +145,7 @@ func (u *upkeep) run(ctx context.Context) {
 	wrote := false
 	round := time.NewTimer(mergeEvery) // both timers reused across rounds
 	defer round.Stop()
-	pace := time.NewTimer(checkpointEvery)
+	pace := time.NewTimer(roundPace)
 	defer pace.Stop()
 	for {
 		var timer <-chan time.Time
@@ -164,9 +172,9 @@ func (u *upkeep) run(ctx context.Context) {
 			u.lastMerge, mergeDue, wrote = time.Now(), worked || wrote || indexed > 0 || deferred, false
 		}
 		// The rounds' pace is as it was when this loop also checkpointed: a round starts no
-		// sooner than checkpointEvery after a write's kick, so the search tail's first segment
+		// sooner than roundPace after a write's kick, so the search tail's first segment
 		// after a quiet spell holds that much of the writes that follow, not one write's.
-		if !wait(ctx, pace, checkpointEvery) {
+		if !wait(ctx, pace, roundPace) {
 			return
 		}
 	}
