@@ -66,8 +66,10 @@ func TestSemanticSearch_AppendPastWhatIsEmbedded(t *testing.T) {
 		for i := range 210 {
 			kids = append(kids, para("Entry "+strconv.Itoa(i)+" tells of the lighthouse keeper and the storm."))
 		}
+		var last string
 		for i := 0; i < len(kids); i += 100 {
-			e.appendKids(t, long, kids[i:min(i+100, len(kids))]...)
+			got := e.appendKids(t, long, kids[i:min(i+100, len(kids))]...)
+			last = got[len(got)-1]["id"].(string)
 		}
 		drain(t, e.svc)
 		ws := e.ws.ID
@@ -76,7 +78,9 @@ func TestSemanticSearch_AppendPastWhatIsEmbedded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e.appendKids(t, long, para("A volcano far below the last entry."))
+		// Into the last block: an append into a block queues its page (at the end of the page it
+		// would not: TestAppend_PastTheWindowQueuesNothing).
+		e.appendKids(t, last, para("A volcano far below the last entry."))
 		if n, err := st.EmbedQueueLength(context.Background()); err != nil || n != 1 {
 			t.Fatalf("queue after the append: %d, %v; want the page", n, err)
 		}
@@ -95,7 +99,7 @@ func TestSemanticSearch_AppendPastWhatIsEmbedded(t *testing.T) {
 			t.Fatalf("the page by its text: %v", got)
 		}
 		// An edit within the first entries is embedded and versioned as before.
-		e.appendKids(t, long, para("unused")) // queued again, still unchanged
+		e.appendKids(t, last, para("unused")) // queued again, still unchanged
 		wantOK(t, e.do(http.MethodPatch, "/v2/pages/"+long, e.full, map[string]any{"properties": titleOf("Ocean chronicle")}), 200)
 		drain(t, e.svc)
 		if s := e.svc.IndexStats(); s.Chunks != after.Chunks+1 {

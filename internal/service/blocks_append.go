@@ -26,6 +26,10 @@ func (pl Placement) atEnd() bool { return !pl.Start && pl.After == "" && pl.Befo
 // blocks at or after them; once the lock is held nothing more can land there, and the new
 // blocks move after whatever did (an UPDATE of their position, which the search index ignores).
 // SQLite's writer is one transaction at a time from BEGIN, so there the check finds nothing.
+//
+// An append at the end of a page whose first embedMaxEntries entries (all the semantic indexer
+// reads of it) come before the new blocks takes back its queueing of the page for the indexer
+// (store.QuietAppend). An append into a block may land within them, and always queues.
 func (s *Service) insertAtEnd(ctx context.Context, tx *store.Tx, p *quire.Principal, c *container, bs []*blocks.Block, now int64) ([]*quire.Block, error) {
 	lo, err := tx.LastChildPosition(ctx, c.ID)
 	if err != nil {
@@ -35,12 +39,23 @@ func (s *Service) insertAtEnd(ctx context.Context, tx *store.Tx, p *quire.Princi
 	if err != nil {
 		return nil, err
 	}
+	var quiet store.QuietAppend
+	if c.Block == nil {
+		if quiet, err = tx.BeginAppend(ctx, c.Page.ID, embedMaxEntries); err != nil {
+			return nil, err
+		}
+	}
 	top, err := s.insertTreeAt(ctx, tx, p, c.Page, c.ID, bs, keys, now)
 	if err != nil {
 		return nil, err
 	}
 	if err := s.lockWritable(ctx, tx, p, c, now); err != nil {
 		return nil, err
+	}
+	if c.Block == nil {
+		if err := tx.EndAppend(ctx, quiet); err != nil {
+			return nil, err
+		}
 	}
 	n, err := tx.CountChildrenAfter(ctx, c.ID, lo)
 	if err != nil || n == len(top) {

@@ -88,3 +88,10 @@ func (s *Store) PlanForTest(ctx context.Context, generic bool, query string, arg
 	err = conn.QueryRowContext(ctx, `EXPLAIN (FORMAT JSON) EXECUTE plan_for_test(`+strings.Join(lits, ", ")+`)`).Scan(&plan)
 	return plan, err
 }
+
+// QuietAppendReadForTest and QuietAppendLogForTest are an append's reads of its page's entry
+// count: SQLite's before the insert, PostgreSQL's with the delete of its own log rows.
+const (
+	QuietAppendReadForTest = quietAppendRead
+	QuietAppendLogForTest  = quietAppendLog
+)

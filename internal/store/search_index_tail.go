@@ -29,21 +29,28 @@ func (s *Store) IndexSearch(ctx context.Context) (int, error) {
 	return indexTail(ctx, s.write, func(context.Context) int { return indexBatch })
 }
 
-// index is the upkeep loop's indexing: every entry above the mark, in batches. A failure is only
-// logged: the entries stay above the mark, where search reads them, until the next round.
-func (u *upkeep) index(ctx context.Context) int {
+// index is the upkeep loop's indexing: every entry above the mark, in batches, unless requests
+// come and the tail is short (deferred: upkeep_yield.go). A failure is only logged: the entries
+// stay above the mark, where search reads them, until the next round.
+func (u *upkeep) index(ctx context.Context) (n int, deferred bool) {
 	if backgroundIndexOff.Load() {
-		return 0
+		return 0, false
 	}
-	n, err := indexTail(ctx, u.write, u.batchSize)
+	if u.deferIndex(ctx) {
+		return 0, true
+	}
+	n, err := indexTail(ctx, u.write, func(context.Context) int {
+		u.batches.Add(1)
+		return indexBatch
+	})
 	if err != nil && ctx.Err() == nil {
 		slog.Warn("background search indexing failed", "err", err)
 	}
-	return n
+	return n, false
 }
 
 // indexTail runs indexBatchOnce until the tail is empty or ctx ends, each batch of size(ctx)
-// entries at most (the upkeep's yields to requests before each: upkeep_yield.go).
+// entries at most.
 func indexTail(ctx context.Context, write *sql.DB, size func(context.Context) int) (int, error) {
 	total := 0
 	for {

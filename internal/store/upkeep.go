@@ -32,15 +32,17 @@ import (
 //     transaction (search_index_tail.go), so a segment holds a quarter second of writes instead
 //     of one statement's. Open kicks the loop once migrated, so what a crash or a command that
 //     closed the store left unindexed is indexed then.
-//   - Requests first (upkeep_yield.go): with a gate, each batch and merge step is smaller
-//     while requests come, so that a request waits less behind it for the writer.
+//   - Requests first (upkeep_yield.go): with a gate, while requests come each merge step is
+//     smaller, so that a request waits less behind it for the writer, and indexing waits until
+//     the tail reaches a bound.
 //
 // Durability is unchanged: a commit is durable once its WAL frames are synced (synchronous
 // FULL); a checkpoint syncs the WAL before it copies and the database file after. A merge
 // rewrites index segments with the same content in its own transaction.
 const (
-	walBackstop     = 10000 // pages (4 KiB each)
-	checkpointEvery = 100 * time.Millisecond
+	walBackstop     = 10000                  // pages (4 KiB each)
+	checkpointEvery = time.Second            // see checkpoints
+	roundPace       = 100 * time.Millisecond // the least time between a write's kick and a round
 	mergeEvery      = 250 * time.Millisecond
 	mergePages      = 64 // FTS5 pages written per merge step
 	mergeSteps      = 32 // per table and round, so a round holds the writer at most a few ms at a time
@@ -60,7 +62,7 @@ type upkeep struct {
 	lastMerge time.Time
 	ran       atomic.Int64              // checkpoints run, for tests
 	gate      atomic.Pointer[busy.Gate] // the requests in flight (upkeep_yield.go); nil: none
-	smalls    atomic.Int64              // small index batches begun, for tests
+	batches   atomic.Int64              // index batches begun, for tests
 }
 
 func startUpkeep(ckpt, write *sql.DB) *upkeep {
@@ -92,6 +94,13 @@ func kick(c chan struct{}) {
 // reached walBackstop and the writer checkpointed inside a COMMIT instead, copying up to 10,000
 // pages while every other writer waited (docs/performance.md "Seeding, fifth pass"). A PASSIVE
 // checkpoint on its own connection never waits for the writer.
+//
+// At most one a second (a tenth of a second until the tenth pass): a checkpoint copies the
+// latest version of each page the WAL holds, and at one connection sending appends the same
+// index and FTS5 pages are written again by append after append, so checkpoints ten times a
+// second copied them over and over; at one a second the server's CPU per append fell by a
+// sixth on average, and the p50 with it (docs/performance.md "Append, tenth pass"). The WAL then holds about a second of
+// writes, far below walBackstop.
 //
 // One timer serves every round: time.After made a timer per write under a stream of writes.
 func (u *upkeep) checkpoints(ctx context.Context) {
@@ -136,7 +145,7 @@ func (u *upkeep) run(ctx context.Context) {
 	wrote := false
 	round := time.NewTimer(mergeEvery) // both timers reused across rounds
 	defer round.Stop()
-	pace := time.NewTimer(checkpointEvery)
+	pace := time.NewTimer(roundPace)
 	defer pace.Stop()
 	for {
 		var timer <-chan time.Time
@@ -150,7 +159,7 @@ func (u *upkeep) run(ctx context.Context) {
 		case <-u.kick:
 			mergeDue, wrote = true, true
 		case <-timer:
-			indexed := u.index(ctx)
+			indexed, deferred := u.index(ctx)
 			worked, err := u.merge(ctx, !wrote)
 			if err != nil && ctx.Err() == nil {
 				slog.Warn("background search index merge failed", "err", err)
@@ -158,14 +167,14 @@ func (u *upkeep) run(ctx context.Context) {
 			if worked || indexed > 0 {
 				kick(u.ckptKick)
 			}
-			// A round that merged or indexed may have left work (a consolidation spans rounds): the next
-			// round follows after mergeEvery rather than after the next write.
-			u.lastMerge, mergeDue, wrote = time.Now(), worked || wrote || indexed > 0, false
+			// A round that merged, indexed or deferred indexing may have left work (a consolidation
+			// spans rounds): the next round follows after mergeEvery rather than after the next write.
+			u.lastMerge, mergeDue, wrote = time.Now(), worked || wrote || indexed > 0 || deferred, false
 		}
 		// The rounds' pace is as it was when this loop also checkpointed: a round starts no
-		// sooner than checkpointEvery after a write's kick, so the search tail's first segment
+		// sooner than roundPace after a write's kick, so the search tail's first segment
 		// after a quiet spell holds that much of the writes that follow, not one write's.
-		if !wait(ctx, pace, checkpointEvery) {
+		if !wait(ctx, pace, roundPace) {
 			return
 		}
 	}

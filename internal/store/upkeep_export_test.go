@@ -23,13 +23,12 @@ func (s *Store) HoldWriterForTest(ctx context.Context) (release func(), err erro
 func (s *Store) KickUpkeepForTest()        { s.upkeep.wrote() }
 func (s *Store) CheckpointsForTest() int64 { return s.upkeep.ran.Load() }
 
-// SmallTailForTest sets the tail at which the upkeep's pieces are full size again while
-// requests come, until the test ends; SmallPiecesForTest counts the small index batches it has begun
-// (SQLite only).
-func SmallTailForTest(t interface{ Cleanup(func()) }, tailMax int64) {
-	n := smallTailMax
-	smallTailMax = tailMax
-	t.Cleanup(func() { smallTailMax = n })
+// DeferTailForTest sets the tail at which the upkeep indexes while requests come, until the test
+// ends; IndexBatchesForTest counts the index batches it has begun (SQLite only).
+func DeferTailForTest(t interface{ Cleanup(func()) }, tailMax int64) {
+	n := deferTailMax
+	deferTailMax = tailMax
+	t.Cleanup(func() { deferTailMax = n })
 }
 
-func (s *Store) SmallPiecesForTest() int64 { return s.upkeep.smalls.Load() }
+func (s *Store) IndexBatchesForTest() int64 { return s.upkeep.batches.Load() }

@@ -34,13 +34,14 @@ func yieldWrites(t *testing.T, s *store.Store, ws *quire.Workspace, u *quire.Use
 	return want
 }
 
-// TestUpkeep_SmallPiecesWhileRequestsCome: with a gate (store.YieldTo), SQLite's upkeep
-// indexes in small batches while a request is in flight and the tail is short (250 entries:
-// at least three batches of 100), in full ones once requests have stopped (no small batch for
-// the next write), and full ones again once the tail reaches the bound. A keyword search finds
-// every entry all along, and the trigram indexes are whole after. Fails if the upkeep ignores
-// the gate or the bound. PostgreSQL has no upkeep: the same writes are found at once.
-func TestUpkeep_SmallPiecesWhileRequestsCome(t *testing.T) {
+// TestUpkeep_DefersIndexingWhileRequestsCome: with a gate (store.YieldTo), SQLite's upkeep
+// leaves new entries above the mark while a request is in flight and the tail is short (250
+// entries under a bound of 1,000, over several rounds), indexes them once requests have stopped,
+// and indexes while a request is in flight once the tail reaches the bound, in full batches of
+// 500. A keyword search finds every entry all along, and the trigram indexes are whole after.
+// Fails if the upkeep ignores the gate or the bound. PostgreSQL has no upkeep: the same writes
+// are found at once.
+func TestUpkeep_DefersIndexingWhileRequestsCome(t *testing.T) {
 	testdb.ForEachEngine(t, func(t *testing.T, s *store.Store) {
 		g := busy.New()
 		s.YieldTo(g)
@@ -53,36 +54,35 @@ func TestUpkeep_SmallPiecesWhileRequestsCome(t *testing.T) {
 			}
 		}
 		indexed("the seed indexed")
-		smalls := func() int64 {
-			if !sqlite {
-				return 0
-			}
-			return s.SmallPiecesForTest()
-		}
+		store.DeferTailForTest(t, 1000)
 		end := g.Begin() // a request in flight
 		want := yieldWrites(t, s, ws, u, "busy", 250)
-		indexed("the entries indexed while a request is in flight")
-		if n := smalls(); sqlite && n < 3 {
-			t.Errorf("%d small batches for 250 entries while a request is in flight, want at least 3", n)
+		time.Sleep(time.Second) // several of the upkeep's rounds
+		if sqlite {
+			if n := unindexed(t, s); n < 250 { // the page's title is one more
+				t.Errorf("%d entries above the mark after a second with a request in flight, want all 250", n)
+			}
 		}
 		checkFound(t, s, ws.ID, "while the request is in flight", want)
 		end()
-		time.Sleep(150 * time.Millisecond) // more than busy.Quiet
-		before := smalls()
-		want = yieldWrites(t, s, ws, u, "idle", 250)
-		indexed("the entries indexed with no request")
-		if n := smalls(); n != before {
-			t.Errorf("%d small batches with no request, want none", n-before)
-		}
-		store.SmallTailForTest(t, 20)
+		indexed("the entries indexed once the request ended")
+		checkFound(t, s, ws.ID, "after the request", want)
 		end = g.Begin()
 		defer end()
-		before = smalls()
-		want = yieldWrites(t, s, ws, u, "long", 250)
-		indexed("a long tail indexed while a request is in flight")
-		// The tail is indexed in full batches; one small batch may follow, finding it empty.
-		if n := smalls(); n-before > 1 {
-			t.Errorf("%d small batches with 250 entries above a bound of 20, want at most 1", n-before)
+		var before int64
+		if sqlite {
+			before = s.IndexBatchesForTest()
+		}
+		for i := range 5 { // 1,250 entries, over the bound
+			want = yieldWrites(t, s, ws, u, fmt.Sprintf("long%d", i), 250)
+		}
+		indexed("a tail over the bound indexed while a request is in flight")
+		// In full batches: three of 500 at most for 1,250 entries, and one that finds the tail empty;
+		// at 100 entries a batch they were thirteen.
+		if sqlite {
+			if n := s.IndexBatchesForTest() - before; n > 6 {
+				t.Errorf("%d index batches for 1,250 entries, want full ones", n)
+			}
 		}
 		checkFTS(t, s, "after the writes")
 		checkFound(t, s, ws.ID, "after the writes", want)
