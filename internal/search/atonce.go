@@ -123,9 +123,9 @@ func (r *run) atOnce(ctx context.Context, q Query) ([]Result, Hints, bool, error
 // titlesCTE is the titles' lookup of indexMatches as the CTE tl of node ids, with tk its count
 // up to denseAfter (at that count the titles are walked). It runs only when the estimate (e)
 // calls the terms rare: when it does not, the statement does not answer and Keyword looks the
-// titles up in its own snapshot, so a common word would pay for the lookup twice. Each pattern is a sub-SELECT for the
-// reason lookupCTE gives (the statement keeps one generic plan); CAST, not lower(), so that ILIKE
-// compares as indexMatches' does.
+// titles up in its own snapshot, so a common word would pay for the lookup twice. Each pattern
+// is a sub-SELECT for the reason lookupCTE gives (the statement keeps one generic plan); CAST,
+// not lower(), so that ILIKE compares as indexMatches' does.
 func (r *run) titlesCTE(terms []string, a *sqlq.Args) string {
 	conds := make([]string, len(terms))
 	for i, t := range terms {

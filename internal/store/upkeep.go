@@ -99,8 +99,8 @@ func kick(c chan struct{}) {
 // latest version of each page the WAL holds, and at one connection sending appends the same
 // index and FTS5 pages are written again by append after append, so checkpoints ten times a
 // second copied them over and over; at one a second the server's CPU per append fell by a
-// sixth on average, and the p50 with it (docs/performance.md "Append, tenth pass"). The WAL then holds about a second of
-// writes, far below walBackstop.
+// sixth on average, and the p50 with it (docs/performance.md "Append, tenth pass"). The WAL then
+// holds about a second of writes, far below walBackstop.
 //
 // One timer serves every round: time.After made a timer per write under a stream of writes.
 func (u *upkeep) checkpoints(ctx context.Context) {

@@ -24,10 +24,10 @@ import (
 // Indexing waits while requests come (docs/performance.md "Append, tenth pass"). The eighth pass
 // made index batches a fifth of indexBatch while requests came; but each batch adds a segment to
 // the trigram indexes, and batches of 100 entries, one or two per 100-paragraph append, made
-// segments so fast that FTS5's crisis merges ran inside the
-// batches, on the writer, beside the upkeep's own merge steps. While a request is in flight or
-// one ended less than busy.Quiet ago, the upkeep leaves the entries above the mark until they
-// reach deferTailMax, then indexes them in full batches; once requests stop, whatever is left.
+// segments so fast that FTS5's crisis merges ran inside the batches, on the writer, beside the
+// upkeep's own merge steps. While a request is in flight or one ended less than busy.Quiet ago,
+// the upkeep leaves the entries above the mark until they reach deferTailMax, then indexes them
+// in full batches; once requests stop, whatever is left.
 // Keyword search reads the entries above the mark by substring (internal/search/tail.go), so it
 // is exact at any tail, and the bound keeps that read short.
 const mergeBusyPages = mergePages / 4
