@@ -74,7 +74,22 @@ func (u *upkeep) deferIndex(ctx context.Context) bool {
 // it did without a gate.
 func (u *upkeep) tailAtLeast(ctx context.Context, n int64) bool {
 	var tail int64
-	err := u.ckpt.QueryRowContext(ctx, `SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'search_docs'), 0)
-		- (SELECT rid FROM search_fts_mark)`).Scan(&tail)
+	err := u.ckpt.QueryRowContext(ctx, searchTailSQL).Scan(&tail)
 	return err != nil || tail >= n
+}
+
+// searchTailSQL counts the entries above the trigram indexes' mark (tailAtLeast).
+const searchTailSQL = `SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'search_docs'), 0)
+	- (SELECT rid FROM search_fts_mark)`
+
+// SearchTail is how many search entries are above SQLite's trigram indexes' mark as tx sees
+// them (0 on PostgreSQL). A restore counts them in its own transaction: once it commits, the
+// upkeep loop may index them before the restore's IndexSearch does, which then finds none.
+func (tx *Tx) SearchTail(ctx context.Context) (int64, error) {
+	if tx.engine != SQLite {
+		return 0, nil
+	}
+	var tail int64
+	err := tx.tx.QueryRowContext(ctx, searchTailSQL).Scan(&tail)
+	return tail, err
 }
