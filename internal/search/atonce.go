@@ -40,7 +40,9 @@ const atOnceStandIn = 0
 // KeywordAtOnce answers q with one statement on db when q is the first page of a search by
 // relevance on PostgreSQL whose terms have trigrams; ok reports whether the answer is the
 // search's (there is no key to resume at: a walk is never part of it). When not, Keyword answers
-// (in a read transaction) with q.Hints set to hints.
+// (in a read transaction) with q.Hints set to hints. With q.Plans, what the statement learns of
+// the plan is kept, and a kept plan spares the estimate, or the statement when it would not
+// answer (plans.go).
 func KeywordAtOnce(ctx context.Context, db Queryer, d Dialect, nodes NodeRows, q Query) (res []Result, hints Hints, ok bool, err error) {
 	long, _ := longTerms(q.Terms)
 	if d != Postgres || q.Order != ByRelevance || q.After != nil || len(long) == 0 || q.Tuning != (Tuning{}) || q.Hints != (Hints{}) {
