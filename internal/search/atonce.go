@@ -40,21 +40,37 @@ const atOnceStandIn = 0
 // KeywordAtOnce answers q with one statement on db when q is the first page of a search by
 // relevance on PostgreSQL whose terms have trigrams; ok reports whether the answer is the
 // search's (there is no key to resume at: a walk is never part of it). When not, Keyword answers
-// (in a read transaction) with q.Hints set to hints.
+// (in a read transaction) with q.Hints set to hints. With q.Plans, what the statement learns of
+// the plan is kept, and a kept plan spares the estimate, or the statement when it would not
+// answer (plans.go).
 func KeywordAtOnce(ctx context.Context, db Queryer, d Dialect, nodes NodeRows, q Query) (res []Result, hints Hints, ok bool, err error) {
 	long, _ := longTerms(q.Terms)
 	if d != Postgres || q.Order != ByRelevance || q.After != nil || len(long) == 0 || q.Tuning != (Tuning{}) || q.Hints != (Hints{}) {
 		return nil, Hints{}, false, nil
 	}
 	r := &run{db: db, d: d, nodes: nodes, q: q}
-	return r.atOnce(ctx, q)
+	key := planKey(q)
+	kept, known := q.Plans.get(key)
+	if known && kept.hints != (Hints{}) {
+		return nil, kept.hints, false, nil // the statement would not answer: Keyword, with the kept hints
+	}
+	if !known {
+		kept = keptPlan{at: q.Plans.clock()}
+	}
+	res, hints, ok, learned, err := r.atOnce(ctx, q, !known)
+	if learned {
+		kept.hints = hints
+		q.Plans.put(key, kept)
+	}
+	return res, hints, ok, err
 }
 
 // atOnce is KeywordAtOnce's statement and what its rows say. Each row carries its tier, the
 // titles' lookup's count (up to denseAfter) and the blocks' lookup's count of entries (notRare
 // when the estimate found the terms common); the stand-in row always comes when the workspace
-// shows a node, so the counts are known whatever the results.
-func (r *run) atOnce(ctx context.Context, q Query) ([]Result, Hints, bool, error) {
+// shows a node, so the counts are known whatever the results (learned). Without estimate the
+// terms are taken as rare (a kept plan says so: Plans).
+func (r *run) atOnce(ctx context.Context, q Query, estimate bool) (res []Result, hints Hints, ok, learned bool, err error) {
 	bound := entriesPerNode * denseAfter
 	l := &pgLookup{terms: q.Terms, bound: bound, estimate: true, titlesUnder: denseAfter}
 	a := sqlq.NewArgs(q.Workspace)
@@ -64,7 +80,12 @@ func (r *run) atOnce(ctx context.Context, q Query) ([]Result, Hints, bool, error
 	} else {
 		sb.WriteString("WITH ")
 	}
-	sb.WriteString(r.estimateCTE(q, nil, a) + ", " + r.titlesCTE(q.Terms, a) + ", " + r.lookupCTE(l, a) + "\n")
+	if estimate {
+		sb.WriteString(r.estimateCTE(q, nil, a))
+	} else {
+		sb.WriteString(rareCTE(q, a))
+	}
+	sb.WriteString(", " + r.titlesCTE(q.Terms, a) + ", " + r.lookupCTE(l, a) + "\n")
 	counts := func(tier int) string {
 		return "SELECT " + strconv.Itoa(tier) + ", (SELECT n FROM tk), (SELECT entries FROM k), " + r.columns() + " FROM nodes n"
 	}
@@ -78,7 +99,7 @@ func (r *run) atOnce(ctx context.Context, q Query) ([]Result, Hints, bool, error
 		strconv.Itoa(notRare) + " END, " + r.columns() + " FROM nodes n WHERE n.id = (SELECT first FROM e))")
 	rows, err := r.db.QueryContext(ctx, sb.String(), a.List...)
 	if err != nil {
-		return nil, Hints{}, false, err
+		return nil, Hints{}, false, false, err
 	}
 	row := &atOnceRow{rows: rows}
 	var titled, content []Result
@@ -104,20 +125,20 @@ func (r *run) atOnce(ctx context.Context, q Query) ([]Result, Hints, bool, error
 	}()
 	switch {
 	case err != nil:
-		return nil, Hints{}, false, err
+		return nil, Hints{}, false, false, err
 	case standIn == nil:
-		return nil, Hints{}, false, nil // the workspace shows no node: Keyword says so
+		return nil, Hints{}, false, false, nil // the workspace shows no node: Keyword says so
 	case standIn.titles >= denseAfter:
-		return nil, Hints{TitlesDense: true, NotRare: standIn.entries == notRare}, false, nil
+		return nil, Hints{TitlesDense: true, NotRare: standIn.entries == notRare}, false, true, nil
 	case len(titled) >= q.Limit:
-		return titled[:q.Limit], Hints{}, true, nil // the titles fill the page, as in searchTerms
+		return titled[:q.Limit], Hints{}, true, true, nil // the titles fill the page, as in searchTerms
 	case standIn.entries == notRare:
-		return nil, Hints{NotRare: true}, false, nil
+		return nil, Hints{NotRare: true}, false, true, nil
 	case standIn.entries >= int64(bound):
-		return nil, Hints{ContentDense: true}, false, nil // the lookup was cut short: the content tier is walked
+		return nil, Hints{ContentDense: true}, false, true, nil // the lookup was cut short: the content tier is walked
 	}
 	out := append(titled, content...)
-	return out[:min(len(out), q.Limit)], Hints{}, true, nil
+	return out[:min(len(out), q.Limit)], Hints{}, true, true, nil
 }
 
 // titlesCTE is the titles' lookup of indexMatches as the CTE tl of node ids, with tk its count

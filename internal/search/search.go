@@ -87,6 +87,9 @@ type Query struct {
 	EntryNodes *EntryNodes
 	// Hints, from KeywordAtOnce, choose Keyword's plan where that statement learned it.
 	Hints Hints
+	// Plans keeps what KeywordAtOnce learned of first pages' plans across searches on
+	// PostgreSQL (plans.go); nil: each first page is estimated.
+	Plans *Plans
 	// Tuning is for tests, which run every plan over the same content; production leaves it
 	// zero.
 	Tuning Tuning

@@ -25,9 +25,12 @@ func (s *Store) searchNodes() search.NodeRows {
 // Search runs a keyword search (internal/search) inside one read transaction, so that the
 // statements of its plan (the index lookups, the walk's steps) see one snapshot. On PostgreSQL a
 // first page by relevance is asked first in one statement, which needs no transaction
-// (search.KeywordAtOnce); the transaction is begun only when that statement cannot answer.
+// (search.KeywordAtOnce); the transaction is begun only when that statement cannot answer. What
+// that statement learns of a first page's plan is kept across searches (s.plans, search.Plans:
+// plans, never answers).
 func (s *Store) Search(ctx context.Context, q search.Query) ([]search.Result, *search.Key, error) {
 	if s.engine == Postgres {
+		q.Plans = s.plans
 		res, hints, ok, err := search.KeywordAtOnce(ctx, s.read, search.Dialect(s.engine), s.searchNodes(), q)
 		if err != nil || ok {
 			return res, nil, err

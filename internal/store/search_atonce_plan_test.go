@@ -32,31 +32,7 @@ const (
 func TestSearchPlans_FirstPageAtOnce(t *testing.T) {
 	testdb.ForEachEngine(t, func(t *testing.T, s *store.Store) {
 		ws, u := seed(t, s)
-		// 20,000 older nodes first (the records of a workspace): beside a few hundred,
-		// PostgreSQL would rather scan nodes than ask the titles' index, and rightly so.
-		mustTx(t, s, func(tx *store.Tx) error {
-			return tx.ExecForTest(ctx, `WITH RECURSIVE seq (i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM seq WHERE i + 1 < 20000)
-				INSERT INTO nodes (id, workspace_id, object, page_type, parent_type, position, title, title_plain, properties,
-					description, created_ms, created_by, edited_ms, edited_by)
-				SELECT 'r' || CAST(i AS TEXT), $1, 'page', 'page', 'workspace', 'a0', '[]', 'Record ' || CAST(i AS TEXT), '{}', '[]',
-					i - 20000, 'u', i - 20000, 'u' FROM seq`, ws.ID)
-		})
-		seedWordPages(t, s, ws.ID)
-		// Two older pages hold the rare word in their titles: the title tier comes first.
-		mustTx(t, s, func(tx *store.Tx) error {
-			return tx.ExecForTest(ctx, `UPDATE nodes SET title_plain = 'Pudefa notes ' || id WHERE id IN ('p1', 'p3')`)
-		})
-		// A word in 6,000 entries of the 120 oldest pages: the estimate, which samples the
-		// newest, calls it rare, and the lookup reaches its bound of 5,000. The walk that
-		// answers it stops at its bound before the first of them, with a key to resume at.
-		mustTx(t, s, func(tx *store.Tx) error {
-			return tx.ExecForTest(ctx, `WITH RECURSIVE seq (i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM seq WHERE i + 1 < 6000)
-				INSERT INTO search_docs (ref, node_id, field, text)
-				SELECT 'v' || CAST(i AS TEXT), 'p' || CAST(i / 50 AS TEXT), 'body', 'vokemu ' || CAST(i AS TEXT) FROM seq`)
-		})
-		if _, err := s.IndexSearch(ctx); err != nil {
-			t.Fatal(err)
-		}
+		seedFirstPages(t, s, ws.ID)
 		mustTx(t, s, func(tx *store.Tx) error {
 			if err := tx.ExecForTest(ctx, `INSERT INTO tokens (id, workspace_id, owner_id, integration_id, name, secret_hash, scopes,
 				workspace_scoped, created_ms) VALUES ('tk', $1, $2, 'i', 'n', 'h', '', FALSE, 1)`, ws.ID, u.ID); err != nil {
@@ -150,4 +126,35 @@ func TestSearchPlans_FirstPageAtOnce(t *testing.T) {
 			}
 		}
 	})
+}
+
+// seedFirstPages is seedWordPages after 20,000 older nodes, with the rare word in two older
+// pages' titles and a word in 6,000 entries of the 120 oldest pages (TestSearchPlans_FirstPageAtOnce).
+func seedFirstPages(t *testing.T, s *store.Store, ws string) {
+	t.Helper()
+	// 20,000 older nodes first (the records of a workspace): beside a few hundred,
+	// PostgreSQL would rather scan nodes than ask the titles' index, and rightly so.
+	mustTx(t, s, func(tx *store.Tx) error {
+		return tx.ExecForTest(ctx, `WITH RECURSIVE seq (i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM seq WHERE i + 1 < 20000)
+			INSERT INTO nodes (id, workspace_id, object, page_type, parent_type, position, title, title_plain, properties,
+				description, created_ms, created_by, edited_ms, edited_by)
+			SELECT 'r' || CAST(i AS TEXT), $1, 'page', 'page', 'workspace', 'a0', '[]', 'Record ' || CAST(i AS TEXT), '{}', '[]',
+				i - 20000, 'u', i - 20000, 'u' FROM seq`, ws)
+	})
+	seedWordPages(t, s, ws)
+	// Two older pages hold the rare word in their titles: the title tier comes first.
+	mustTx(t, s, func(tx *store.Tx) error {
+		return tx.ExecForTest(ctx, `UPDATE nodes SET title_plain = 'Pudefa notes ' || id WHERE id IN ('p1', 'p3')`)
+	})
+	// A word in 6,000 entries of the 120 oldest pages: the estimate, which samples the
+	// newest, calls it rare, and the lookup reaches its bound of 5,000. The walk that
+	// answers it stops at its bound before the first of them, with a key to resume at.
+	mustTx(t, s, func(tx *store.Tx) error {
+		return tx.ExecForTest(ctx, `WITH RECURSIVE seq (i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM seq WHERE i + 1 < 6000)
+			INSERT INTO search_docs (ref, node_id, field, text)
+			SELECT 'v' || CAST(i AS TEXT), 'p' || CAST(i / 50 AS TEXT), 'body', 'vokemu ' || CAST(i AS TEXT) FROM seq`)
+	})
+	if _, err := s.IndexSearch(ctx); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -71,6 +71,9 @@ type Store struct {
 
 	// entryNodes are the nodes of the FTS5 matches keyword searches have read (search.EntryNodes).
 	entryNodes *search.EntryNodes
+	// plans are what keyword searches' first statements learned of their plans (search.Plans);
+	// nil on SQLite.
+	plans *search.Plans
 }
 
 // Open connects to the store, applies pending migrations and loads the signing secret.
@@ -218,7 +221,7 @@ func openPostgres(dsn string, observe func(string)) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("connect to PostgreSQL: %w", redactDSN(err, dsn))
 	}
-	return &Store{engine: Postgres, read: db, write: db, pg: &pgRaw{db: db, observe: observe}}, nil
+	return &Store{engine: Postgres, read: db, write: db, pg: &pgRaw{db: db, observe: observe}, plans: search.NewPlans()}, nil
 }
 
 // redactDSN keeps a password in the database URL out of error messages and logs.
