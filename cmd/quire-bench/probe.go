@@ -58,9 +58,11 @@ func fetch(ctx context.Context, client *http.Client, url, token string) ([]byte,
 }
 
 // waitIndexed waits until the server's indexer has embedded every queued node (the queue in
-// the store is empty), printing progress every 30 seconds. It gives up when the server ends.
-func waitIndexed(ctx context.Context, st *store.Store, died <-chan struct{}, stderr io.Writer) error {
-	start, last := time.Now(), time.Now()
+// the store is empty), printing progress every 30 seconds, each line's seconds counted from
+// start (a phase's first write, as its "queue empty" line counts them). It gives up when the
+// server ends.
+func waitIndexed(ctx context.Context, st *store.Store, died <-chan struct{}, stderr io.Writer, start time.Time) error {
+	last := time.Now()
 	for {
 		n, err := st.EmbedQueueLength(ctx)
 		if err != nil {

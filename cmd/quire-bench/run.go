@@ -47,7 +47,7 @@ func (r *runner) size(ctx context.Context, eng string, pg *postgresServer, block
 	defer sv.stop()
 	q, poll, died := sv.q, sv.poll, sv.died
 	set := &sizeSet{Engine: eng, Blocks: blocks, Seed: *sd}
-	if err := waitIndexed(ctx, poll, q.exited, r.stderr); err != nil {
+	if err := waitIndexed(ctx, poll, q.exited, r.stderr, start); err != nil {
 		return nil, died(err)
 	}
 	set.DrainSecs = time.Since(start).Seconds()
@@ -72,7 +72,7 @@ func (r *runner) size(ctx context.Context, eng string, pg *postgresServer, block
 	fmt.Fprintf(r.stderr, "  quire at %s, bare handler at %s; %d chunks embedded; about %s of measuring …\n",
 		q.url, r.bare, set.Chunks, estimate(r.cfg, len(eps)).Round(time.Second))
 	m := &measurer{cfg: r.cfg, loader: r.loader, urls: [2]string{q.url, r.bare}, stderr: r.stderr,
-		drain: func() error { return waitIndexed(ctx, poll, q.exited, io.Discard) }}
+		drain: func() error { return waitIndexed(ctx, poll, q.exited, io.Discard, time.Now()) }}
 	if set.Rows, err = m.measure(ctx, eps); err != nil {
 		return nil, died(err)
 	}

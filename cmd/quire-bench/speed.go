@@ -39,7 +39,9 @@ type phase struct {
 	WriteSecs float64 `json:"write_seconds"`   // from the first write to the last answer
 	IndexSecs float64 `json:"index_seconds"`   // from the first write until the queue was empty
 	Chunks    int64   `json:"chunks_embedded"` // by the server's indexer meanwhile (its /metrics)
-	Reused    int64   `json:"chunks_reused"`
+	// WriteChunks of Chunks were embedded before the last write was answered.
+	WriteChunks int64 `json:"chunks_embedded_while_writing"`
+	Reused      int64 `json:"chunks_reused"`
 }
 
 // speed runs the scenario on engine eng: a fresh store with only a workspace, its members and a
@@ -99,7 +101,7 @@ func (r *runner) speed(ctx context.Context, eng string, pg *postgresServer, size
 	}
 	fmt.Fprintf(r.stderr, "  steady: %s …\n", estimate(r.cfg, len(eps)).Round(time.Second))
 	m := &measurer{cfg: r.cfg, loader: r.loader, urls: [2]string{q.url, r.bare}, stderr: r.stderr,
-		drain: func() error { return waitIndexed(ctx, poll, q.exited, io.Discard) }}
+		drain: func() error { return waitIndexed(ctx, poll, q.exited, io.Discard, time.Now()) }}
 	if set.Steady, err = m.measure(ctx, eps); err != nil {
 		return nil, died(err)
 	}
@@ -187,7 +189,7 @@ func (w *speedWriter) seed(ctx context.Context, set *speedSet) error {
 	if err != nil {
 		return err
 	}
-	if err := waitIndexed(ctx, w.poll, w.q.exited, w.stderr); err != nil {
+	if err := waitIndexed(ctx, w.poll, w.q.exited, w.stderr, time.Now()); err != nil {
 		return err
 	}
 	fmt.Fprintf(w.stderr, "  %d records through POST …/mutations (batches of 100, %d at a time) …\n", size.Records, seedWorkers)
@@ -215,8 +217,16 @@ func (w *speedWriter) phase(ctx context.Context, n int, things string, write fun
 		return p, err
 	}
 	p.WriteSecs = time.Since(start).Seconds()
-	fmt.Fprintf(w.stderr, "  written in %.1f s (%.0f/s); indexing …\n", p.WriteSecs, float64(n)/p.WriteSecs)
-	if err := waitIndexed(ctx, w.poll, w.q.exited, w.stderr); err != nil {
+	// What the indexer embedded while the writes came: it steps aside for requests, so most of
+	// a phase's embedding follows its last write (docs/performance.md, "Indexer throughput,
+	// eleventh pass").
+	e, _, err := indexerCounters(ctx, w.q.url)
+	if err != nil {
+		return p, err
+	}
+	p.WriteChunks = e - e0
+	fmt.Fprintf(w.stderr, "  written in %.1f s (%.0f/s), %d chunks embedded meanwhile; indexing …\n", p.WriteSecs, float64(n)/p.WriteSecs, p.WriteChunks)
+	if err := waitIndexed(ctx, w.poll, w.q.exited, w.stderr, start); err != nil {
 		return p, err
 	}
 	p.IndexSecs = time.Since(start).Seconds()

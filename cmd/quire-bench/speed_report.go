@@ -178,8 +178,8 @@ func printSpeedDetails(w io.Writer, s speedSet) {
 		what string
 		p    phase
 	}{{"records", s.RecordsSeed}, {"corpus pages", s.CorpusSeed}} {
-		fmt.Fprintf(w, "- %s %s written in %.1f s; queue empty %.1f s after the first write; %s chunks embedded, %s reused\n",
-			thousands(float64(p.p.Writes)), p.what, p.p.WriteSecs, p.p.IndexSecs, thousands(float64(p.p.Chunks)), thousands(float64(p.p.Reused)))
+		fmt.Fprintf(w, "- %s %s written in %.1f s (%s chunks embedded meanwhile); queue empty %.1f s after the first write; %s chunks embedded, %s reused\n",
+			thousands(float64(p.p.Writes)), p.what, p.p.WriteSecs, thousands(float64(p.p.WriteChunks)), p.p.IndexSecs, thousands(float64(p.p.Chunks)), thousands(float64(p.p.Reused)))
 	}
 	fmt.Fprintf(w, "- while indexing: %s nodes queued after revising the corpus pages\n", thousands(float64(s.Revised)))
 	fmt.Fprintf(w, "- load average %s before the steady runs, %s after the last\n", cmp.Or(s.Load, "unknown"), cmp.Or(s.LoadAfter, "unknown"))

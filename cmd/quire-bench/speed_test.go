@@ -53,6 +53,9 @@ func runSpeedPipeline(t *testing.T, engine string) {
 		if p.WriteSecs <= 0 || p.IndexSecs < p.WriteSecs || p.Chunks < int64(p.Writes) {
 			t.Errorf("%s phase %+v: not timed, or its chunks not embedded", name, p)
 		}
+		if p.WriteChunks < 0 || p.WriteChunks > p.Chunks {
+			t.Errorf("%s phase %+v: %d chunks embedded while writing, of %d", name, p, p.WriteChunks, p.Chunks)
+		}
 	}
 	if len(s.Steady) != 10 || len(s.While) != 2 {
 		t.Fatalf("%d steady rows and %d while indexing, want 10 (5 endpoints at c=1 and c=16) and 2", len(s.Steady), len(s.While))

@@ -114,19 +114,45 @@ func (ix *Indexer) Run(ctx context.Context) {
 // queues a node records an event) or a poll for other servers' writes that doubles, while the
 // queue stays empty, up to ix.idleMax. An idle server claims every few seconds rather than four
 // times a second (docs/performance.md, "Background work on an idle server, sixth pass").
+//
+// While the queue is full the batches overlap: the next batch is claimed and read while this
+// one is embedded, and this one is saved while the next is embedded, so that the cores the
+// embedding fills do not wait for the claim, the reads and the save in between (a few per cent
+// of the indexer's time on 2 cores; docs/performance.md "Indexer throughput, eleventh pass").
+// The saves stay one at a time and in claim order.
 func (ix *Indexer) work(ctx context.Context) {
 	timer := time.NewTimer(ix.idle)
 	defer timer.Stop()
 	poll := ix.idle
-	for ctx.Err() == nil {
-		bell := ix.svc.EventsCommitted() // before the claim: a commit after it rings
-		n, err := ix.RunOnce(ctx)
-		if err != nil && ctx.Err() == nil {
-			ix.log.Error("semantic index", "err", err)
+	var saving chan error // the last batch's save, under way beside the next batch's embedding
+	awaitSave := func() {
+		if saving != nil {
+			if err := <-saving; err != nil && ctx.Err() == nil {
+				ix.log.Error("semantic index", "err", err)
+			}
+			saving = nil
 		}
-		if n > 0 && err == nil {
+	}
+	defer awaitSave()
+	b := ix.claim(ctx)
+	for ctx.Err() == nil {
+		if b.err == nil && len(b.works) > 0 {
 			poll = ix.idle
+			next := make(chan *claimedBatch, 1)
+			go func() { next <- ix.claim(ctx) }()
+			ix.embedBatch(ctx, b)
+			awaitSave()
+			saving = make(chan error, 1)
+			go func(b *claimedBatch) { saving <- ix.save(ctx, b) }(b)
+			if b = <-next; b.err == nil && len(b.works) == 0 {
+				// Claimed when this batch's embedding began: what was queued since is claimed now,
+				// as it was when the claim followed the save.
+				b = ix.claim(ctx)
+			}
 			continue
+		}
+		if b.err != nil && ctx.Err() == nil {
+			ix.log.Error("semantic index", "err", b.err)
 		}
 		// A failed claim (the database away) is retried like an empty queue: after ix.idle, then
 		// less often while it keeps failing.
@@ -138,16 +164,17 @@ func (ix *Indexer) work(ctx context.Context) {
 			select {
 			case <-ctx.Done():
 				return
-			case <-bell:
+			case <-b.bell:
 			case <-timer.C:
 			}
 		}
 		poll = min(2*poll, ix.idleMax)
 		select {
-		case <-bell:
+		case <-b.bell:
 			poll = ix.idle // a write here: writes elsewhere are likely too
 		default:
 		}
+		b = ix.claim(ctx)
 	}
 }
 
@@ -181,19 +208,41 @@ func (w *indexWork) save() store.EmbedSave {
 	return store.EmbedSave{Job: w.job, Workspace: w.src.WorkspaceID, Chunks: w.chunks, Unchanged: w.same}
 }
 
+// claimedBatch is one claim of queued nodes: read and cut (claim), embedded (embedBatch), saved
+// (save).
+type claimedBatch struct {
+	works []indexWork
+	all   []string        // the chunks to embed, node after node
+	bell  <-chan struct{} // the events bell before the claim: a commit after it rings
+	err   error           // the claim failed
+}
+
 // RunOnce embeds one batch of queued nodes and reports how many it took. The chunks of every
 // node of the batch go to the embedder together, in sub-batches of about one built-in matrix
 // each (embed), with a wait for requests in flight before each.
 func (ix *Indexer) RunOnce(ctx context.Context) (int, error) {
+	b := ix.claim(ctx)
+	if b.err != nil || len(b.works) == 0 {
+		return 0, b.err
+	}
+	ix.embedBatch(ctx, b)
+	return len(b.works), ix.save(ctx, b)
+}
+
+// claim claims a batch of queued nodes and reads and cuts each, keeping the stored vectors of
+// chunks whose text is unchanged. A node that cannot be read carries its error to save.
+func (ix *Indexer) claim(ctx context.Context) *claimedBatch {
 	st, e := ix.svc.store, ix.svc.embedder
+	b := &claimedBatch{bell: ix.svc.EventsCommitted()}
 	jobs, err := st.ClaimEmbedJobs(ctx, quire.NowMillis(), ix.lease.Milliseconds(), ix.batch)
 	if err != nil {
-		return 0, err
+		b.err = err
+		return b
 	}
-	works := make([]indexWork, len(jobs))
+	b.works = make([]indexWork, len(jobs))
 	var found []string // the nodes that still exist, whose stored vectors may be reused
 	for i, job := range jobs {
-		w := &works[i]
+		w := &b.works[i]
 		w.job = job
 		var ok bool
 		w.src, ok, w.err = st.EmbedSource(ctx, job.NodeID, embedMaxEntries)
@@ -202,12 +251,14 @@ func (ix *Indexer) RunOnce(ctx context.Context) (int, error) {
 			found = append(found, job.NodeID)
 		}
 	}
+	if len(found) == 0 {
+		return b
+	}
 	// One read of the batch's stored vectors: on PostgreSQL a statement per node was a round
 	// trip per node, most of the work of indexing records (one short chunk each).
 	kept, err := st.StoredChunksOf(ctx, e.ID(), found)
-	var all []string
-	for i := range works {
-		w := &works[i]
+	for i := range b.works {
+		w := &b.works[i]
 		if w.err == nil && !w.gone {
 			w.chunks = ix.cut.chunks(w.job.NodeID, w.src)
 			if err != nil {
@@ -217,15 +268,21 @@ func (ix *Indexer) RunOnce(ctx context.Context) (int, error) {
 			stored := kept[w.job.NodeID]
 			w.todo = reuse(stored.Vectors, w.chunks)
 			w.same = len(w.todo) == 0 && stored.Same(w.src.WorkspaceID, e.ID(), w.chunks)
-			all = append(all, w.todo...)
+			b.all = append(b.all, w.todo...)
 		}
 	}
-	var vecs [][]float32
-	if len(all) > 0 {
-		vecs, err = ix.embed(ctx, all)
+	return b
+}
+
+// embedBatch embeds the chunks of b's nodes together and gives each node its vectors; when that
+// fails, each node's alone, so that one node's text that fails does not hold back the others.
+func (ix *Indexer) embedBatch(ctx context.Context, b *claimedBatch) {
+	if len(b.all) == 0 {
+		return
 	}
-	for i := range works {
-		w := &works[i]
+	vecs, err := ix.embed(ctx, b.all)
+	for i := range b.works {
+		w := &b.works[i]
 		if w.err != nil || len(w.todo) == 0 {
 			continue
 		}
@@ -233,7 +290,6 @@ func (ix *Indexer) RunOnce(ctx context.Context) (int, error) {
 		if err == nil {
 			fresh, vecs = vecs[:len(w.todo)], vecs[len(w.todo):]
 		} else {
-			// One node's text may be what failed: each node alone, so the others still land.
 			fresh, w.err = ix.embed(ctx, w.todo)
 		}
 		for j := range w.chunks {
@@ -242,11 +298,15 @@ func (ix *Indexer) RunOnce(ctx context.Context) (int, error) {
 			}
 		}
 	}
-	// The embedded nodes are saved together, in one transaction, after a wait for requests in
-	// flight like the embedding's; a node whose save then fails is saved alone, so one bad
-	// node does not hold back the others.
+}
+
+// save stores what b's nodes got, together in one transaction, after a wait for requests in
+// flight like the embedding's; a node whose save then fails is saved alone, so one bad node
+// does not hold back the others, and a node that failed is queued again after a back-off.
+func (ix *Indexer) save(ctx context.Context, b *claimedBatch) error {
+	st, e := ix.svc.store, ix.svc.embedder
 	var saves []store.EmbedSave
-	for _, w := range works {
+	for _, w := range b.works {
 		if w.err == nil {
 			saves = append(saves, w.save())
 		}
@@ -255,7 +315,7 @@ func (ix *Indexer) RunOnce(ctx context.Context) (int, error) {
 	if batchErr == nil {
 		batchErr = st.SaveEmbeddingBatch(ctx, e.ID(), saves)
 	}
-	for _, w := range works {
+	for _, w := range b.works {
 		err := w.err
 		if err == nil && batchErr != nil {
 			err = st.SaveEmbeddingBatch(ctx, e.ID(), []store.EmbedSave{w.save()})
@@ -267,17 +327,17 @@ func (ix *Indexer) RunOnce(ctx context.Context) (int, error) {
 			continue
 		}
 		if ctx.Err() != nil {
-			return len(jobs), ctx.Err()
+			return ctx.Err()
 		}
 		ix.svc.index.failures.Add(1)
 		// Back off: 1 s, 2 s, 4 s … up to an hour; a later write retries at once.
 		backoff := time.Second << min(w.job.Attempts, 12)
 		ix.log.Warn("semantic index: embedding failed; will retry", "node", w.job.NodeID, "err", err, "retry_in", backoff)
 		if err := st.RetryEmbedJob(ctx, w.job, quire.NowMillis(), min(backoff, time.Hour).Milliseconds()); err != nil {
-			return len(jobs), err
+			return err
 		}
 	}
-	return len(jobs), nil
+	return nil
 }
 
 // embed embeds texts in sub-batches (subBatch), waiting on the busy gate before each. When no
