@@ -34,7 +34,7 @@ func (s *Store) stampEvents(ctx context.Context, ws string) error {
 		return nil
 	}
 	var pending bool
-	err := s.read.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM events WHERE workspace_id = $1 AND seq < 0)`, ws).Scan(&pending)
+	err := s.read.QueryRowContext(ctx, stampProbe, ws).Scan(&pending)
 	if err != nil || !pending {
 		return err
 	}
@@ -59,6 +59,10 @@ func (s *Store) stampEvents(ctx context.Context, ws string) error {
 	return nil
 }
 
+// stampProbe asks whether workspace $1 has events without a position: a range of the primary
+// key, which holds the negative positions before every numbered one.
+const stampProbe = `SELECT EXISTS (SELECT 1 FROM events WHERE workspace_id = $1 AND seq < 0)`
+
 // stampSQL numbers workspace $1's visible provisional events after its head $2, in the order
 // of their provisional keys (-key ascending: the order the sequence gave them, and within a
 // statement the order recorded), and moves the head to the last.
@@ -67,3 +71,43 @@ const stampSQL = `WITH p AS (
 		FROM events WHERE workspace_id = $1 AND seq < 0),
 	u AS (UPDATE events e SET seq = p.new FROM p WHERE e.workspace_id = $1 AND e.seq = p.old RETURNING p.new)
 	UPDATE event_heads SET seq = COALESCE((SELECT max(new) FROM u), seq) WHERE workspace_id = $1`
+
+// NumberProvisionalEvents gives every provisional event the transaction sees its position after
+// its workspace's head, in the order stampEvents gives them, on either engine. A restore runs
+// it before it commits: a backup of a PostgreSQL store may hold events written but not yet
+// read, which SQLite, giving positions at the write, would otherwise never number.
+func (tx *Tx) NumberProvisionalEvents(ctx context.Context) error {
+	rows, err := tx.tx.QueryContext(ctx, `SELECT workspace_id, seq FROM events WHERE seq < 0 ORDER BY workspace_id, seq DESC`)
+	type key struct {
+		ws  string
+		seq int64
+	}
+	keys, err := scanAll(rows, err, func(r interface{ Scan(...any) error }) (key, error) {
+		var k key
+		return k, r.Scan(&k.ws, &k.seq)
+	})
+	if err != nil {
+		return err
+	}
+	for len(keys) > 0 {
+		ws := keys[0].ws
+		n := 0
+		for n < len(keys) && keys[n].ws == ws {
+			n++
+		}
+		var head int64
+		if err := tx.tx.QueryRowContext(ctx, headSQL, ws, 0).Scan(&head); err != nil {
+			return err
+		}
+		for i, k := range keys[:n] {
+			if _, err := tx.tx.ExecContext(ctx, `UPDATE events SET seq = $3 WHERE workspace_id = $1 AND seq = $2`, ws, k.seq, head+int64(i)+1); err != nil {
+				return err
+			}
+		}
+		if err := tx.tx.QueryRowContext(ctx, headSQL, ws, n).Scan(&head); err != nil {
+			return err
+		}
+		keys = keys[n:]
+	}
+	return nil
+}
