@@ -70,6 +70,10 @@ func Restore(ctx context.Context, st *store.Store, path string, opts RestoreOpti
 		if err := walk(path, func(h *tar.Header, rd io.Reader) error { return r.entry(ctx, tx, h, rd) }); err != nil {
 			return err
 		}
+		// A PostgreSQL store's events written but not yet read have no position (store/events_stamp.go).
+		if err := tx.NumberProvisionalEvents(ctx); err != nil {
+			return err
+		}
 		n, err := tx.SearchTail(ctx)
 		tail = n
 		return err

@@ -39,14 +39,16 @@ func (tx *Tx) Record(ev quire.Event) {
 // eventCols are the columns of events, in the order flushEvents writes and scanEvent reads.
 const eventCols = `seq, id, type, workspace_id, entity_type, entity_id, parent_type, parent_id, reach_id, user_id, bot_id, data, created_ms`
 
-// flushEvents writes the outbox. Positions come from the workspace's event_heads row, whose
-// lock (PostgreSQL) is then held until COMMIT: transactions that record events commit one at a
-// time per workspace, in the order of their positions, so a reader never sees position n+1
-// before n. The lock is taken last, to be held for as short a time as possible.
+// flushEvents writes the outbox.
 //
-// With commit (PostgreSQL), the last workspace's head, when its events fit the head's own
-// statement (nearly every write: an append records one event), is sent with COMMIT in one round
-// trip (commitWithHead), and flushEvents reports that it committed.
+// SQLite (one writer): positions come from the workspace's event_heads row at the write.
+//
+// PostgreSQL: the events go in under provisional positions (negative, from the sequence
+// events_provisional, migration 00110) and take no lock shared by the workspace's writers, so
+// the writers' COMMITs overlap and PostgreSQL flushes them together. A reader of the feed
+// numbers them once committed (stampEvents). The statement also makes sure the workspace's
+// head row exists, without locking it. With commit, the last statement is sent with COMMIT in
+// one round trip (commitWithEvents), and flushEvents reports that it committed.
 func (tx *Tx) flushEvents(ctx context.Context, commit bool) (committed bool, err error) {
 	if len(tx.events) == 0 {
 		return false, nil
@@ -58,73 +60,86 @@ func (tx *Tx) flushEvents(ctx context.Context, commit bool) (committed bool, err
 		ev.CreatedMs = now
 		byWS[ev.WorkspaceID] = append(byWS[ev.WorkspaceID], ev)
 	}
-	// Workspaces in a fixed order, so that two transactions never take their heads in turn.
+	// Workspaces in a fixed order, so that two transactions never take their heads (or, on
+	// PostgreSQL, create a new workspace's head) in turn.
 	wss := make([]string, 0, len(byWS))
 	for ws := range byWS {
 		wss = append(wss, ws)
 	}
 	slices.Sort(wss)
-	last := wss[len(wss)-1]
-	if commit && tx.conn != nil && len(byWS[last]) <= eventsPerStatement {
-		wss = wss[:len(wss)-1]
+	if tx.engine != Postgres {
+		for _, ws := range wss {
+			if err := tx.flushWorkspace(ctx, ws, byWS[ws]); err != nil {
+				return false, err
+			}
+		}
+		return false, nil
+	}
+	var chunks [][]*quire.Event // one workspace's events each, eventsPerStatement at most
+	for _, ws := range wss {
+		for evs := byWS[ws]; len(evs) > 0; {
+			chunk := evs[:min(eventsPerStatement, len(evs))]
+			evs = evs[len(chunk):]
+			chunks = append(chunks, chunk)
+		}
+	}
+	last := chunks[len(chunks)-1]
+	if commit && tx.conn != nil {
+		chunks = chunks[:len(chunks)-1]
 	} else {
 		commit = false
 	}
-	for _, ws := range wss {
-		if err := tx.flushWorkspace(ctx, ws, byWS[ws]); err != nil {
+	for _, chunk := range chunks {
+		q, args, err := tx.provisionalEvents(chunk)
+		if err != nil {
+			return false, err
+		}
+		if _, err := tx.tx.ExecContext(ctx, q, args...); err != nil {
 			return false, err
 		}
 	}
 	if !commit {
 		return false, nil
 	}
-	return true, tx.commitWithHead(ctx, last, byWS[last])
+	return true, tx.commitWithEvents(ctx, last)
 }
 
-// headSQL advances a workspace's head by $2 positions and returns the new last one.
+// headSQL advances a workspace's head by $2 positions and returns the new last one (SQLite).
 const headSQL = `INSERT INTO event_heads (workspace_id, seq, swept_seq) VALUES ($1, $2, 0)
 	ON CONFLICT (workspace_id) DO UPDATE SET seq = event_heads.seq + $2
 	RETURNING seq`
 
-// headEventsSQL is PostgreSQL's head and events in one statement, for the events' VALUES rows q
-// (eventValues with the ordinal, parameters from $4): $1 the workspace, $2 the number of
-// events, $3 their time. A data-modifying WITH runs to completion whether or not the main
+// provisionalEvents is PostgreSQL's statement for evs, events of one workspace
+// (eventsPerStatement at most), and its parameters: $1 the workspace, $2 their time, the VALUES
+// rows from $3 (eventValues with the ordinal). One value of events_provisional for the
+// statement, drawn last in the write, when the write holds every row lock it takes: event n of
+// the statement is at -(value + n). The head row is created if missing (ON CONFLICT DO NOTHING
+// locks no existing row); a data-modifying WITH runs to completion whether or not the main
 // query reads it.
-func headEventsSQL(q string) string {
-	return `WITH h AS (` + headSQL + `),
-			e AS (INSERT INTO events (` + eventCols + `)
-				SELECT h.seq - $2 + v.n, v.id, v.type, $1, v.entity_type, v.entity_id, v.parent_type,
-					v.parent_id, v.reach_id, v.user_id, v.bot_id, v.data, $3::bigint
-				FROM h, (VALUES ` + q + `) AS v (n, id, type, entity_type, entity_id, parent_type, parent_id,
-					reach_id, user_id, bot_id, data))
-			SELECT seq FROM h`
+func (tx *Tx) provisionalEvents(evs []*quire.Event) (string, []any, error) {
+	q, args, err := tx.eventValues(evs, 3, true)
+	if err != nil {
+		return "", nil, err
+	}
+	return `WITH k AS (SELECT nextval('events_provisional') AS k),
+			h AS (INSERT INTO event_heads (workspace_id, seq, swept_seq) VALUES ($1, 0, 0)
+				ON CONFLICT (workspace_id) DO NOTHING)
+			INSERT INTO events (` + eventCols + `)
+			SELECT -(k.k + v.n), v.id, v.type, $1, v.entity_type, v.entity_id, v.parent_type,
+				v.parent_id, v.reach_id, v.user_id, v.bot_id, v.data, $2::bigint
+			FROM k, (VALUES ` + q + `) AS v (n, id, type, entity_type, entity_id, parent_type, parent_id,
+				reach_id, user_id, bot_id, data)`, append([]any{evs[0].WorkspaceID, evs[0].CreatedMs}, args...), nil
 }
 
-// flushWorkspace gives evs, events of workspace ws, their positions and writes them. On
-// PostgreSQL the head and (up to) the first 100 events go in one statement: a round trip less
-// for every write, and less time holding the head's lock, which every writer of the workspace
-// waits on (issue 18 bounds what the outbox may add to a write). SQLite runs in process, where
-// a second statement costs no round trip.
+// flushWorkspace gives evs, events of workspace ws, their positions from its head and writes
+// them (SQLite, where the single writer makes positions follow commit order).
 func (tx *Tx) flushWorkspace(ctx context.Context, ws string, evs []*quire.Event) error {
-	n := int64(len(evs))
 	var last int64
-	rest := evs
-	if tx.engine == Postgres {
-		first := evs[:min(eventsPerStatement, len(evs))]
-		q, args, err := tx.eventValues(first, 4, true)
-		if err != nil {
-			return err
-		}
-		err = tx.tx.QueryRowContext(ctx, headEventsSQL(q), append([]any{ws, n, evs[0].CreatedMs}, args...)...).Scan(&last)
-		if err != nil {
-			return err
-		}
-		rest = evs[len(first):]
-	} else if err := tx.tx.QueryRowContext(ctx, headSQL, ws, n).Scan(&last); err != nil {
+	if err := tx.tx.QueryRowContext(ctx, headSQL, ws, int64(len(evs))).Scan(&last); err != nil {
 		return err
 	}
 	setSeqs(evs, last)
-	return tx.insertEvents(ctx, rest)
+	return tx.insertEvents(ctx, evs)
 }
 
 // setSeqs numbers evs up to last, the head's position after them.
@@ -228,8 +243,12 @@ type EventFilter struct {
 	EntityID string   // empty: every entity
 }
 
-// Events returns up to limit events of workspace ws after position after, oldest first.
+// Events returns up to limit events of workspace ws after position after, oldest first,
+// numbering the committed events that have no position yet first (stampEvents).
 func (s *Store) Events(ctx context.Context, ws string, after int64, limit int, f EventFilter) ([]quire.Event, error) {
+	if err := s.stampEvents(ctx, ws); err != nil {
+		return nil, err
+	}
 	a := sqlq.NewArgs(ws, after)
 	q := `SELECT ` + eventCols + ` FROM events WHERE workspace_id = $1 AND seq > $2`
 	if len(f.Types) > 0 {
@@ -255,8 +274,12 @@ func scanEvent(row interface{ Scan(...any) error }) (quire.Event, error) {
 }
 
 // EventHead is how far workspace ws's feed goes: the position of its last event, and the
-// position up to which the retention sweep has deleted events (0 for none).
+// position up to which the retention sweep has deleted events (0 for none), after numbering the
+// committed events that have no position yet (stampEvents).
 func (s *Store) EventHead(ctx context.Context, ws string) (last, swept int64, err error) {
+	if err := s.stampEvents(ctx, ws); err != nil {
+		return 0, 0, err
+	}
 	err = s.read.QueryRowContext(ctx, `SELECT seq, swept_seq FROM event_heads WHERE workspace_id = $1`, ws).Scan(&last, &swept)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, 0, nil // no event yet
@@ -268,10 +291,12 @@ func (s *Store) EventHead(ctx context.Context, ws string) (last, swept int64, er
 // position up to which events are gone; it returns how many it deleted. Each workspace's feed
 // is walked on its primary key from where the last sweep stopped, up to its first event not
 // older than beforeMs: positions follow commit order and creation times nearly so (two
-// writers waiting for the head, or two servers' clocks, may swap them by a little, which only
-// keeps an event a little longer), so the feed never has a hole and a sweep reads only what
-// it deletes, plus one event (migration 00020). A workspace is swept in its own short
-// transactions of at most sweepBatch events, as its head's lock stops its writers until each commits.
+// writers waiting for the head, two servers' clocks, or on PostgreSQL a write numbered some
+// time after it was made (stampEvents) may swap them by a little, which only keeps an event a
+// little longer), so the feed never has a hole and a sweep reads only what it deletes, plus one
+// event (migration 00020). Each workspace's committed events are numbered first. A workspace
+// is swept in its own short transactions of at most sweepBatch events, as its head's lock stops
+// its writers (SQLite) and stampers until each commits.
 func (s *Store) SweepEvents(ctx context.Context, beforeMs int64) (int64, error) {
 	rows, err := s.read.QueryContext(ctx, `SELECT workspace_id FROM event_heads ORDER BY workspace_id`)
 	wss, err := scanAll(rows, err, func(r interface{ Scan(...any) error }) (string, error) {
@@ -283,6 +308,9 @@ func (s *Store) SweepEvents(ctx context.Context, beforeMs int64) (int64, error) 
 		if err != nil {
 			break
 		}
+		if err = s.stampEvents(ctx, ws); err != nil {
+			break
+		}
 		for n := sweepBatch; err == nil && n == sweepBatch; {
 			n, err = s.sweepWorkspace(ctx, ws, beforeMs)
 			total += n
@@ -292,14 +320,14 @@ func (s *Store) SweepEvents(ctx context.Context, beforeMs int64) (int64, error) 
 }
 
 // sweepBatch bounds the events one sweep transaction deletes: the head's lock stops the
-// workspace's writers until it commits, so a backlog (a first sweep after a month of heavy
+// workspace's writers (SQLite) and stampers until it commits, so a backlog (a first sweep after a month of heavy
 // writes) is deleted in several short transactions instead of one long one.
 var sweepBatch int64 = 10_000 // a variable for tests
 
 // sweepWorkspace deletes workspace ws's events before its first one not older than beforeMs
 // (all of them when there is none). The last position is read as this statement sees it, not
-// from the head: a writer that holds the head has positions above every visible event, and
-// its events, invisible here, must not be counted as swept.
+// from the head: a writer or stamper that holds the head has positions above every visible
+// event, and its events, invisible here, must not be counted as swept.
 func (s *Store) sweepWorkspace(ctx context.Context, ws string, beforeMs int64) (int64, error) {
 	var n int64
 	err := s.InTx(ctx, func(tx *Tx) error {

@@ -44,9 +44,12 @@ func (s *Store) ClaimWebhooks(ctx context.Context, owner string, nowMs, leaseMs 
 	return ids, err
 }
 
-// pendingWebhooks are the active webhooks whose workspace has events after their position.
+// pendingWebhooks are the active webhooks whose workspace has events after their position,
+// numbered or not yet (PostgreSQL's provisional events, negative, stampEvents): the worker
+// reads them through Events, which numbers them. The probe for one is a range of the primary key.
 const pendingWebhooks = `FROM webhooks w JOIN event_heads h ON h.workspace_id = w.workspace_id
-		WHERE w.status = 'active' AND h.seq > w.position`
+		WHERE w.status = 'active' AND (h.seq > w.position
+			OR EXISTS (SELECT 1 FROM events e WHERE e.workspace_id = w.workspace_id AND e.seq < 0))`
 
 // WebhookDue tells the delivery loop when to claim next: at dueMs, the earliest time a webhook
 // with events to deliver may be claimed (the later of its next attempt and the end of its
