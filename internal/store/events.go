@@ -44,7 +44,7 @@ const eventCols = `seq, id, type, workspace_id, entity_type, entity_id, parent_t
 // SQLite (one writer): positions come from the workspace's event_heads row at the write.
 //
 // PostgreSQL: the events go in under provisional positions (negative, from the sequence
-// events_provisional, migration 00110) and take no lock shared by the workspace's writers, so
+// events_provisional, migration 00037) and take no lock shared by the workspace's writers, so
 // the writers' COMMITs overlap and PostgreSQL flushes them together. A reader of the feed
 // numbers them once committed (stampEvents). The statement also makes sure the workspace's
 // head row exists, without locking it. With commit, the last statement is sent with COMMIT in

@@ -11,7 +11,7 @@ import (
 
 // TestEvents_HeadFailureRollsBackWrite: when the outbox's statement fails (here the position it
 // takes is already used: on SQLite the head's next one, on PostgreSQL the next provisional key,
-// migration 00110), nothing of the write is kept, on PostgreSQL where that statement goes to the
+// migration 00037), nothing of the write is kept, on PostgreSQL where that statement goes to the
 // server in one pipeline with COMMIT (events_commit.go) as on SQLite; the store's connections
 // then serve the next write, whose event is then at position 1 of the feed.
 func TestEvents_HeadFailureRollsBackWrite(t *testing.T) {

@@ -247,7 +247,7 @@ func TestEvents_SweepAndWebhooksSeeUnread(t *testing.T) {
 }
 
 // TestEvents_MigrationKeepsPositions: a store whose events were numbered at the write (before
-// migration 00110) keeps their positions, and new events follow them.
+// migration 00037) keeps their positions, and new events follow them.
 func TestEvents_MigrationKeepsPositions(t *testing.T) {
 	testdb.ForEachEngine(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
