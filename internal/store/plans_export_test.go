@@ -95,3 +95,15 @@ const (
 	QuietAppendReadForTest = quietAppendRead
 	QuietAppendLogForTest  = quietAppendLog
 )
+
+// The reads of nodes_top_level (migration 00095 made it hold top-level nodes only).
+const (
+	LastTopLevelQueryForTest            = lastTopLevel
+	NextTopLevelQueryForTest            = nextTopLevel
+	TopLevelBeforeQueryForTest          = topLevelBefore
+	TopLevelNeighbourBeforeQueryForTest = topLevelNeighbourBefore
+	TopLevelNeighbourAfterQueryForTest  = topLevelNeighbourAfter
+)
+
+// ListNodesQueryForTest is ListNodes' statement of listing q and its values.
+func ListNodesQueryForTest(q NodeQuery) (string, []any) { return listNodesQuery(q) }
