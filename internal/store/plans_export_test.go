@@ -107,3 +107,6 @@ const (
 
 // ListNodesQueryForTest is ListNodes' statement of listing q and its values.
 func ListNodesQueryForTest(q NodeQuery) (string, []any) { return listNodesQuery(q) }
+
+// ClaimPickQueryForTest is the claim's choice of jobs on e alone: at $1, the first $2.
+func ClaimPickQueryForTest(e Engine) string { return strings.ReplaceAll(claimPick(e), "$3", "$2") }
