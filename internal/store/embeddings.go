@@ -20,10 +20,7 @@ type EmbedJob struct {
 // indexers (other servers on the same database) for leaseMs. The entry stays until the vectors
 // are saved, so a crash leaves it queued: the lease expires and another indexer takes it.
 func (s *Store) ClaimEmbedJobs(ctx context.Context, nowMs, leaseMs int64, limit int) ([]EmbedJob, error) {
-	pick := `SELECT node_id FROM embed_queue WHERE not_before <= $1 ORDER BY queued_ms LIMIT $3`
-	if s.engine == Postgres {
-		pick += ` FOR UPDATE SKIP LOCKED`
-	}
+	pick := claimPick(s.engine)
 	var jobs []EmbedJob
 	err := s.InTx(ctx, func(tx *Tx) error {
 		if err := tx.foldEmbedLog(ctx); err != nil {
@@ -45,6 +42,29 @@ func (s *Store) ClaimEmbedJobs(ctx context.Context, nowMs, leaseMs int64, limit 
 		return rows.Err()
 	})
 	return jobs, err
+}
+
+// claimPick is the claim's choice of the limit ($3) due jobs first queued, at nowMs ($1). A due
+// entry's not_before is 0 (queued, never claimed: nearly all of a queue) or a time (a lease
+// that ran out, a backoff that ended); each of the two is read in embed_queue_ready's order,
+// (not_before, queued_ms), and the first limit of each kept. As one range (not_before <= $1)
+// the index gave the entries in not_before order only, so every due entry was read and sorted
+// for the first limit: 100,000 queued records, as a bulk import leaves while the indexer
+// embeds, made each claim read and sort all of them inside its write transaction
+// (docs/performance.md, "Seeding, eleventh pass"). PostgreSQL locks each branch's rows
+// (SKIP LOCKED, as before): up to twice limit until the claim commits, a moment.
+func claimPick(e Engine) string {
+	lock := ""
+	if e == Postgres {
+		lock = ` FOR UPDATE SKIP LOCKED`
+	}
+	return `SELECT node_id FROM (
+		SELECT node_id, queued_ms FROM (SELECT node_id, queued_ms FROM embed_queue
+			WHERE not_before = 0 ORDER BY queued_ms LIMIT $3` + lock + `) fresh
+		UNION ALL
+		SELECT node_id, queued_ms FROM (SELECT node_id, queued_ms FROM embed_queue
+			WHERE not_before > 0 AND not_before <= $1 ORDER BY queued_ms LIMIT $3` + lock + `) retried
+	) due ORDER BY queued_ms LIMIT $3`
 }
 
 // foldLimit bounds the log entries one claim folds: a backlog of a bulk import is folded over

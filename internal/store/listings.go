@@ -41,6 +41,13 @@ type NodeQuery struct {
 
 // ListNodes runs a listing.
 func (s *Store) ListNodes(ctx context.Context, q NodeQuery) ([]*quire.Node, error) {
+	sql, args := listNodesQuery(q)
+	return scanNodes(s.read.QueryContext(ctx, sql, args...))
+}
+
+// listNodesQuery is the statement of listing q and its values. A top-level listing names
+// parent_type = 'workspace' as a literal: nodes_top_level holds those nodes only.
+func listNodesQuery(q NodeQuery) (string, []any) {
 	a := sqlq.NewArgs(q.Workspace)
 	arg := a.Arg
 	sql := ""
@@ -79,7 +86,7 @@ func (s *Store) ListNodes(ctx context.Context, q NodeQuery) ([]*quire.Node, erro
 		sql += ` ORDER BY edited_ms DESC, id DESC`
 	}
 	sql += ` LIMIT ` + arg(q.Limit)
-	return scanNodes(s.read.QueryContext(ctx, sql, a.List...))
+	return sql, a.List
 }
 
 // Key is n's position in a listing of order o.

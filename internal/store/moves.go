@@ -23,8 +23,7 @@ func (tx *Tx) PositionBefore(ctx context.Context, parent, pos string) (string, e
 // ("" when none).
 func (tx *Tx) TopLevelPositionBefore(ctx context.Context, ws, pos string) (string, error) {
 	var prev string
-	err := tx.tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(position), '') FROM nodes
-		WHERE workspace_id = $1 AND parent_type = 'workspace' AND position < $2`, ws, pos).Scan(&prev)
+	err := tx.tx.QueryRowContext(ctx, topLevelBefore, ws, pos).Scan(&prev)
 	return prev, err
 }
 
@@ -43,11 +42,13 @@ func (tx *Tx) BlockNeighbours(ctx context.Context, parent, pos, id string) (Neig
 // TopLevelNeighbours returns the top-level nodes of workspace ws (not in trash) right before and
 // right after the one at (pos, id), on nodes_top_level.
 func (tx *Tx) TopLevelNeighbours(ctx context.Context, ws, pos, id string) (Neighbours, error) {
-	const sibling = `SELECT id FROM nodes WHERE workspace_id = $1 AND parent_type = 'workspace' AND in_trash = FALSE AND `
-	return tx.neighbours(ctx,
-		sibling+`(position, id) < ($2, $3) ORDER BY position DESC, id DESC LIMIT 1`,
-		sibling+`(position, id) > ($2, $3) ORDER BY position, id LIMIT 1`, ws, pos, id)
+	return tx.neighbours(ctx, topLevelNeighbourBefore, topLevelNeighbourAfter, ws, pos, id)
 }
+
+const (
+	topLevelNeighbourBefore = topLevelSibling + `(position, id) < ($2, $3) ORDER BY position DESC, id DESC LIMIT 1`
+	topLevelNeighbourAfter  = topLevelSibling + `(position, id) > ($2, $3) ORDER BY position, id LIMIT 1`
+)
 
 func (tx *Tx) neighbours(ctx context.Context, before, after string, args ...any) (Neighbours, error) {
 	var nb Neighbours

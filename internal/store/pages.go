@@ -210,19 +210,29 @@ func (tx *Tx) IsDescendant(ctx context.Context, id, ancestor string) (bool, erro
 	return ok, err
 }
 
+// The reads of top-level positions, on nodes_top_level. It holds top-level nodes only
+// (migration 00095): every statement that reads it names parent_type = 'workspace' as a literal.
+const (
+	lastTopLevel = `SELECT COALESCE(MAX(position), '') FROM nodes
+		WHERE workspace_id = $1 AND parent_type = 'workspace'`
+	nextTopLevel = `SELECT COALESCE(MIN(position), '') FROM nodes
+		WHERE workspace_id = $1 AND parent_type = 'workspace' AND position > $2`
+	topLevelBefore = `SELECT COALESCE(MAX(position), '') FROM nodes
+		WHERE workspace_id = $1 AND parent_type = 'workspace' AND position < $2`
+	topLevelSibling = `SELECT id FROM nodes WHERE workspace_id = $1 AND parent_type = 'workspace' AND in_trash = FALSE AND `
+)
+
 // LastTopLevelPosition is the position of the workspace's last top-level node ("" when none).
 func (tx *Tx) LastTopLevelPosition(ctx context.Context, ws string) (string, error) {
 	var pos string
-	err := tx.tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(position), '') FROM nodes
-		WHERE workspace_id = $1 AND parent_type = 'workspace'`, ws).Scan(&pos)
+	err := tx.tx.QueryRowContext(ctx, lastTopLevel, ws).Scan(&pos)
 	return pos, err
 }
 
 // NextTopLevelPosition is the position of the first top-level node after pos ("" when none).
 func (tx *Tx) NextTopLevelPosition(ctx context.Context, ws, pos string) (string, error) {
 	var next string
-	err := tx.tx.QueryRowContext(ctx, `SELECT COALESCE(MIN(position), '') FROM nodes
-		WHERE workspace_id = $1 AND parent_type = 'workspace' AND position > $2`, ws, pos).Scan(&next)
+	err := tx.tx.QueryRowContext(ctx, nextTopLevel, ws, pos).Scan(&next)
 	return next, err
 }
 

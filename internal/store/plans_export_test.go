@@ -95,3 +95,18 @@ const (
 	QuietAppendReadForTest = quietAppendRead
 	QuietAppendLogForTest  = quietAppendLog
 )
+
+// The reads of nodes_top_level (migration 00095 made it hold top-level nodes only).
+const (
+	LastTopLevelQueryForTest            = lastTopLevel
+	NextTopLevelQueryForTest            = nextTopLevel
+	TopLevelBeforeQueryForTest          = topLevelBefore
+	TopLevelNeighbourBeforeQueryForTest = topLevelNeighbourBefore
+	TopLevelNeighbourAfterQueryForTest  = topLevelNeighbourAfter
+)
+
+// ListNodesQueryForTest is ListNodes' statement of listing q and its values.
+func ListNodesQueryForTest(q NodeQuery) (string, []any) { return listNodesQuery(q) }
+
+// ClaimPickQueryForTest is the claim's choice of jobs on e alone: at $1, the first $2.
+func ClaimPickQueryForTest(e Engine) string { return strings.ReplaceAll(claimPick(e), "$3", "$2") }
