@@ -11,7 +11,7 @@ import (
 )
 
 // topLevelPartial is the migration that made nodes_top_level hold top-level nodes only.
-const topLevelPartial = 95
+const topLevelPartial = 38
 
 // seedTopLevel lays down a workspace's 40 top-level pages (top100…top139 at positions
 // t1000…t1039, edited in that order, every tenth in trash) beside 4,000 records of a database and 400 pages under pages, as a large workspace is

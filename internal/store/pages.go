@@ -211,7 +211,7 @@ func (tx *Tx) IsDescendant(ctx context.Context, id, ancestor string) (bool, erro
 }
 
 // The reads of top-level positions, on nodes_top_level. It holds top-level nodes only
-// (migration 00095): every statement that reads it names parent_type = 'workspace' as a literal.
+// (migration 00038): every statement that reads it names parent_type = 'workspace' as a literal.
 const (
 	lastTopLevel = `SELECT COALESCE(MAX(position), '') FROM nodes
 		WHERE workspace_id = $1 AND parent_type = 'workspace'`

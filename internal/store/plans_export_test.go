@@ -96,7 +96,7 @@ const (
 	QuietAppendLogForTest  = quietAppendLog
 )
 
-// The reads of nodes_top_level (migration 00095 made it hold top-level nodes only).
+// The reads of nodes_top_level (migration 00038 made it hold top-level nodes only).
 const (
 	LastTopLevelQueryForTest            = lastTopLevel
 	NextTopLevelQueryForTest            = nextTopLevel
