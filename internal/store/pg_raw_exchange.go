@@ -28,7 +28,8 @@ import (
 //     idle thread of the Go scheduler at each statement (runtime.wakeNetPoller: a thread
 //     started or the network poller interrupted, a futex or eventfd write), 5% of the CPU of
 //     a loop of page reads, on the request's path before the write. A Bind of a few hundred
-//     bytes written after every answer before it was read cannot meet a full socket buffer.
+//     bytes, written only once the previous answer was read to its end, cannot meet a full
+//     socket buffer.
 //   - pgx copies the statement's field descriptions, boxes and encodes the arguments through
 //     its type map and allocates its rows, per statement.
 //
