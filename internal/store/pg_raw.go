@@ -44,8 +44,9 @@ func (p *pgRaw) query(ctx context.Context, query string, args []any, row func(r 
 	}
 	err := p.once(ctx, query, args, row)
 	// A connection that broke before the statement was sent (PostgreSQL restarted under an
-	// idle connection pinged less than a second ago) was dropped by database/sql; the read is
-	// tried once more on another, as database/sql's own retry of a driver.ErrBadConn would.
+	// idle connection pinged less than a second ago), or before its answer was read to the
+	// end (exchange), was dropped by database/sql; the read is tried once more on another, as
+	// database/sql's own retry of a driver.ErrBadConn would. A read sent twice changes nothing.
 	if errors.Is(err, driver.ErrBadConn) {
 		err = p.once(ctx, query, args, row)
 	}
@@ -53,7 +54,11 @@ func (p *pgRaw) query(ctx context.Context, query string, args []any, row func(r 
 }
 
 func (p *pgRaw) once(ctx context.Context, query string, args []any, row func(r *pgRow) (bool, error)) error {
+	params, text := textParams(args)
 	return p.raw(ctx, func(conn *pgx.Conn) error {
+		if text {
+			return exchange(ctx, conn, query, params, row)
+		}
 		rows, err := conn.Query(ctx, query, args...)
 		if err != nil {
 			return badConnIf(err)

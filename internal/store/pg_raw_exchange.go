@@ -1,0 +1,192 @@
+package store
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
+	"github.com/jackc/pgx/v5/pgtype"
+)
+
+// exchange runs query on conn with params (each in text format) and calls row for each row
+// until it returns false or an error, as pgx.Conn.Query and readRows would, writing the
+// statement's Bind, Execute and Sync to the connection itself and reading the answers back
+// message by message. It is pgRaw's statement for the reads every request makes, the page
+// GET's token-and-node read above all, and it leaves out what pgx.Conn.Query does around one
+// statement that such a read has no use for:
+//
+//   - pgx arms a 15 ms timer around each write (a guard against both sides writing large
+//     batches at once; the bgreader it starts would read while pgx writes). Arming it woke an
+//     idle thread of the Go scheduler at each statement (runtime.wakeNetPoller: a thread
+//     started or the network poller interrupted, a futex or eventfd write), 5% of the CPU of
+//     a loop of page reads, on the request's path before the write. A Bind of a few hundred
+//     bytes, written only once the previous answer was read to its end, cannot meet a full
+//     socket buffer.
+//   - pgx copies the statement's field descriptions, boxes and encodes the arguments through
+//     its type map and allocates its rows, per statement.
+//
+// The statement is prepared on conn once, by pgx (Conn.Prepare keyed by its text, under the
+// name pgx gives it), so Conn.Query of the same text on this connection uses the same
+// statement. ctx ends the exchange as pgx's default does: a deadline in the past set on the
+// socket breaks off the read. A connection whose exchange did not reach ReadyForQuery is in an
+// unknown state: the error says driver.ErrBadConn, so database/sql closes it instead of pooling
+// it (and pgRaw.query tries the read once more, on another connection).
+func exchange(ctx context.Context, conn *pgx.Conn, query string, params [][]byte, row func(r *pgRow) (bool, error)) error {
+	sd, err := conn.Prepare(ctx, query, query)
+	if err != nil {
+		return badConnIf(err)
+	}
+	if len(sd.ParamOIDs) != len(params) {
+		return fmt.Errorf("store: %d arguments for %d parameters", len(params), len(sd.ParamOIDs))
+	}
+	pc := conn.PgConn()
+	if pc.IsBusy() || pc.IsClosed() {
+		return fmt.Errorf("%w: store: connection busy or closed", driver.ErrBadConn)
+	}
+	shape := resultShape(query, sd.Fields)
+	fe := pc.Frontend()
+	fe.SendBind(&pgproto3.Bind{PreparedStatement: sd.Name, Parameters: params, ResultFormatCodes: shape.formats})
+	fe.SendExecute(&pgproto3.Execute{})
+	fe.SendSync(&pgproto3.Sync{})
+
+	var fired chan struct{}
+	stop := func() bool { return true }
+	if ctx.Done() != nil {
+		fired = make(chan struct{})
+		stop = context.AfterFunc(ctx, func() {
+			pc.Conn().SetDeadline(time.Unix(1, 0)) // breaks off a write or read in progress
+			close(fired)
+		})
+	}
+	err = receive(pc, fe, &pgRow{fds: shape.fds}, row)
+	if !stop() {
+		<-fired
+		if errors.Is(err, driver.ErrBadConn) {
+			return fmt.Errorf("%w: %w", driver.ErrBadConn, ctx.Err())
+		}
+		// The exchange was complete when the deadline was set: the connection is as good as
+		// before, but for the deadline.
+		if derr := pc.Conn().SetDeadline(time.Time{}); derr != nil {
+			return fmt.Errorf("%w: %w", driver.ErrBadConn, derr)
+		}
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		// As pgx does with its statement cache: a statement that failed is prepared afresh
+		// on its next use (one whose columns changed type under it fails until it is).
+		if derr := conn.Deallocate(ctx, query); derr != nil {
+			return fmt.Errorf("%w: %w (%w)", driver.ErrBadConn, err, derr)
+		}
+	}
+	return err
+}
+
+// receive flushes the statement and reads its answers until ReadyForQuery, calling row for
+// each row until it returns false or an error. The statement's error (an ErrorResponse) or
+// row's is returned once the connection is ready again; a failed write or read is
+// driver.ErrBadConn's.
+func receive(pc *pgconn.PgConn, fe *pgproto3.Frontend, r *pgRow, row func(r *pgRow) (bool, error)) error {
+	if err := fe.Flush(); err != nil {
+		return fmt.Errorf("%w: %w", driver.ErrBadConn, err)
+	}
+	more := true
+	var rowErr error
+	for {
+		// context.Background: pgconn watches no context per message; exchange watches the
+		// request's for the whole exchange.
+		msg, err := pc.ReceiveMessage(context.Background())
+		if err != nil {
+			return fmt.Errorf("%w: %w", driver.ErrBadConn, err)
+		}
+		switch m := msg.(type) {
+		case *pgproto3.DataRow:
+			if more && rowErr == nil {
+				if len(m.Values) != len(r.fds) {
+					rowErr = fmt.Errorf("store: %d values for %d columns", len(m.Values), len(r.fds))
+					continue
+				}
+				r.vals = m.Values
+				more, rowErr = row(r)
+			}
+		case *pgproto3.ErrorResponse:
+			if rowErr == nil {
+				rowErr = pgconn.ErrorResponseToPgError(m)
+			}
+		case *pgproto3.ReadyForQuery:
+			return rowErr
+		}
+	}
+}
+
+// textParams is args in PostgreSQL's text format, or false when one of them is not a string
+// or an integer (the store's hot reads pass only those; anything else goes through pgx).
+func textParams(args []any) ([][]byte, bool) {
+	params := make([][]byte, len(args))
+	for i, a := range args {
+		switch a := a.(type) {
+		case string:
+			params[i] = []byte(a)
+		case int:
+			params[i] = strconv.AppendInt(nil, int64(a), 10)
+		case int64:
+			params[i] = strconv.AppendInt(nil, a, 10)
+		default:
+			return nil, false
+		}
+	}
+	return params, true
+}
+
+// shape is how a statement's columns are asked for and read: binary for the integers and
+// booleans, text for the rest, as pgx asks for them.
+type shape struct {
+	fds     []pgconn.FieldDescription // the statement's, each with the format asked for
+	formats []int16
+}
+
+// shapes caches each exchanged text's shape: bounded by the store's hot read texts.
+var shapes sync.Map // query text → *shape
+
+// resultShape is the shape of query's columns fields (as the statement's description gives
+// them, every format text), kept while its columns' types stay the same.
+func resultShape(query string, fields []pgconn.FieldDescription) *shape {
+	if v, ok := shapes.Load(query); ok {
+		s := v.(*shape)
+		if sameTypes(s.fds, fields) {
+			return s
+		}
+	}
+	s := &shape{fds: slices.Clone(fields), formats: make([]int16, len(fields))}
+	for i := range s.fds {
+		switch s.fds[i].DataTypeOID {
+		case pgtype.Int8OID, pgtype.Int4OID, pgtype.Int2OID, pgtype.BoolOID:
+			s.formats[i] = pgtype.BinaryFormatCode
+		default:
+			s.formats[i] = pgtype.TextFormatCode
+		}
+		s.fds[i].Format = s.formats[i]
+	}
+	shapes.Store(query, s)
+	return s
+}
+
+// sameTypes tells whether two column lists have the same types in the same order.
+func sameTypes(a, b []pgconn.FieldDescription) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].DataTypeOID != b[i].DataTypeOID {
+			return false
+		}
+	}
+	return true
+}
