@@ -53,6 +53,7 @@ type Store struct {
 	file   string     // SQLite's database file
 	secret []byte     // signs cursors and file URLs; shared by every server on the store
 	events bell       // rung when this process commits events (events.go)
+	hooks  bell       // rung when this process creates or changes a webhook (webhooks.go)
 	// prep runs the per-request reads prepared on SQLite's read pool (reads.go); nil on PostgreSQL.
 	prep *preparedReads
 	// raw runs the token-and-node read and the children list below database/sql on SQLite

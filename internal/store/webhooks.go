@@ -31,6 +31,7 @@ func scanWebhook(row interface{ Scan(...any) error }) (*quire.Webhook, error) {
 
 // CreateWebhook stores w, whose Position is where its deliveries start.
 func (s *Store) CreateWebhook(ctx context.Context, w *quire.Webhook) error {
+	defer s.hooks.ring()
 	return s.InTx(ctx, func(tx *Tx) error {
 		_, err := tx.tx.ExecContext(ctx, `INSERT INTO webhooks (id, workspace_id, url, event_types, description, secret,
 			status, position, created_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
@@ -38,6 +39,10 @@ func (s *Store) CreateWebhook(ctx context.Context, w *quire.Webhook) error {
 		return err
 	})
 }
+
+// WebhooksChanged returns a channel closed when this process next creates or changes a
+// webhook (CreateWebhook, UpdateWebhook), committed or not.
+func (s *Store) WebhooksChanged() <-chan struct{} { return s.hooks.wait() }
 
 // Webhook returns webhook id of workspace ws, or a not_found error.
 func (s *Store) Webhook(ctx context.Context, ws, id string) (*quire.Webhook, error) {
@@ -60,6 +65,7 @@ type WebhookChange struct {
 
 // UpdateWebhook applies c to webhook id of workspace ws and returns it.
 func (s *Store) UpdateWebhook(ctx context.Context, ws, id string, c WebhookChange) (*quire.Webhook, error) {
+	defer s.hooks.ring()
 	var out *quire.Webhook
 	err := s.InTx(ctx, func(tx *Tx) error {
 		w, err := scanWebhook(tx.tx.QueryRowContext(ctx, webhookByID, ws, id))

@@ -54,14 +54,17 @@ const pendingWebhooks = `FROM webhooks w JOIN event_heads h ON h.workspace_id = 
 // WebhookDue tells the delivery loop when to claim next: at dueMs, the earliest time a webhook
 // with events to deliver may be claimed (the later of its next attempt and the end of its
 // lease; at or before now when one is due), or never (ok false) while no webhook has events to
-// deliver. One read on the read pool, so that a server with nothing to deliver, the usual case,
-// asks this once per commit or poll and never takes the writer; a retry due in ten seconds is
+// deliver; active says whether any webhook of any workspace is active, events to deliver or
+// not (while none is, the loop need not ask after each commit: service.WebhookWorker.watch).
+// One read on the read pool, so that a server with nothing to deliver, the usual case, asks
+// this once per commit or poll and never takes the writer; a retry due in ten seconds is
 // claimed then rather than found by polls until then.
-func (s *Store) WebhookDue(ctx context.Context) (dueMs int64, ok bool, err error) {
+func (s *Store) WebhookDue(ctx context.Context) (dueMs int64, ok, active bool, err error) {
 	var due sql.NullInt64
-	err = s.hot().QueryRowContext(ctx, `SELECT MIN(CASE WHEN w.next_attempt_ms > w.lease_until
-		THEN w.next_attempt_ms ELSE w.lease_until END) `+pendingWebhooks).Scan(&due)
-	return due.Int64, due.Valid, err
+	err = s.hot().QueryRowContext(ctx, `SELECT (SELECT MIN(CASE WHEN w.next_attempt_ms > w.lease_until
+		THEN w.next_attempt_ms ELSE w.lease_until END) `+pendingWebhooks+`),
+		EXISTS (SELECT 1 FROM webhooks WHERE status = 'active')`).Scan(&due, &active)
+	return due.Int64, due.Valid, active, err
 }
 
 // LeasedWebhook reads webhook id as its lease holder owner sees it.
