@@ -221,11 +221,11 @@ func TestEvents_SweepAndWebhooksSeeUnread(t *testing.T) {
 		if err := s.CreateWebhook(ctx, wh); err != nil {
 			t.Fatal(err)
 		}
-		if _, ok, err := s.WebhookDue(ctx); ok || err != nil {
+		if _, ok, _, err := s.WebhookDue(ctx); ok || err != nil {
 			t.Fatalf("webhook due with nothing after its position = %v, %v", ok, err)
 		}
 		recordOne(t, s, ws.ID, "b")
-		if _, ok, err := s.WebhookDue(ctx); !ok || err != nil {
+		if _, ok, _, err := s.WebhookDue(ctx); !ok || err != nil {
 			t.Fatalf("webhook due after a write nobody read = %v, %v; want due", ok, err)
 		}
 		ids, err := s.ClaimWebhooks(ctx, "owner", quire.NowMillis(), 60_000, 1)
