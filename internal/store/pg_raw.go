@@ -42,12 +42,17 @@ func (p *pgRaw) query(ctx context.Context, query string, args []any, row func(r 
 	if p.observe != nil {
 		p.observe(query)
 	}
-	err := p.once(ctx, query, args, row)
+	given := false // whether row has been given a row: a retry would give it again
+	err := p.once(ctx, query, args, func(r *pgRow) (bool, error) {
+		given = true
+		return row(r)
+	})
 	// A connection that broke before the statement was sent (PostgreSQL restarted under an
 	// idle connection pinged less than a second ago), or before its answer was read to the
 	// end (exchange), was dropped by database/sql; the read is tried once more on another, as
-	// database/sql's own retry of a driver.ErrBadConn would. A read sent twice changes nothing.
-	if errors.Is(err, driver.ErrBadConn) {
+	// database/sql's own retry of a driver.ErrBadConn would. A read sent twice changes nothing,
+	// but rows given from a broken answer cannot be taken back: then the error stands.
+	if errors.Is(err, driver.ErrBadConn) && !given {
 		err = p.once(ctx, query, args, row)
 	}
 	return err

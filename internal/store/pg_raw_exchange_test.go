@@ -112,3 +112,27 @@ func TestPGRawExchange_ColumnTypeChanged(t *testing.T) {
 		t.Fatalf("%d of %d reads failed (the last at %d) on %d connections; want at most one a connection", failed, n, last, open)
 	}
 }
+
+// TestPGRawExchange_BrokenAfterRows: a raw read whose connection breaks after some of its rows
+// were given (here the backend ends itself after its rows) returns an error and is not tried again
+// on another connection: the retry would give those rows a second time, a list with repeats
+// instead of an error. The store's reads then go on, each with its own answer.
+func TestPGRawExchange_BrokenAfterRows(t *testing.T) {
+	s := testdb.Postgres(t)
+	got, err := s.PGRawRowsForTest(ctx, `SELECT g::text FROM generate_series(1, 3) g
+		UNION ALL SELECT pg_terminate_backend(pg_backend_pid())::text`, nil)
+	if err == nil {
+		t.Fatalf("a read whose backend ended = %v, no error", got)
+	}
+	seen := map[string]bool{}
+	for _, v := range got {
+		if seen[v] {
+			t.Fatalf("a read broken after its rows gave %v: rows again", got)
+		}
+		seen[v] = true
+	}
+	if !seen["1"] {
+		t.Fatalf("a read broken after its rows gave %v; want its first rows before the error", got)
+	}
+	readsOwn(t, s, "after", 10)
+}

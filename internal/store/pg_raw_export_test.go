@@ -11,6 +11,23 @@ func (s *Store) PGRawScanForTest(ctx context.Context, query string, args []strin
 	return true, s.pg.one(ctx, query, args, func(r *pgRow) error { return r.Scan(dest...) })
 }
 
+// PGRawRowsForTest runs query with args through the raw reads (pgRaw.query) and returns the
+// first column of every row it was given, as text.
+func (s *Store) PGRawRowsForTest(ctx context.Context, query string, args []string) ([]string, error) {
+	vals := make([]any, len(args))
+	for i, a := range args {
+		vals[i] = a
+	}
+	var got []string
+	err := s.pg.query(ctx, query, vals, func(r *pgRow) (bool, error) {
+		var v string
+		err := r.Scan(&v)
+		got = append(got, v)
+		return true, err
+	})
+	return got, err
+}
+
 // JoinedWaitingForTest is how many of fields' joined reads wait for the next round trip
 // (tokens_node_many.go); 0 on SQLite.
 func (s *Store) JoinedWaitingForTest(fields NodeFields) int {
