@@ -75,39 +75,43 @@ const stampSQL = `WITH p AS (
 // NumberProvisionalEvents gives every provisional event the transaction sees its position after
 // its workspace's head, in the order stampEvents gives them, on either engine. A restore runs
 // it before it commits: a backup of a PostgreSQL store may hold events written but not yet
-// read, which SQLite, giving positions at the write, would otherwise never number.
+// read, which SQLite, giving positions at the write, would otherwise never number. A backup
+// taken while nobody read the feed can hold an hour of them (the sweep numbers the rest), so
+// each workspace's are numbered by one statement (numberSQL), not one statement an event.
 func (tx *Tx) NumberProvisionalEvents(ctx context.Context) error {
-	rows, err := tx.tx.QueryContext(ctx, `SELECT workspace_id, seq FROM events WHERE seq < 0 ORDER BY workspace_id, seq DESC`)
-	type key struct {
-		ws  string
-		seq int64
-	}
-	keys, err := scanAll(rows, err, func(r interface{ Scan(...any) error }) (key, error) {
-		var k key
-		return k, r.Scan(&k.ws, &k.seq)
+	rows, err := tx.tx.QueryContext(ctx, `SELECT DISTINCT workspace_id FROM events WHERE seq < 0`)
+	wss, err := scanAll(rows, err, func(r interface{ Scan(...any) error }) (string, error) {
+		var ws string
+		return ws, r.Scan(&ws)
 	})
 	if err != nil {
 		return err
 	}
-	for len(keys) > 0 {
-		ws := keys[0].ws
-		n := 0
-		for n < len(keys) && keys[n].ws == ws {
-			n++
-		}
+	for _, ws := range wss {
 		var head int64
 		if err := tx.tx.QueryRowContext(ctx, headSQL, ws, 0).Scan(&head); err != nil {
 			return err
 		}
-		for i, k := range keys[:n] {
-			if _, err := tx.tx.ExecContext(ctx, `UPDATE events SET seq = $3 WHERE workspace_id = $1 AND seq = $2`, ws, k.seq, head+int64(i)+1); err != nil {
-				return err
-			}
+		res, err := tx.tx.ExecContext(ctx, numberSQL, ws, head)
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return err
 		}
 		if err := tx.tx.QueryRowContext(ctx, headSQL, ws, n).Scan(&head); err != nil {
 			return err
 		}
-		keys = keys[n:]
 	}
 	return nil
 }
+
+// numberSQL numbers workspace $1's provisional events after position $2 in stampSQL's order,
+// in one statement whose text both engines take (SQLite has no UPDATE in a WITH, so the head
+// is moved by the caller). The new positions are all above the head and the old ones below
+// zero, so no two rows share a key at any point of the update.
+const numberSQL = `UPDATE events SET seq = p.new
+	FROM (SELECT seq AS old, $2 + row_number() OVER (ORDER BY seq DESC) AS new
+		FROM events WHERE workspace_id = $1 AND seq < 0) AS p
+	WHERE events.workspace_id = $1 AND events.seq = p.old`

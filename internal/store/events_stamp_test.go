@@ -289,10 +289,24 @@ func TestEvents_NumberProvisionalEvents(t *testing.T) {
 			t.Fatal(err)
 		}
 		if err := s.InTx(ctx, func(tx *store.Tx) error {
+			var rows []struct {
+				ws  string
+				seq int
+			}
 			for _, r := range []struct {
 				ws  string
 				seq int
 			}{{ws1.ID, -329}, {ws1.ID, -201}, {ws2.ID, -130}, {ws1.ID, -202}} {
+				rows = append(rows, r)
+			}
+			// Many of one workspace, inserted out of order: one statement numbers them all.
+			for i := range 300 {
+				rows = append(rows, struct {
+					ws  string
+					seq int
+				}{ws2.ID, -1000 - (i*7)%300})
+			}
+			for _, r := range rows {
 				if err := tx.ExecForTest(ctx, `INSERT INTO events (workspace_id, seq, id, type, entity_type, entity_id, parent_type,
 					parent_id, reach_id, user_id, bot_id, data, created_ms) VALUES ($1, $2, $3, 'page.created', 'page', 'x', 'workspace', '', 'x', '', '', '{}', 1)`,
 					r.ws, r.seq, fmt.Sprint("p", -r.seq)); err != nil {
@@ -306,8 +320,15 @@ func TestEvents_NumberProvisionalEvents(t *testing.T) {
 		if got := feedIDs(t, s, ws1.ID, 2); !slices.Equal(got, []string{"p201", "p202", "p329"}) {
 			t.Fatalf("workspace 1 after position 1 = %v", got)
 		}
-		if got := feedIDs(t, s, ws2.ID, 1); !slices.Equal(got, []string{"p130"}) {
+		want2 := []string{"p130"}
+		for i := range 300 {
+			want2 = append(want2, fmt.Sprint("p", 1000+i))
+		}
+		if got := feedIDs(t, s, ws2.ID, 1); !slices.Equal(got, want2) {
 			t.Fatalf("workspace 2 = %v", got)
+		}
+		if last, _, err := s.EventHead(ctx, ws2.ID); last != 301 || err != nil {
+			t.Fatalf("head of workspace 2 = %d, %v; want 301", last, err)
 		}
 		if last, _, err := s.EventHead(ctx, ws1.ID); last != 4 || err != nil {
 			t.Fatalf("head of workspace 1 = %d, %v; want 4", last, err)
