@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"strconv"
 )
 
 // An append at the end of a page queues the page for the semantic indexer, like any write of
@@ -27,9 +28,14 @@ type QuietAppend struct {
 	window int
 }
 
-// quietAppendCount counts the page's body entries, up to $2 (an index range of
-// search_docs_node), before an append writes any.
-const quietAppendCount = `SELECT COUNT(*) FROM (SELECT 1 FROM search_docs WHERE node_id = $1 AND field = 'body' LIMIT $2) w`
+// quietAppendCount counts the page's body entries, up to window (an index range of
+// search_docs_node), before an append writes any. The window is written into the text, not
+// bound: SQLite's planner reads a bound LIMIT's value, and so prepared the statement again at
+// every run (sqlite3Reprepare, nine tenths of BeginAppend's time: docs/performance.md "Append,
+// twelfth pass"); a literal keeps the prepared statement.
+func quietAppendCount(window int) string {
+	return `SELECT COUNT(*) FROM (SELECT 1 FROM search_docs WHERE node_id = $1 AND field = 'body' LIMIT ` + strconv.Itoa(window) + `) w`
+}
 
 // BeginAppend prepares an append at the end of page, whose first window entries are what the
 // indexer reads. It must come before the append writes any search entry. On SQLite it counts the
@@ -42,7 +48,7 @@ func (tx *Tx) BeginAppend(ctx context.Context, page string, window int) (QuietAp
 		return q, nil
 	}
 	var n int
-	if err := tx.tx.QueryRowContext(ctx, quietAppendCount, page, window).Scan(&n); err != nil {
+	if err := tx.tx.QueryRowContext(ctx, quietAppendCount(window), page).Scan(&n); err != nil {
 		return q, err
 	}
 	if n >= window {

@@ -17,7 +17,7 @@ func TestQuietAppendPlans(t *testing.T) {
 	testdb.ForEachEngine(t, func(t *testing.T, s *store.Store) {
 		seedPlanShapes(t, s)
 		if s.Engine() == store.SQLite {
-			plan, err := s.PlanForTest(ctx, false, store.QuietAppendCountForTest, "n3", 200)
+			plan, err := s.PlanForTest(ctx, false, store.QuietAppendCountForTest, "n3")
 			if err != nil {
 				t.Fatal(err)
 			}
