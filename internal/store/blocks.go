@@ -240,17 +240,19 @@ func (tx *Tx) PrevPosition(ctx context.Context, parent, pos string) (string, err
 
 // InsertBlocks stores new blocks with one multi-row statement per 100 blocks, and sets their
 // HasChildren as written. On SQLite it writes their search entries too (no trigger does): those
-// Go reads before the blocks (indexNewBlocks), the rest by one statement after them. After an
+// Go reads before the blocks (indexNewBlocks), the rest by one statement after them; and then
+// queues their pages for the semantic indexer, once each (queueNodes). After an
 // error the transaction must be rolled back: entries may have been written for blocks that
 // were not.
 func (tx *Tx) InsertBlocks(ctx context.Context, blocks []*quire.Block) error {
 	tx.insertedChildren(blocks)
+	var queue []string // SQLite: the nodes of the entries written, to queue for the indexer
 	for start := 0; start < len(blocks); start += 100 {
 		batch := blocks[start:min(start+100, len(blocks))]
 		var left []string
 		if tx.engine == SQLite {
 			var err error
-			if left, err = tx.indexNewBlocks(ctx, batch); err != nil {
+			if left, queue, err = tx.indexNewBlocks(ctx, batch, queue); err != nil {
 				return err
 			}
 		}
@@ -258,11 +260,12 @@ func (tx *Tx) InsertBlocks(ctx context.Context, blocks []*quire.Block) error {
 		if _, err := tx.tx.ExecContext(ctx, query, args...); err != nil {
 			return err
 		}
-		if err := tx.indexLeftBlocks(ctx, left); err != nil {
+		var err error
+		if queue, err = tx.indexLeftBlocks(ctx, left, queue); err != nil {
 			return err
 		}
 	}
-	return nil
+	return tx.queueNodes(ctx, queue)
 }
 
 // UpdateBlock writes b's content, place and trash state and increments its version, provided

@@ -103,24 +103,45 @@ const indexBlocksSQL = `INSERT INTO search_docs (ref, node_id, field, text)
 	WHERE t <> ''`
 
 // indexLeftBlocks writes the entries of new blocks ids that indexNewBlocks left (SQLite), after
-// the blocks: the few whose JSON Go does not read exactly as SQLite does.
-func (tx *Tx) indexLeftBlocks(ctx context.Context, ids []string) error {
+// the blocks: the few whose JSON Go does not read exactly as SQLite does. It adds the pages it
+// wrote entries for to queue.
+func (tx *Tx) indexLeftBlocks(ctx context.Context, ids, queue []string) ([]string, error) {
 	if len(ids) == 0 {
-		return nil
+		return queue, nil
 	}
 	a := sqlq.NewArgs()
-	_, err := tx.tx.ExecContext(ctx, fmt.Sprintf(indexBlocksSQL, `b.id IN (`+sqlq.In(a, ids)+`)`), a.List...)
-	return err
+	return tx.indexBlocksWhere(ctx, `b.id IN (`+sqlq.In(a, ids)+`)`, a.List, queue)
+}
+
+// indexBlocksWhere runs indexBlocksSQL over the blocks that where selects and adds the nodes of
+// the entries it wrote to queue.
+func (tx *Tx) indexBlocksWhere(ctx context.Context, where string, args []any, queue []string) ([]string, error) {
+	rows, err := tx.tx.QueryContext(ctx, fmt.Sprintf(indexBlocksSQL, where)+` RETURNING node_id`, args...)
+	if err != nil {
+		return queue, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var node string
+		if err := rows.Scan(&node); err != nil {
+			return queue, err
+		}
+		queue = addNode(queue, node)
+	}
+	return queue, rows.Err()
 }
 
 // IndexBlocks writes the search entries of every block that has none, for blocks loaded by a
-// plain INSERT (a restore, a bulk load in a test): on SQLite no trigger indexes a new block
-// (00034), the store's insert does. One statement; on PostgreSQL nothing, since its statement
-// trigger indexed the rows as they were inserted.
+// plain INSERT (a restore, a bulk load in a test), and queues their pages: on SQLite no trigger
+// indexes a new block (00034) or queues its page (00090), the store's insert does. On PostgreSQL
+// nothing, since its statement triggers indexed and queued the rows as they were inserted.
 func (tx *Tx) IndexBlocks(ctx context.Context) error {
 	if tx.engine != SQLite {
 		return nil
 	}
-	_, err := tx.tx.ExecContext(ctx, fmt.Sprintf(indexBlocksSQL, `NOT EXISTS (SELECT 1 FROM search_docs d WHERE d.ref = b.id)`))
-	return err
+	queue, err := tx.indexBlocksWhere(ctx, `NOT EXISTS (SELECT 1 FROM search_docs d WHERE d.ref = b.id)`, nil, nil)
+	if err != nil {
+		return err
+	}
+	return tx.queueNodes(ctx, queue)
 }

@@ -248,6 +248,7 @@ func testEveryWrite(t *testing.T, s *store.Store, fromV9 bool) {
 			return tx.UpdateBlock(ctx, cur)
 		}
 	}
+	step("give an empty block its first text", update(empty, func(b *quire.Block) { b.Content = []byte(`{"rich_text":` + rich("kappa") + `}`) }), p.ID)
 	step("edit a block", update(para, func(b *quire.Block) { b.Content = []byte(`{"rich_text":` + rich("zeta") + `}`) }), p.ID)
 	step("trash a block", update(code, func(b *quire.Block) { b.InTrash = true }), p.ID)
 	step("restore a block", update(code, func(b *quire.Block) { b.InTrash = false }), p.ID)
@@ -297,6 +298,21 @@ func testEveryWrite(t *testing.T, s *store.Store, fromV9 bool) {
 		}
 		n.Text = "rim"
 		return tx.UpdateMindMapNode(ctx, mm.ID, n)
+	}, mm.ID)
+	blank := quire.NewID()
+	step("add a mind-map node without text", func(tx *store.Tx) error {
+		return tx.InsertMindMapNodes(ctx, mm.ID, []*quire.MindMapNode{{ID: blank, ParentID: root, Position: "a1", Text: "", Color: "default"}})
+	})
+	step("give a mind-map node its first text", func(tx *store.Tx) error {
+		n, err := tx.MindMapNode(ctx, mm.ID, blank)
+		if err != nil {
+			return err
+		}
+		n.Text = "axle"
+		return tx.UpdateMindMapNode(ctx, mm.ID, n)
+	}, mm.ID)
+	step("add a mind-map node with text", func(tx *store.Tx) error {
+		return tx.InsertMindMapNodes(ctx, mm.ID, []*quire.MindMapNode{{ID: quire.NewID(), ParentID: root, Position: "a2", Text: "hubcap", Color: "default"}})
 	}, mm.ID)
 	step("delete a mind-map subtree", func(tx *store.Tx) error {
 		_, err := tx.DeleteMindMapSubtree(ctx, mm.ID, leaf)

@@ -20,6 +20,7 @@ type Tx struct {
 	eventsOf map[string][]int           // entity id → indexes in events
 	indexed  map[string]map[string]bool // database id → properties whose rows are kept (records_indexed.go)
 	kids     map[string]struct{}        // parents whose has_children to settle (blocks_children.go)
+	quiet    string                     // SQLite: a page whose new entries are not queued (embed_queue_append.go)
 }
 
 // querier is what both a *sql.DB and a *sql.Tx offer; read helpers take it so that they serve
