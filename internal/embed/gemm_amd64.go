@@ -8,7 +8,7 @@ import "golang.org/x/sys/cpu"
 var hasFMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
 // hasAVX512 selects the AVX-512 kernels of gemm_avx512_amd64.s for the tiles they fit (twelve
-// rows by two panels, six rows by four in the sparse product); the AVX2 kernels take the rows
+// rows by two panels, three rows by eight in the sparse product); the AVX2 kernels take the rows
 // and panels left over, so it is only ever true with hasFMA. Tests set both to run each path.
 var hasAVX512 = hasFMA && cpu.X86.HasAVX512F
 
@@ -19,10 +19,10 @@ func fma12x32(o *float32, ostride int, a *float32, astride int, w *float32, wstr
 func fma1x32(o, a, w *float32, wstride int, k int, relu int, bias *float32, init int)
 
 //go:noescape
-func fma6x64idx(o *float32, ostride int, a *float32, astride int, w *float32, wstride int, idx *int32, n int)
+func fma3x128idx(o *float32, ostride int, a *float32, astride int, w *float32, wstride int, idx *int32, n int)
 
 //go:noescape
-func gather6x16(in *float32, istride int, a *float32, astride int, idx *int32, k int) int
+func gather3x16(in *float32, istride int, a *float32, astride int, idx *int32, k int) int
 
 //go:noescape
 func fma6x16(o *float32, ostride int, a *float32, astride int, w *float32, k int, relu int, ahead int)

@@ -14,15 +14,15 @@ func fma1x32(o, a, w *float32, wstride int, k int, relu int, bias *float32, init
 	panic("embed: no AVX-512 kernel")
 }
 
-func fma6x64idx(o *float32, ostride int, a *float32, astride int, w *float32, wstride int, idx *int32, n int) {
-	panic("embed: no AVX-512 kernel")
-}
-
 func fma6x16(o *float32, ostride int, a *float32, astride int, w *float32, k int, relu int, ahead int) {
 	panic("embed: no FMA kernel")
 }
 
-func gather6x16(in *float32, istride int, a *float32, astride int, idx *int32, k int) int {
+func fma3x128idx(o *float32, ostride int, a *float32, astride int, w *float32, wstride int, idx *int32, n int) {
+	panic("embed: no AVX-512 kernel")
+}
+
+func gather3x16(in *float32, istride int, a *float32, astride int, idx *int32, k int) int {
 	panic("embed: no AVX-512 kernel")
 }
 

@@ -29,7 +29,8 @@ func TestGemmKernelsAgree(t *testing.T) {
 	paths := kernelPaths(t)
 	buf := newSparseBuf()
 	shapes := []struct{ n, k, m int }{{1, 256, 768}, {7, 512, 1536}, {33, 1536, 512}, {3, 4, 64}, {101, 300, 32},
-		{6, 1, 16}, {12, 256, 64}, {125, 600, 80}, {30, 17, 48}, {200, 520, 112}, {11, 256, 64}, {107, 512, 96}}
+		{6, 1, 16}, {12, 256, 64}, {125, 600, 80}, {30, 17, 48}, {200, 520, 112}, {11, 256, 64}, {107, 512, 96},
+		{100, 300, 656}, {2, 40, 128}}
 	for _, c := range shapes {
 		for _, acc := range []bool{false, true} {
 			in, w, bias, base := fill(c.n*c.k), fill(c.k*c.m), fill(c.m), fill(c.n*c.m)
@@ -243,49 +244,62 @@ func TestExpNeg(t *testing.T) {
 	}
 }
 
-// TestGatherAgrees checks the sparse product's gather on every path against its definition: the
-// features of six rows not +0 in all six, in order, each row's inputs at them; -0 counts as not
-// zero (kept: its products add nothing). Widths past and short of gather6x16's sixteen a step.
+// TestGatherAgrees checks the sparse product's gathers on every path against their definition:
+// the features of a group's rows (six, or three for the AVX-512 kernel) not +0 in all of them,
+// in order, each row's inputs at them; -0 counts as not zero (kept: its products add nothing).
+// Widths past and short of gather3x16's sixteen a step.
 func TestGatherAgrees(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	for _, path := range kernelPaths(t) {
 		path.use()
 		buf := newSparseBuf()
-		for _, kc := range []int{kBlock, 16, 1, 17, 250, 15} {
-			const stride = kBlock + 3
-			in := make([]float32, 6*stride)
-			for i := range in {
-				switch r.IntN(20) {
-				case 0, 1:
-					in[i] = r.Float32()*2 - 1
-				case 2:
-					in[i] = float32(math.Copysign(0, -1))
+		gathers := []struct {
+			rows   int
+			gather func(g int, in []float32, stride, kc int) int
+		}{{6, buf.gather}}
+		if hasAVX512 {
+			gathers = append(gathers, struct {
+				rows   int
+				gather func(g int, in []float32, stride, kc int) int
+			}{3, buf.gather3})
+		}
+		for _, gt := range gathers {
+			for _, kc := range []int{kBlock, 16, 1, 17, 250, 15} {
+				const stride = kBlock + 3
+				in := make([]float32, 6*stride)
+				for i := range in {
+					switch r.IntN(20) {
+					case 0, 1:
+						in[i] = r.Float32()*2 - 1
+					case 2:
+						in[i] = float32(math.Copysign(0, -1))
+					}
 				}
-			}
-			for g := range 2 {
-				c := buf.gather(g, in, stride, kc)
-				a, idx := buf.a[g*6*astride:], buf.idx[g*astride:]
-				want := 0
-				for p := range kc {
-					keep := false
-					for row := range 6 {
-						keep = keep || math.Float32bits(in[row*stride+p]) != 0
-					}
-					if !keep {
-						continue
-					}
-					if want >= c || idx[want] != int32(p) {
-						t.Fatalf("%s: kc=%d: feature %d kept at %d of %d, idx %v", path.name, kc, p, want, c, idx[:c])
-					}
-					for row := range 6 {
-						if got := a[row*astride+want]; math.Float32bits(got) != math.Float32bits(in[row*stride+p]) {
-							t.Fatalf("%s: kc=%d: row %d feature %d = %g, want %g", path.name, kc, row, p, got, in[row*stride+p])
+				for g := range 2 {
+					c := gt.gather(g, in, stride, kc)
+					a, idx := buf.a[g*gt.rows*astride:], buf.idx[g*astride:]
+					want := 0
+					for p := range kc {
+						keep := false
+						for row := range gt.rows {
+							keep = keep || math.Float32bits(in[row*stride+p]) != 0
 						}
+						if !keep {
+							continue
+						}
+						if want >= c || idx[want] != int32(p) {
+							t.Fatalf("%s, %d rows: kc=%d: feature %d kept at %d of %d, idx %v", path.name, gt.rows, kc, p, want, c, idx[:c])
+						}
+						for row := range gt.rows {
+							if got := a[row*astride+want]; math.Float32bits(got) != math.Float32bits(in[row*stride+p]) {
+								t.Fatalf("%s, %d rows: kc=%d: row %d feature %d = %g, want %g", path.name, gt.rows, kc, row, p, got, in[row*stride+p])
+							}
+						}
+						want++
 					}
-					want++
-				}
-				if c != want {
-					t.Fatalf("%s: kc=%d: %d features kept, want %d", path.name, kc, c, want)
+					if c != want {
+						t.Fatalf("%s, %d rows: kc=%d: %d features kept, want %d", path.name, gt.rows, kc, c, want)
+					}
 				}
 			}
 		}
