@@ -31,7 +31,7 @@ func (s *Store) searchNodes() search.NodeRows {
 func (s *Store) Search(ctx context.Context, q search.Query) ([]search.Result, *search.Key, error) {
 	if s.engine == Postgres {
 		q.Plans = s.plans
-		res, hints, ok, err := search.KeywordAtOnce(ctx, s.read, search.Dialect(s.engine), s.searchNodes(), q)
+		res, hints, ok, err := search.KeywordAtOnce(ctx, pgSearchDB{s.read, s.pg}, search.Dialect(s.engine), s.searchNodes(), q)
 		if err != nil || ok {
 			return res, nil, err
 		}
@@ -57,6 +57,23 @@ func (s *Store) Search(ctx context.Context, q search.Query) ([]search.Result, *s
 		return nil, nil, err
 	}
 	return res, resume, tx.Commit()
+}
+
+// pgSearchDB is the read pool as search.KeywordAtOnce reads it on PostgreSQL: its one
+// statement's rows come through pgRaw (search.RowQueryer), each value read from pgx's buffer
+// straight into the node's fields, as the page and children reads do, instead of through pgx's
+// stdlib driver and database/sql (a driver.Value for each of the 24 columns of up to 42 rows,
+// converted again by Scan, the connection locked for each row). The statement is the same, on
+// the same pool, prepared once per connection under the same name.
+type pgSearchDB struct {
+	*sql.DB
+	pg *pgRaw
+}
+
+func (d pgSearchDB) QueryRows(ctx context.Context, query string, args []any, row func(sc search.Scanner) error) error {
+	return d.pg.query(ctx, query, args, func(r *pgRow) (bool, error) {
+		return true, row(r)
+	})
 }
 
 // foundTx runs a keyword search's statements in its read transaction, each prepared once on
