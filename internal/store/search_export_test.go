@@ -74,3 +74,13 @@ func (t rawTracer) QueryRows(ctx context.Context, query string, args []any, row 
 	t.seen(query, args)
 	return t.raw.QueryRows(ctx, query, args, row)
 }
+
+// LimitRawSearchTextsForTest sets how many search texts a store reads through pgRaw
+// (pgSearchDB) until the test ends; RawSearchTextsForTest counts those admitted.
+func LimitRawSearchTextsForTest(t interface{ Cleanup(func()) }, n int64) {
+	was := maxRawSearchTexts
+	maxRawSearchTexts = n
+	t.Cleanup(func() { maxRawSearchTexts = was })
+}
+
+func (s *Store) RawSearchTextsForTest() int64 { return s.pg.searchTexts.n.Load() }
