@@ -3,7 +3,6 @@ package search
 import (
 	"cmp"
 	"context"
-	"database/sql"
 	"strconv"
 	"strings"
 
@@ -97,32 +96,26 @@ func (r *run) atOnce(ctx context.Context, q Query, estimate bool) (res []Result,
 	sb.WriteString(lookupBranches(counts(tierContent)+filter, lookupTest+" AND NOT "+r.all("n.title_plain", q.Terms, a), tail, byIDNodes))
 	sb.WriteString("\nUNION ALL\n(SELECT " + strconv.Itoa(atOnceStandIn) + ", (SELECT n FROM tk), CASE WHEN (SELECT rare FROM e) THEN (SELECT entries FROM k) ELSE " +
 		strconv.Itoa(notRare) + " END, " + r.columns() + " FROM nodes n WHERE n.id = (SELECT first FROM e))")
-	rows, err := r.db.QueryContext(ctx, sb.String(), a.List...)
-	if err != nil {
-		return nil, Hints{}, false, false, err
-	}
-	row := &atOnceRow{rows: rows}
+	row := &atOnceRow{}
 	var titled, content []Result
 	var standIn *atOnceRow // the counts, as the stand-in row reports them
-	err = func() error {
-		defer rows.Close()
-		for rows.Next() {
-			n, err := r.nodes.Scan(row)
-			if err != nil {
-				return err
-			}
-			res := Result{Node: n, Key: Key{Tier: row.tier, Ms: n.EditedMs, ID: n.ID}}
-			switch row.tier {
-			case tierTitle:
-				titled = append(titled, res)
-			case tierContent:
-				content = append(content, res)
-			default:
-				standIn = &atOnceRow{titles: row.titles, entries: row.entries}
-			}
+	err = eachRow(ctx, r.db, sb.String(), a.List, func(sc Scanner) error {
+		row.sc = sc
+		n, err := r.nodes.Scan(row)
+		if err != nil {
+			return err
 		}
-		return rows.Err()
-	}()
+		res := Result{Node: n, Key: Key{Tier: int(row.tier), Ms: n.EditedMs, ID: n.ID}}
+		switch row.tier {
+		case tierTitle:
+			titled = append(titled, res)
+		case tierContent:
+			content = append(content, res)
+		default:
+			standIn = &atOnceRow{titles: row.titles, entries: row.entries}
+		}
+		return nil
+	})
 	switch {
 	case err != nil:
 		return nil, Hints{}, false, false, err
@@ -159,13 +152,12 @@ func (r *run) titlesCTE(terms []string, a *sqlq.Args) string {
 // atOnceRow scans a row of KeywordAtOnce's statement: its tier and counts, then the node's
 // columns.
 type atOnceRow struct {
-	rows            *sql.Rows
-	tier            int
-	titles, entries int64
+	sc                    Scanner
+	tier, titles, entries int64
 }
 
 func (c *atOnceRow) Scan(dest ...any) error {
-	return c.rows.Scan(append([]any{&c.tier, &c.titles, &c.entries}, dest...)...)
+	return c.sc.Scan(append([]any{&c.tier, &c.titles, &c.entries}, dest...)...)
 }
 
 // hintedTitles is searchTerms' list of the titles (indexMatches), or nil (dense, walked) when

@@ -35,6 +35,38 @@ type Queryer interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
+// Scanner is a row being read: database/sql's *sql.Rows, or the store's own row on PostgreSQL.
+type Scanner interface{ Scan(dest ...any) error }
+
+// RowQueryer is a Queryer that can also run a statement and hand its rows to row one at a
+// time without database/sql: on PostgreSQL the store reads them from pgx's buffer
+// (store/pg_raw.go), as its page and children reads do. KeywordAtOnce's statement, a search's
+// only one on PostgreSQL most of the time, is read so when db has it (eachRow). row's Scanner
+// is valid only during the call.
+type RowQueryer interface {
+	Queryer
+	QueryRows(ctx context.Context, query string, args []any, row func(sc Scanner) error) error
+}
+
+// eachRow runs query on db and calls row for each of its rows, through db's QueryRows when it
+// has one.
+func eachRow(ctx context.Context, db Queryer, query string, args []any, row func(sc Scanner) error) error {
+	if rq, ok := db.(RowQueryer); ok {
+		return rq.QueryRows(ctx, query, args, row)
+	}
+	rows, err := db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := row(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
 // NodeRows is how the store reads a row of nodes: its columns (unqualified, separated by commas)
 // and the scan of one row of them. Results carry whole nodes, read by the statement that finds
 // them rather than by a second one.

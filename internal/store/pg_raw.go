@@ -31,6 +31,8 @@ type pgRaw struct {
 	db      *sql.DB
 	observe func(string) // Config.Observe, told each statement before it runs
 	joins   sync.Map     // *joinedRead → its *joinedQueue (tokens_node_many.go)
+	// searchTexts are the keyword search texts read through query (store/search.go, pgSearchDB).
+	searchTexts textSet
 }
 
 // query runs query with args and calls row for each row until it returns false or an error.

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -152,8 +153,16 @@ type shape struct {
 	formats []int16
 }
 
-// shapes caches each exchanged text's shape: bounded by the store's hot read texts.
-var shapes sync.Map // query text → *shape
+// shapes caches each exchanged text's shape, up to maxShapes texts: the store's hot reads are a
+// few texts, a keyword search's first page on PostgreSQL one per number of terms, filter and
+// page size. A text past the bound has its shape worked out at each exchange (a copy of its
+// field descriptions).
+var (
+	shapes     sync.Map // query text → *shape
+	shapesKept atomic.Int64
+)
+
+const maxShapes = 1024
 
 // resultShape is the shape of query's columns fields (as the statement's description gives
 // them, every format text), kept while its columns' types stay the same.
@@ -174,7 +183,11 @@ func resultShape(query string, fields []pgconn.FieldDescription) *shape {
 		}
 		s.fds[i].Format = s.formats[i]
 	}
-	shapes.Store(query, s)
+	if _, had := shapes.Load(query); had || shapesKept.Load() < maxShapes {
+		if _, had := shapes.Swap(query, s); !had {
+			shapesKept.Add(1)
+		}
+	}
 	return s
 }
 

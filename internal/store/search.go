@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"database/sql"
+	"sync"
+	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
 
@@ -31,7 +33,7 @@ func (s *Store) searchNodes() search.NodeRows {
 func (s *Store) Search(ctx context.Context, q search.Query) ([]search.Result, *search.Key, error) {
 	if s.engine == Postgres {
 		q.Plans = s.plans
-		res, hints, ok, err := search.KeywordAtOnce(ctx, s.read, search.Dialect(s.engine), s.searchNodes(), q)
+		res, hints, ok, err := search.KeywordAtOnce(ctx, pgSearchDB{s.read, s.pg}, search.Dialect(s.engine), s.searchNodes(), q)
 		if err != nil || ok {
 			return res, nil, err
 		}
@@ -57,6 +59,64 @@ func (s *Store) Search(ctx context.Context, q search.Query) ([]search.Result, *s
 		return nil, nil, err
 	}
 	return res, resume, tx.Commit()
+}
+
+// pgSearchDB is the read pool as search.KeywordAtOnce reads it on PostgreSQL: its one
+// statement's rows come through pgRaw (search.RowQueryer), each value read from pgx's buffer
+// straight into the node's fields, as the page and children reads do, instead of through pgx's
+// stdlib driver and database/sql (a driver.Value for each of the 24 columns of up to 42 rows,
+// converted again by Scan, the connection locked for each row). The statement is the same, on
+// the same pool, prepared once per connection.
+//
+// pgRaw's exchange keeps each text it prepares on the connection for the connection's life
+// (pgx's Conn.Prepare), where database/sql's path keeps at most 512 in pgx's statement cache.
+// The statement's text varies with the terms' count, the filters and the page size, so only
+// the first maxRawSearchTexts texts the server sees go through pgRaw; any other text is read as
+// before.
+type pgSearchDB struct {
+	*sql.DB
+	pg *pgRaw
+}
+
+var maxRawSearchTexts int64 = 256
+
+func (d pgSearchDB) QueryRows(ctx context.Context, query string, args []any, row func(sc search.Scanner) error) error {
+	if d.pg.searchTexts.admit(query) {
+		return d.pg.query(ctx, query, args, func(r *pgRow) (bool, error) {
+			return true, row(r)
+		})
+	}
+	rows, err := d.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := row(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// textSet admits the first maxRawSearchTexts texts it is asked about, and those again.
+type textSet struct {
+	texts sync.Map // text → struct{}
+	n     atomic.Int64
+}
+
+func (t *textSet) admit(text string) bool {
+	if _, ok := t.texts.Load(text); ok {
+		return true
+	}
+	if t.n.Add(1) > maxRawSearchTexts {
+		t.n.Add(-1)
+		return false
+	}
+	if _, had := t.texts.LoadOrStore(text, struct{}{}); had {
+		t.n.Add(-1)
+	}
+	return true
 }
 
 // foundTx runs a keyword search's statements in its read transaction, each prepared once on

@@ -23,7 +23,11 @@ func (s *Store) SearchTraceForTest(ctx context.Context, q search.Query, seen fun
 // when that statement did not answer.
 func (s *Store) SearchAtOnceTraceForTest(ctx context.Context, q search.Query, seen func(query string, args []any)) ([]search.Result, *search.Key, error) {
 	db := tracer{s.read, seen}
-	res, hints, ok, err := search.KeywordAtOnce(ctx, db, search.Dialect(s.engine), s.searchNodes(), q)
+	var atOnce search.Queryer = db
+	if s.pg != nil {
+		atOnce = rawTracer{db, pgSearchDB{s.read, s.pg}}
+	}
+	res, hints, ok, err := search.KeywordAtOnce(ctx, atOnce, search.Dialect(s.engine), s.searchNodes(), q)
 	if err != nil || ok {
 		return res, nil, err
 	}
@@ -59,3 +63,24 @@ func RidsKeptVersionForTest() int64 {
 	v, _ := strconv.ParseInt(base[:strings.Index(base, "_")], 10, 64)
 	return v
 }
+
+// rawTracer is tracer with Search's read of KeywordAtOnce's rows on PostgreSQL (pgSearchDB).
+type rawTracer struct {
+	tracer
+	raw pgSearchDB
+}
+
+func (t rawTracer) QueryRows(ctx context.Context, query string, args []any, row func(sc search.Scanner) error) error {
+	t.seen(query, args)
+	return t.raw.QueryRows(ctx, query, args, row)
+}
+
+// LimitRawSearchTextsForTest sets how many search texts a store reads through pgRaw
+// (pgSearchDB) until the test ends; RawSearchTextsForTest counts those admitted.
+func LimitRawSearchTextsForTest(t interface{ Cleanup(func()) }, n int64) {
+	was := maxRawSearchTexts
+	maxRawSearchTexts = n
+	t.Cleanup(func() { maxRawSearchTexts = was })
+}
+
+func (s *Store) RawSearchTextsForTest() int64 { return s.pg.searchTexts.n.Load() }

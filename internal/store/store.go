@@ -50,10 +50,12 @@ type Store struct {
 	write  *sql.DB
 	kept   *stmtCache // statements kept prepared on the SQLite writer; nil on PostgreSQL
 	upkeep *upkeep    // SQLite's background checkpoints and index merges; nil on PostgreSQL
-	file   string     // SQLite's database file
-	secret []byte     // signs cursors and file URLs; shared by every server on the store
-	events bell       // rung when this process commits events (events.go)
-	hooks  bell       // rung when this process creates or changes a webhook (webhooks.go)
+	// pgUpkeep merges PostgreSQL's trigram pending lists after writes (pg_upkeep.go); nil on SQLite.
+	pgUpkeep *pgUpkeep
+	file     string // SQLite's database file
+	secret   []byte // signs cursors and file URLs; shared by every server on the store
+	events   bell   // rung when this process commits events (events.go)
+	hooks    bell   // rung when this process creates or changes a webhook (webhooks.go)
 	// prep runs the per-request reads prepared on SQLite's read pool (reads.go); nil on PostgreSQL.
 	prep *preparedReads
 	// raw runs the token-and-node read and the children list below database/sql on SQLite
@@ -222,7 +224,8 @@ func openPostgres(dsn string, observe func(string)) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("connect to PostgreSQL: %w", redactDSN(err, dsn))
 	}
-	return &Store{engine: Postgres, read: db, write: db, pg: &pgRaw{db: db, observe: observe}, plans: search.NewPlans()}, nil
+	pg := &pgRaw{db: db, observe: observe}
+	return &Store{engine: Postgres, read: db, write: db, pg: pg, plans: search.NewPlans(), pgUpkeep: startPGUpkeep(pg)}, nil
 }
 
 // redactDSN keeps a password in the database URL out of error messages and logs.
@@ -278,6 +281,9 @@ func (s *Store) Close() error {
 	var err error
 	if s.upkeep != nil {
 		err = s.upkeep.close()
+	}
+	if s.pgUpkeep != nil {
+		s.pgUpkeep.close()
 	}
 	err = errors.Join(err, s.read.Close())
 	if s.write != s.read {

@@ -90,6 +90,9 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) (err error) {
 	if s.upkeep != nil {
 		s.upkeep.wrote()
 	}
+	if s.pgUpkeep != nil {
+		s.pgUpkeep.wrote()
+	}
 	return nil
 }
 

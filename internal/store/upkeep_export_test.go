@@ -32,3 +32,7 @@ func DeferTailForTest(t interface{ Cleanup(func()) }, tailMax int64) {
 }
 
 func (s *Store) IndexBatchesForTest() int64 { return s.upkeep.batches.Load() }
+
+// PendingMergesForTest counts the merges of the trigram indexes' pending lists PostgreSQL's
+// upkeep has run (pg_upkeep.go); PostgreSQL only.
+func (s *Store) PendingMergesForTest() int64 { return s.pgUpkeep.ran.Load() }
