@@ -10,28 +10,15 @@ import (
 )
 
 // A title or rich-text value is stored in its short form, under "r" instead of "rt": each item
-// that is plain text (no annotation, no link, its plain_text its content) is stored as its
-// content alone, a JSON string; any other item as before, an object in its read shape. A plain
+// that is plain text (blocks.Item.IsPlain: no annotation, no link, its plain_text its content)
+// is stored as its content alone, a JSON string; any other item as before, an object in its
+// read shape (blocks.AppendShortRichText, with <, > and & escaped as encoding/json escapes them). A plain
 // item written out in full is 180 bytes of defaults around its text, and a seeded record held
 // two of them (issue 15: the nodes row's bytes are most of what a batch of records writes).
 // Values stored under "rt" (every record written before) read as they always did.
 
-// plainAnnotations are the annotations a plain item reads with, as the long form stores them.
-var plainAnnotations = blocks.Annotations{TextColor: "default", BackgroundColor: "default"}
-
-// isPlainItem reports whether it reads back the same from its content alone.
-func isPlainItem(it *blocks.Item) bool {
-	a := &it.Annotations
-	return it.Type == "text" && it.Text != nil && it.Text.Link == nil && it.PlainText == it.Text.Content && it.Href == "" &&
-		!a.Bold && !a.Italic && !a.Strikethrough && !a.Underline && !a.Code &&
-		(a.TextColor == "" || a.TextColor == "default") && (a.BackgroundColor == "" || a.BackgroundColor == "default")
-}
-
-// plainItem is the item a string of the short form reads as: what the long form of a plain
-// item reads as.
-func plainItem(content string) blocks.Item {
-	return blocks.Item{Type: "text", Text: &blocks.Text{Content: content}, Annotations: plainAnnotations, PlainText: content}
-}
+// plainItem is the item a string of the short form reads as (blocks.PlainItem).
+func plainItem(content string) blocks.Item { return blocks.PlainItem(content) }
 
 // appendShortRichText appends rt's short form, its strings escaped as encoding/json escapes
 // them (<, > and & too), as the long form is.
@@ -41,7 +28,7 @@ func appendShortRichText(dst []byte, rt blocks.RichText) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		if isPlainItem(&rt[i]) {
+		if rt[i].IsPlain() {
 			dst = blocks.AppendStringAsJSON(dst, rt[i].Text.Content)
 			continue
 		}

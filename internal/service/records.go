@@ -166,7 +166,7 @@ func (s *Service) updateRecord(ctx context.Context, tx *store.Tx, w *recordWrite
 		return err
 	}
 	title := after.Title(db.schema)
-	n.Title, n.TitlePlain = marshalRichText(title), title.PlainText()
+	n.Title, n.TitlePlain = recordTitle(title), title.PlainText()
 	n.Properties = properties.MarshalValues(after)
 	n.EditedMs, n.EditedBy = now, p.Token.OwnerID
 	if err := w.updateNode(ctx, n); err != nil {

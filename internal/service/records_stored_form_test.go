@@ -16,7 +16,8 @@ import (
 // TestRecordStoredForm_ShortAndLong: a record is stored with its plain rich texts in the short
 // form; a record stored in full (as every record was before) answers the same bytes on every
 // path that shows it, and an update of it (a mutation, a PATCH) merges into it as into a
-// short one. Twins hold the same values, one of each pair rewritten in the long form.
+// short one; moved out of its database, its title is stored in full again (a page's title is
+// answered as stored). Twins hold the same values, one of each pair rewritten in the long form.
 func TestRecordStoredForm_ShortAndLong(t *testing.T) {
 	for _, e := range engines {
 		t.Run(e.name, func(t *testing.T) {
@@ -67,6 +68,9 @@ func TestRecordStoredForm_ShortAndLong(t *testing.T) {
 			if s := string(stored.Properties); !strings.Contains(s, `"r":["plain"]`) || strings.Contains(s, "annotations") {
 				t.Fatalf("a plain record is stored as %s; want its title as [\"plain\"] under \"r\"", s)
 			}
+			if string(stored.Title) != `["plain"]` {
+				t.Fatalf("a plain record's title is stored as %s; want [\"plain\"]", stored.Title)
+			}
 			// The second half in the long form, as records were stored before.
 			err = st.InTx(ctx, func(tx *store.Tx) error {
 				for _, n := range created[half:] {
@@ -81,7 +85,11 @@ func TestRecordStoredForm_ShortAndLong(t *testing.T) {
 					if strings.Contains(string(long), `"r":[`) || !strings.Contains(string(long), `"rt":[`) {
 						return fmt.Errorf("LongForm(%s) = %s", cur.Properties, long)
 					}
-					if err := tx.Exec(ctx, `UPDATE nodes SET properties = $1 WHERE id = $2`, string(long), n.ID); err != nil {
+					title, err := blocks.LongRichText(cur.Title)
+					if err != nil {
+						return err
+					}
+					if err := tx.Exec(ctx, `UPDATE nodes SET properties = $1, title = $3 WHERE id = $2`, string(long), n.ID, string(title)); err != nil {
 						return err
 					}
 				}
@@ -143,6 +151,32 @@ func TestRecordStoredForm_ShortAndLong(t *testing.T) {
 				}
 				if strings.Contains(string(cur.Properties), `"rt":`) {
 					t.Errorf("record %s rewritten keeps a long form: %s", n.ID, cur.Properties)
+				}
+			}
+			// Moved out of the database, each becomes a page whose title is answered as stored:
+			// in full, the same for both twins.
+			for i, n := range created {
+				if _, err := svc.MoveNode(ctx, p, n.ID, service.Move{To: service.Parent{Type: quire.ParentWorkspace}}, ""); err != nil {
+					t.Fatal(err)
+				}
+				if i < half {
+					continue
+				}
+				twin := created[i-half]
+				a, err := st.Node(ctx, p.WorkspaceID(), twin.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, err := st.Node(ctx, p.WorkspaceID(), n.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rt, err := blocks.UnmarshalRichText(a.Title)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if string(a.Title) != string(b.Title) || string(a.Title) != string(blocks.AppendRichText(nil, rt)) || string(a.Properties) != "{}" {
+					t.Errorf("moved out, record %d's title is stored as %s, its twin's as %s; want both in full", i-half, a.Title, b.Title)
 				}
 			}
 		})

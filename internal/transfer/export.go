@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/quire-dev/quire/internal/blocks"
 	"github.com/quire-dev/quire/internal/properties"
 	"github.com/quire-dev/quire/internal/quire"
 	"github.com/quire-dev/quire/internal/service"
@@ -144,6 +145,9 @@ func (e *exporter) entry(n *quire.Node, p string) *Entry {
 		// export reads the same to any version. Values that do not read go as they are.
 		if long, err := properties.LongForm(n.Properties); err == nil {
 			en.Properties = long
+		}
+		if title, err := blocks.LongRichText(n.Title); err == nil {
+			en.Title = title
 		}
 	}
 	if n.Object == quire.ObjectDatabase {
