@@ -63,9 +63,13 @@ func UnmarshalRichText(raw []byte) (RichText, error) {
 
 // unmarshalRichTextJSON is UnmarshalRichText through encoding/json: the reference for the
 // shapes ReadRichText leaves to it.
+// A list holding a string is a short form (AppendShortRichText).
 func unmarshalRichTextJSON(raw []byte) (RichText, error) {
 	var w wireRich
 	if err := json.Unmarshal(raw, &w); err != nil {
+		if rt, err2 := unmarshalShortJSON(raw); err2 == nil {
+			return rt, nil
+		}
 		return nil, fmt.Errorf("blocks: stored rich text: %w", err)
 	}
 	return w.rich(), nil
@@ -202,4 +206,82 @@ func (w wireRich) rich() RichText {
 		}
 	}
 	return rt
+}
+
+// The short form of a rich text: each plain item (IsPlain) is its content alone, a JSON
+// string; any other item is its read shape. Records store their titles and rich texts so
+// (issue 15: a plain item written out in full is 180 bytes of defaults around its text, and a
+// record's row is most of what writing it costs). UnmarshalRichText reads both forms.
+
+// IsPlain reports whether it reads back the same from its content alone: a text item without
+// annotations or link whose plain_text is its content.
+func (it *Item) IsPlain() bool {
+	a := &it.Annotations
+	return it.Type == "text" && it.Text != nil && it.Text.Link == nil && it.PlainText == it.Text.Content && it.Href == "" &&
+		!a.Bold && !a.Italic && !a.Strikethrough && !a.Underline && !a.Code && orDefault(a.TextColor) == "default" &&
+		orDefault(a.BackgroundColor) == "default"
+}
+
+// PlainItem is the item a string of the short form reads as: what the read shape of a plain
+// item reads as (its colours "default", as AppendItem writes them).
+func PlainItem(content string) Item {
+	return Item{Type: "text", Text: &Text{Content: content}, Annotations: Annotations{TextColor: "default", BackgroundColor: "default"},
+		PlainText: content}
+}
+
+// AppendShortRichText appends rt's short form.
+func AppendShortRichText(dst []byte, rt RichText) []byte {
+	dst = append(dst, '[')
+	for i := range rt {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		if rt[i].IsPlain() {
+			dst = AppendString(dst, rt[i].Text.Content)
+		} else {
+			dst = AppendItem(dst, &rt[i])
+		}
+	}
+	return append(dst, ']')
+}
+
+// unmarshalShortJSON reads a short form through encoding/json (a long one reads the same).
+func unmarshalShortJSON(raw []byte) (RichText, error) {
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return nil, fmt.Errorf("blocks: stored rich text: %w", err)
+	}
+	if items == nil {
+		return nil, nil
+	}
+	rt := make(RichText, 0, len(items))
+	for _, raw := range items {
+		if len(raw) > 0 && raw[0] == '"' {
+			var s string
+			if err := json.Unmarshal(raw, &s); err != nil {
+				return nil, fmt.Errorf("blocks: stored rich text: %w", err)
+			}
+			rt = append(rt, PlainItem(s))
+			continue
+		}
+		var w wireItem
+		if err := json.Unmarshal(raw, &w); err != nil {
+			return nil, fmt.Errorf("blocks: stored rich text: %w", err)
+		}
+		rt = append(rt, wireRich{w}.rich()...)
+	}
+	return rt, nil
+}
+
+// LongRichText returns stored rich text raw in full (AppendRichText): raw itself unless it is
+// a short form holding a plain item, so that a rich text stored in full keeps its bytes.
+func LongRichText(raw []byte) ([]byte, error) {
+	rt, err := UnmarshalRichText(raw)
+	if err != nil {
+		return nil, err
+	}
+	if string(AppendShortRichText(nil, rt)) != string(raw) {
+		return raw, nil
+	}
+	return AppendRichText(nil, rt), nil
 }

@@ -66,7 +66,8 @@ func FuzzReadRichText(f *testing.F) {
 	for _, s := range []string{`null`, `[]`, `[{"type":"text","text":null}]`, `[{"type":"text","text":{"content":"a"},"text":{"link":{"url":"b"}}}]`,
 		`[{"Type":"text"}]`, `[{"type":"mention","mention":{"type":"user","user":{"object":"bot","id":"x"},"page":null}}]`,
 		`[{"annotations":{"bold":null,"text_color":null}}]`, `[{"plain_text":"\ud800"}]`, `[{"plain_text":"a\u0000b"}]`, "[{\"href\":\"\xff\"}]",
-		`[{"equation":{"expression":"x"},"text":{"content":"y"}}] `, `[{"type":"text"},]`, `{"type":"text"}`} {
+		`[{"equation":{"expression":"x"},"text":{"content":"y"}}] `, `[{"type":"text"},]`, `{"type":"text"}`,
+		`["a",{"type":"text","text":{"content":"b"}},""]`, `["a",null]`, `["a",1]`, `["\u003c\ud800"]`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {

@@ -146,6 +146,55 @@ func (c *cursor) richText(dst []byte) ([]byte, bool) {
 	}
 }
 
+// shortRichText appends the read shape of a short form (values_short.go): each string is
+// written out as the plain item it stands for, each object copied as richText copies it.
+func (c *cursor) shortRichText(dst []byte) ([]byte, bool) {
+	mark := c.i
+	if !c.lit("[") {
+		return dst, false
+	}
+	for n := 0; ; n++ {
+		if c.lit("]") {
+			return append(dst, c.b[mark:c.i]...), true
+		}
+		if n > 0 && !c.lit(",") {
+			return dst, false
+		}
+		if c.i < len(c.b) && c.b[c.i] == '"' {
+			dst = append(dst, c.b[mark:c.i]...)
+			q, plain, ok := c.str()
+			if !ok {
+				return dst, false
+			}
+			if dst, ok = appendPlainItem(dst, q, plain); !ok {
+				return dst, false
+			}
+			mark = c.i
+			continue
+		}
+		var ok bool
+		if dst, ok = c.item(dst, &mark); !ok {
+			return dst, false
+		}
+	}
+}
+
+// appendPlainItem appends AppendItem's read shape of the plain item whose content is the
+// string q (quoted, as str returned it).
+func appendPlainItem(dst, q []byte, plain bool) ([]byte, bool) {
+	dst = append(dst, `{"type":"text","text":{"content":`...)
+	start := len(dst)
+	dst, ok := appendStr(dst, q, plain)
+	if !ok {
+		return dst, false
+	}
+	text := dst[start:]
+	dst = append(dst, `,"link":null},"annotations":{"bold":false,"italic":false,"strikethrough":false,"underline":false,"code":false,`+
+		`"text_color":"default","background_color":"default"},"plain_text":`...)
+	dst = append(dst, text...)
+	return append(dst, `,"href":null}`...), true
+}
+
 func (c *cursor) item(dst []byte, mark *int) ([]byte, bool) {
 	ok := true
 	switch {

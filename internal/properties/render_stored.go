@@ -211,13 +211,16 @@ func (c *cursor) bare(dst []byte, rp *renderProp) ([]byte, bool) {
 	ok := true
 	switch p.Type {
 	case quire.PropTitle, quire.PropRichText:
-		if c.lit("}") {
+		switch {
+		case c.lit("}"):
 			return append(dst, "[]"...), true
-		}
-		if !c.lit(`,"rt":`) {
+		case c.lit(`,"r":`):
+			dst, ok = c.shortRichText(dst)
+		case c.lit(`,"rt":`):
+			dst, ok = c.richText(dst)
+		default:
 			return dst, false
 		}
-		dst, ok = c.richText(dst)
 	case quire.PropNumber:
 		if !c.lit(`,"n":`) {
 			return dst, false

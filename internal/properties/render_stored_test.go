@@ -16,6 +16,7 @@ func renderSchema(text string) quire.Schema {
 	return quire.Schema{
 		{ID: "title", Name: "Name", Type: quire.PropTitle},
 		{ID: "rt-empty", Name: "Notes", Type: quire.PropRichText},
+		{ID: "rt-plain", Name: "Plain", Type: quire.PropRichText},
 		{ID: "n", Name: "Num", Type: quire.PropNumber},
 		{ID: "n0", Name: "Zero", Type: quire.PropNumber},
 		{ID: "u", Name: "Site", Type: quire.PropURL},
@@ -140,7 +141,14 @@ func TestAppendStored_Unusual(t *testing.T) {
 		`{"title":{"t":"title","rt":[{"type":"text","text":{"content":"a","link":null},"annotations":{"bold":false,"italic":false,"strikethrough":false,"underline":false,"code":false,"text_color":"","background_color":"default"},"plain_text":"a","href":""}]}}`,
 		`{"d":{"t":"date","d":{"s":"2024-01-01","e":"","z":""}}}`, `{"r":{"t":"relation","ids":["a"]}}`, `{"m":{"t":"multi_select"}}`, `{"s":{"t":"select"}}`,
 		`{"zz":{"t":5}}`, `{"zz":{"t":"url","s":"\u0041"}}`, `{"u":{"t":"url","s":"a\u2028b"}}`, `{"u":{"t":"url","s":"\ud800"}}`, `{"u":{"t":"url","s":"a"}} x`, `{"u":{"t":"url","s":"a"},}`,
-		`{"n":{"t":"number","n":1e400}}`, `{"n":{"t":"number","n":-0}}`, `{"n":{"t":"number","n":01}}`, `{"title":{"t":"title","rt":[`, `{"title":`} {
+		`{"n":{"t":"number","n":1e400}}`, `{"n":{"t":"number","n":-0}}`, `{"n":{"t":"number","n":01}}`, `{"title":{"t":"title","rt":[`, `{"title":`,
+		// Short forms (values_short.go) MarshalValues never wrote.
+		`{"title":{"t":"title","r":null}}`, `{"title":{"t":"title","r":[]}}`, `{"title":{"t":"title","r":[1]}}`, `{"title":{"t":"title","r":["a",null]}}`,
+		`{"title":{"t":"title","r":"a"}}`, `{"title":{"t":"title","r":["a"],"rt":[]}}`, `{"title":{"t":"title","rt":[],"r":["a"]}}`,
+		`{"title":{"t":"title","r":["a\u0041\u003c"]}}`, `{"title":{"t":"title","r":["a\ud800"]}}`, `{"title":{"t":"title","r":["a",]}}`,
+		`{"title":{"t":"title","r":[{"type":"text","text":{"content":"a"}}]}}`, `{"title":{"t":"title","r":[{"type":"equation","equation":{"expression":"x"}},"b"]}}`,
+		`{"title":{"t":"title","r":[{}]}}`, `{"title":{"t":"title","r":[{"type":"text"}, "b"]}}`, `{"title":{"t":"title","r":[["a"]]}}`,
+		`{"n":{"t":"rich_text","r":["7"]}}`, `{"title":{"t":"rich_text","r":["a"]}}`, `{"s":{"t":"title","r":["b"]}}`} {
 		want, wantErr := appendValuesRef(s, []byte(raw), renderComputed)
 		got, err := NewRenderer(s).Append(nil, []byte(raw), renderComputed)
 		if (err != nil) != (wantErr != nil) || string(got) != string(want) {
@@ -155,6 +163,7 @@ func FuzzAppendStored(f *testing.F) {
 	for _, text := range storedTexts {
 		f.Add(MarshalValues(renderExtras(storedSamples(text, 1.5), text, -3)))
 	}
+	f.Add([]byte(`{"title":{"t":"title","r":["a",{"type":"text","text":{"content":"b"}},"\u003c"]},"n":{"t":"rich_text","r":["7"]}}`))
 	f.Add([]byte(`{"m":{"t":"multi_select","ids":["x","b"]},"r":{"t":"relation","ids":["p"],"db":"x"},"s":{"t":"select","id":"x"}}`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		s := renderSchema("x")

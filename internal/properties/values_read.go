@@ -48,6 +48,9 @@ func readValue(r *jsonread.Reader) Value {
 			once(1)
 			// As a json.RawMessage then UnmarshalRichText: null reads as no rich text.
 			val.RichText = blocks.ReadRichText(r)
+		case "r":
+			once(1) // with "rt" too: a value holding both is left to encoding/json
+			val.RichText = readShortRichText(r)
 		case "n":
 			once(2)
 			if !r.Null() {

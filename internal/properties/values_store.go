@@ -13,6 +13,7 @@ import (
 type storedValue struct {
 	Type     string          `json:"t"`
 	RichText json.RawMessage `json:"rt,omitempty"`
+	Short    json.RawMessage `json:"r,omitempty"` // the short form of a rich text (values_short.go)
 	Number   *float64        `json:"n,omitempty"`
 	Text     string          `json:"s,omitempty"`
 	Checkbox bool            `json:"b,omitempty"`
@@ -59,6 +60,13 @@ func unmarshalValuesJSON(raw []byte) (Values, error) {
 		val := Value{Type: sv.Type, Text: sv.Text, Checkbox: sv.Checkbox, ID: sv.ID, IDs: sv.IDs, DatabaseID: sv.Database}
 		if len(sv.RichText) > 0 {
 			rt, err := blocks.UnmarshalRichText(sv.RichText)
+			if err != nil {
+				return nil, err
+			}
+			val.RichText = rt
+		}
+		if len(sv.Short) > 0 {
+			rt, err := unmarshalShortRichText(sv.Short)
 			if err != nil {
 				return nil, err
 			}

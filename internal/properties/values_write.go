@@ -10,7 +10,11 @@ import (
 // bytes encoding/json wrote from map[string]storedValue (keys sorted, empty fields left out,
 // <, > and & escaped), written by hand because a mutation batch stores a hundred of them and
 // the reflection cost more than the rest of the encoding. TestMarshalValues holds the two equal.
-func MarshalValues(v Values) []byte {
+// Rich texts are written in their short form (values_short.go).
+func MarshalValues(v Values) []byte { return marshalValues(v, true) }
+
+// marshalValues writes v with its rich texts in the short form ("r") or in full ("rt").
+func marshalValues(v Values, short bool) []byte {
 	ids := make([]string, 0, len(v))
 	for id := range v {
 		ids = append(ids, id)
@@ -24,16 +28,19 @@ func MarshalValues(v Values) []byte {
 		}
 		dst = blocks.AppendStringAsJSON(dst, id)
 		dst = append(dst, ':')
-		dst = appendStored(dst, v[id])
+		dst = appendStored(dst, v[id], short)
 	}
 	return append(dst, '}')
 }
 
 // appendStored writes one storedValue's fields in their struct order, as omitempty leaves them.
-func appendStored(dst []byte, val Value) []byte {
+func appendStored(dst []byte, val Value, short bool) []byte {
 	dst = append(dst, `{"t":`...)
 	dst = blocks.AppendStringAsJSON(dst, val.Type)
-	if val.RichText != nil {
+	if val.RichText != nil && short {
+		dst = append(dst, `,"r":`...)
+		dst = appendShortRichText(dst, val.RichText)
+	} else if val.RichText != nil {
 		dst = append(dst, `,"rt":`...)
 		start := len(dst)
 		dst = blocks.AppendRichText(dst, val.RichText)

@@ -63,7 +63,12 @@ func (s *Service) leaveDatabase(ctx context.Context, tx *store.Tx, p *quire.Prin
 	if err != nil {
 		return err
 	}
-	n.Version, n.Properties = cur.Version, []byte(`{}`)
+	// A page's title is answered as stored: a record's short form is written out in full.
+	title, err := blocks.LongRichText(cur.Title)
+	if err != nil {
+		return err
+	}
+	n.Version, n.Properties, n.Title = cur.Version, []byte(`{}`), title
 	return nil
 }
 

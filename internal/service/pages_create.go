@@ -55,3 +55,11 @@ func (s *Service) CreatePage(ctx context.Context, p *quire.Principal, in NewPage
 func marshalRichText(rt blocks.RichText) []byte {
 	return blocks.AppendRichText(nil, rt)
 }
+
+// recordTitle is the stored title of a record: its short form (blocks.AppendShortRichText), as
+// the record's values are stored. Only a record's own rendering reads it (from its values): a
+// record that leaves its database gets its title in full again (leaveDatabase), and an export
+// writes it in full (transfer).
+func recordTitle(rt blocks.RichText) []byte {
+	return blocks.AppendShortRichText(nil, rt)
+}

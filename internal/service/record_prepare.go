@@ -69,7 +69,7 @@ type recordForm struct {
 // formOf builds the form of a new record of schema with values vals.
 func formOf(schema quire.Schema, vals properties.Values) *recordForm {
 	title := vals.Title(schema)
-	return &recordForm{title: marshalRichText(title), titlePlain: title.PlainText(),
+	return &recordForm{title: recordTitle(title), titlePlain: title.PlainText(),
 		stored: properties.MarshalValues(vals), rows: rowsOf(properties.Scalars(schema, vals, 0))}
 }
 

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"slices"
@@ -166,7 +167,7 @@ func (s *Service) updateRecord(ctx context.Context, tx *store.Tx, w *recordWrite
 		return err
 	}
 	title := after.Title(db.schema)
-	n.Title, n.TitlePlain = marshalRichText(title), title.PlainText()
+	n.Title, n.TitlePlain = recordTitle(title), title.PlainText()
 	n.Properties = properties.MarshalValues(after)
 	n.EditedMs, n.EditedBy = now, p.Token.OwnerID
 	if err := w.updateNode(ctx, n); err != nil {
@@ -453,14 +454,18 @@ func renderWith(nodes []*quire.Node, r *properties.Renderer, nums map[string]int
 	return nil
 }
 
+// shortRichText starts a rich text stored in the short form (properties.MarshalValues).
+var shortRichText = []byte(`"r":[`)
+
 // renderRecord renders record n's values with r at the end of buf, which it returns: the
 // records of a page share one buffer rather than a hundred, each record's values a full slice
 // of it (appending to one copies it).
 func renderRecord(buf []byte, n *quire.Node, r *properties.Renderer, number int64) ([]byte, error) {
-	if room := 4*len(n.Properties) + 512; cap(buf)-len(buf) < room {
+	if room := 4*len(n.Properties) + 512 + 1024*bytes.Count(n.Properties, shortRichText); cap(buf)-len(buf) < room {
 		// The read shape is about twice the stored one (every annotation of a rich text, every
 		// property by name), and the renderer writes it twice over (in the stored order, then
 		// the schema's): room for this record and a few more, rather than grown byte by byte.
+		// A rich text stored short reads as some 200 bytes more an item than it is stored.
 		buf = make([]byte, 0, 8*room)
 	}
 	start := len(buf)

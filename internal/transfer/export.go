@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/quire-dev/quire/internal/blocks"
+	"github.com/quire-dev/quire/internal/properties"
 	"github.com/quire-dev/quire/internal/quire"
 	"github.com/quire-dev/quire/internal/service"
 )
@@ -137,6 +139,16 @@ func (e *exporter) entry(n *quire.Node, p string) *Entry {
 		CreatedMs: n.CreatedMs, CreatedBy: n.CreatedBy, EditedMs: n.EditedMs, EditedBy: n.EditedBy}
 	if n.Object == quire.ObjectDatabase || n.ParentType == quire.ParentDatabase {
 		en.Properties = n.Properties
+	}
+	if n.ParentType == quire.ParentDatabase {
+		// A record's values in full, as every record was stored before the short form: an
+		// export reads the same to any version. Values that do not read go as they are.
+		if long, err := properties.LongForm(n.Properties); err == nil {
+			en.Properties = long
+		}
+		if title, err := blocks.LongRichText(n.Title); err == nil {
+			en.Title = title
+		}
 	}
 	if n.Object == quire.ObjectDatabase {
 		en.Description = n.Description
