@@ -74,3 +74,13 @@ func SetWriteGraceForTest(d time.Duration) (restore func()) {
 	writeGrace = d
 	return func() { writeGrace = old }
 }
+
+// SetWriteTurnsForTest gives a PostgreSQL store n turns for its write transactions (writeSlots)
+// and sets how long a write waits for one (writeTurnWait); it returns the function that puts the
+// wait back.
+func (s *Store) SetWriteTurnsForTest(n int, wait time.Duration) (restore func()) {
+	s.writers = make(chan struct{}, n)
+	old := writeTurnWait
+	writeTurnWait = wait
+	return func() { writeTurnWait = old }
+}

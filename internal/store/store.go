@@ -75,6 +75,8 @@ type Store struct {
 	// plans are what keyword searches' first statements learned of their plans (search.Plans);
 	// nil on SQLite.
 	plans *search.Plans
+	// writers are the turns of PostgreSQL's write transactions (tx_writers.go); nil on SQLite.
+	writers chan struct{}
 }
 
 // Open connects to the store, applies pending migrations and loads the signing secret.
@@ -222,7 +224,7 @@ func openPostgres(dsn string, observe func(string)) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("connect to PostgreSQL: %w", redactDSN(err, dsn))
 	}
-	return &Store{engine: Postgres, read: db, write: db, pg: &pgRaw{db: db, observe: observe}, plans: search.NewPlans()}, nil
+	return &Store{engine: Postgres, read: db, write: db, pg: &pgRaw{db: db, observe: observe}, plans: search.NewPlans(), writers: writeSlots()}, nil
 }
 
 // redactDSN keeps a password in the database URL out of error messages and logs.

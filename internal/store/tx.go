@@ -40,9 +40,11 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) (err error) {
 	var conn *sql.Conn
 	var sqlTx *sql.Tx
 	if s.engine == Postgres {
-		if err := ctx.Err(); err != nil {
+		var done func()
+		if done, err = s.writeTurn(ctx); err != nil {
 			return fmt.Errorf("begin: %w", err)
 		}
+		defer done()
 		// The transaction outlives its client by up to writeGrace (detachWrite says why).
 		var end func()
 		ctx, end = detachWrite(ctx)
