@@ -19,10 +19,11 @@ var writeGrace = 10 * time.Second
 // client that left in the middle of an append (every in-flight request at the end of a load
 // run) cost a connection each, and the requests after it paid for new ones: a backend's start,
 // its catalog caches, every statement parsed and planned again and the shared memory it had
-// not touched yet faulted in. At c=16 that was a fifth of the backends' statements' parse and a
-// few milliseconds of CPU an append. A write that goes on finishes as if its answer had been
-// lost on the way, which a client must already allow for; one that is still waiting writeGrace
-// later (a row lock held elsewhere) is cancelled as before, and takes its connection with it.
+// not touched yet faulted in: 14 new connections in an 8 s run at c=16 after its warm-up, and
+// 27–55% more appends served once they were kept. A write that goes on finishes as if its
+// answer had been lost on the way, which a client must already allow for; one still waiting
+// writeGrace later (a row lock held elsewhere) is cancelled as before, and takes its connection
+// with it.
 func detachWrite(ctx context.Context) (context.Context, func()) {
 	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	var mu sync.Mutex

@@ -19,11 +19,10 @@ var writeTurnWait = 5 * time.Second
 // (GOMAXPROCS), at least 4.
 //
 // Why (docs/performance.md, "PostgreSQL append, twelfth pass"): sixteen appends at once on two
-// cores each ran in its own backend, and the backends spent about a third more CPU an append
-// than eight at a time did (19.8 against 25–27 ms at load 10–15), contending for the WAL's
-// insert locks, the hot index pages and the CPUs; the server served 40% more appends in the same
-// time with eight. A write waiting for its turn holds no connection and no lock. Reads do not
-// take turns.
+// cores each ran in its own backend, and those backends spent 9–34% more CPU an append than
+// eight at a time did (five interleaved turns at load 12–16); with eight the server served
+// 17–40% more appends in four turns of five. A write waiting for its turn holds no connection
+// and no lock. Reads do not take turns.
 func writeSlots() chan struct{} {
 	return make(chan struct{}, max(4, writersPerCPU*runtime.GOMAXPROCS(0)))
 }
