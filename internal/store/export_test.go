@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"io/fs"
+	"time"
 
 	"github.com/pressly/goose/v3"
 )
@@ -65,3 +66,21 @@ func SkipBackgroundIndexForTest(t interface{ Cleanup(func()) }) {
 
 // NextIndexBatchForTest is the background indexer's read of its next batch (its plan is pinned).
 const NextIndexBatchForTest = nextBatchSQL
+
+// SetWriteGraceForTest sets how long a PostgreSQL write outlives its request's cancellation
+// (detachWrite) and returns the function that puts the default back.
+func SetWriteGraceForTest(d time.Duration) (restore func()) {
+	old := writeGrace
+	writeGrace = d
+	return func() { writeGrace = old }
+}
+
+// SetWriteTurnsForTest gives a PostgreSQL store n turns for its write transactions (writeSlots)
+// and sets how long a write waits for one (writeTurnWait); it returns the function that puts the
+// wait back.
+func (s *Store) SetWriteTurnsForTest(n int, wait time.Duration) (restore func()) {
+	s.writers = make(chan struct{}, n)
+	old := writeTurnWait
+	writeTurnWait = wait
+	return func() { writeTurnWait = old }
+}

@@ -30,6 +30,16 @@ type txConn struct {
 	*sql.Tx
 	stmts map[string]*sql.Stmt // nil: no caching
 	kept  *stmtCache
+	ctx   context.Context // PostgreSQL: the transaction's own context, run under by every statement (detachWrite)
+}
+
+// within is the context a statement of the transaction runs under: on PostgreSQL the
+// transaction's, which a request's cancellation reaches only after writeGrace; else ctx.
+func (c *txConn) within(ctx context.Context) context.Context {
+	if c.ctx != nil {
+		return c.ctx
+	}
+	return ctx
 }
 
 func newTxConn(tx *sql.Tx, kept *stmtCache) *txConn {
@@ -69,6 +79,7 @@ func (c *txConn) stmt(ctx context.Context, query string) *sql.Stmt {
 
 // ExecContext is sql.Tx.ExecContext through the statement cache.
 func (c *txConn) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	ctx = c.within(ctx)
 	if st := c.stmt(ctx, query); st != nil {
 		return st.ExecContext(ctx, args...)
 	}
@@ -77,10 +88,16 @@ func (c *txConn) ExecContext(ctx context.Context, query string, args ...any) (sq
 
 // QueryRowContext is sql.Tx.QueryRowContext through the statement cache.
 func (c *txConn) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	ctx = c.within(ctx)
 	if st := c.stmt(ctx, query); st != nil {
 		return st.QueryRowContext(ctx, args...)
 	}
 	return c.Tx.QueryRowContext(ctx, query, args...)
+}
+
+// QueryContext is sql.Tx.QueryContext, never cached (above).
+func (c *txConn) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return c.Tx.QueryContext(c.within(ctx), query, args...)
 }
 
 // stmtCache keeps statements prepared on SQLite's single write connection from one transaction

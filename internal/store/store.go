@@ -77,6 +77,8 @@ type Store struct {
 	// plans are what keyword searches' first statements learned of their plans (search.Plans);
 	// nil on SQLite.
 	plans *search.Plans
+	// writers are the turns of PostgreSQL's write transactions (tx_writers.go); nil on SQLite.
+	writers chan struct{}
 }
 
 // Open connects to the store, applies pending migrations and loads the signing secret.
@@ -225,7 +227,7 @@ func openPostgres(dsn string, observe func(string)) (*Store, error) {
 		return nil, fmt.Errorf("connect to PostgreSQL: %w", redactDSN(err, dsn))
 	}
 	pg := &pgRaw{db: db, observe: observe}
-	return &Store{engine: Postgres, read: db, write: db, pg: pg, plans: search.NewPlans(), pgUpkeep: startPGUpkeep(pg)}, nil
+	return &Store{engine: Postgres, read: db, write: db, pg: pg, plans: search.NewPlans(), pgUpkeep: startPGUpkeep(pg), writers: writeSlots()}, nil
 }
 
 // redactDSN keeps a password in the database URL out of error messages and logs.

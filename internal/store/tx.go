@@ -41,6 +41,15 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) (err error) {
 	var conn *sql.Conn
 	var sqlTx *sql.Tx
 	if s.engine == Postgres {
+		var done func()
+		if done, err = s.writeTurn(ctx); err != nil {
+			return fmt.Errorf("begin: %w", err)
+		}
+		defer done()
+		// The transaction outlives its client by up to writeGrace (detachWrite says why).
+		var end func()
+		ctx, end = detachWrite(ctx)
+		defer end()
 		conn, sqlTx, err = s.beginOnConn(ctx)
 		if conn != nil {
 			defer conn.Close() // after the rollback below: deferred calls run last first
@@ -63,6 +72,7 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) (err error) {
 	tx := &Tx{tx: newTxConn(sqlTx, s.kept), conn: conn, engine: s.engine}
 	if s.pg != nil {
 		tx.observe = s.pg.observe
+		tx.tx.ctx = ctx
 	}
 	if err = fn(tx); err != nil {
 		return err
