@@ -33,7 +33,7 @@ func TestAppendStatements(t *testing.T) {
 			body := map[string]any{"children": []any{para("a"), para("b")}}
 			const insert = "INSERT INTO" // SQLite writes the search entries first, PostgreSQL the blocks
 			// An append at the end of a page reads, on SQLite, its entry count before it writes
-			// (store.BeginAppend), not its queue row (since 00090 an append past the window writes
+			// (store.BeginAppend), not its queue row (since 00039 an append past the window writes
 			// none); PostgreSQL reads nothing there.
 			atEnd := []string{joined, "MAX(position)", insert}
 			if engine == "sqlite" {

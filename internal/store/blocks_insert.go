@@ -133,7 +133,7 @@ func (tx *Tx) indexBlocksWhere(ctx context.Context, where string, args []any, qu
 
 // IndexBlocks writes the search entries of every block that has none, for blocks loaded by a
 // plain INSERT (a restore, a bulk load in a test), and queues their pages: on SQLite no trigger
-// indexes a new block (00034) or queues its page (00090), the store's insert does. On PostgreSQL
+// indexes a new block (00034) or queues its page (00039), the store's insert does. On PostgreSQL
 // nothing, since its statement triggers indexed and queued the rows as they were inserted.
 func (tx *Tx) IndexBlocks(ctx context.Context) error {
 	if tx.engine != SQLite {

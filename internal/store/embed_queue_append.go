@@ -13,7 +13,7 @@ import (
 // the page in two write transactions on SQLite's one writer: at one connection sending appends,
 // more of the server's CPU than the appends themselves (docs/performance.md "Append, tenth
 // pass"). So such an append does not queue its page: on SQLite it writes no queue row at all
-// (the store queues the nodes of new entries itself since migration 00090, and leaves out the
+// (the store queues the nodes of new entries itself since migration 00039, and leaves out the
 // page BeginAppend marks quiet), on PostgreSQL it takes back the rows its statement trigger
 // logged.
 //

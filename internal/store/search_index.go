@@ -58,7 +58,7 @@ func addNode(nodes []string, node string) []string {
 const queueNodesMax = 500
 
 // queueNodes queues nodes for the semantic indexer (SQLite), once each, at the clock the
-// triggers use, as search_docs_queue_ai did for each new entry until migration 00090: the store
+// triggers use, as search_docs_queue_ai did for each new entry until migration 00039: the store
 // writes a node's new entries, so it queues the node once per statement instead. It leaves out
 // tx.quiet, the page of an append that cannot change what the indexer reads (BeginAppend).
 func (tx *Tx) queueNodes(ctx context.Context, nodes []string) error {

@@ -13,9 +13,9 @@ import (
 
 // queueByWriter is the migration after which SQLite's writers of search entries queue their
 // nodes themselves, without the per-row trigger search_docs_queue_ai.
-const queueByWriter = 90
+const queueByWriter = 39
 
-// TestSearchQueueByWriter_Migration moves a store with content forward past 00090 and back: on
+// TestSearchQueueByWriter_Migration moves a store with content forward past 00039 and back: on
 // SQLite the per-row queueing trigger goes and comes back, and either way a new page, its blocks
 // and an edit of one of them queue the page (TestSearchIndex_EveryWrite checks every writer on
 // the current schema); an append past the window queues nothing.
@@ -71,13 +71,13 @@ func TestSearchQueueByWriter_Migration(t *testing.T) {
 		}
 		before := writes("before", 3)
 		if trigger() != (s.Engine() == store.SQLite) {
-			t.Fatalf("before 00090: search_docs_queue_ai present = %v", trigger())
+			t.Fatalf("before 00039: search_docs_queue_ai present = %v", trigger())
 		}
 		if err := s.MigrateForTest(ctx, math.MaxInt64); err != nil {
 			t.Fatal(err)
 		}
 		if trigger() {
-			t.Fatal("after 00090: search_docs_queue_ai still present")
+			t.Fatal("after 00039: search_docs_queue_ai still present")
 		}
 		writes("after", 3)
 		full := writes("full", 200)
