@@ -121,12 +121,20 @@ func (tx *Tx) indexBlocksWhere(ctx context.Context, where string, args []any, qu
 		return queue, err
 	}
 	defer rows.Close()
+	// A restore indexes a whole workspace here, thousands of pages: a set, not addNode's scan.
+	seen := make(map[string]bool, len(queue))
+	for _, n := range queue {
+		seen[n] = true
+	}
 	for rows.Next() {
 		var node string
 		if err := rows.Scan(&node); err != nil {
 			return queue, err
 		}
-		queue = addNode(queue, node)
+		if !seen[node] {
+			seen[node] = true
+			queue = append(queue, node)
+		}
 	}
 	return queue, rows.Err()
 }
