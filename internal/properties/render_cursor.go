@@ -126,8 +126,9 @@ func (c *cursor) copyBool() bool { return c.lit("true") || c.lit("false") }
 // & escaped, when each item has exactly the fields, in the order, that blocks.AppendItem
 // writes for a text or an equation; ok is false for anything else (a mention, a field
 // AppendItem would write differently: an empty colour reads as "default", an empty href as
-// null).
-func (c *cursor) richText(dst []byte) ([]byte, bool) {
+// null). With short, the array is a short form (values_short.go): each string in it is written
+// out as the plain item it stands for, each object copied as above.
+func (c *cursor) richText(dst []byte, short bool) ([]byte, bool) {
 	mark := c.i
 	if !c.lit("[") {
 		return dst, false
@@ -140,30 +141,11 @@ func (c *cursor) richText(dst []byte) ([]byte, bool) {
 			return dst, false
 		}
 		var ok bool
-		if dst, ok = c.item(dst, &mark); !ok {
-			return dst, false
-		}
-	}
-}
-
-// shortRichText appends the read shape of a short form (values_short.go): each string is
-// written out as the plain item it stands for, each object copied as richText copies it.
-func (c *cursor) shortRichText(dst []byte) ([]byte, bool) {
-	mark := c.i
-	if !c.lit("[") {
-		return dst, false
-	}
-	for n := 0; ; n++ {
-		if c.lit("]") {
-			return append(dst, c.b[mark:c.i]...), true
-		}
-		if n > 0 && !c.lit(",") {
-			return dst, false
-		}
-		if c.i < len(c.b) && c.b[c.i] == '"' {
+		if short && c.i < len(c.b) && c.b[c.i] == '"' {
 			dst = append(dst, c.b[mark:c.i]...)
-			q, plain, ok := c.str()
-			if !ok {
+			var q []byte
+			var plain bool
+			if q, plain, ok = c.str(); !ok {
 				return dst, false
 			}
 			if dst, ok = appendPlainItem(dst, q, plain); !ok {
@@ -172,7 +154,6 @@ func (c *cursor) shortRichText(dst []byte) ([]byte, bool) {
 			mark = c.i
 			continue
 		}
-		var ok bool
 		if dst, ok = c.item(dst, &mark); !ok {
 			return dst, false
 		}

@@ -215,9 +215,9 @@ func (c *cursor) bare(dst []byte, rp *renderProp) ([]byte, bool) {
 		case c.lit("}"):
 			return append(dst, "[]"...), true
 		case c.lit(`,"r":`):
-			dst, ok = c.shortRichText(dst)
+			dst, ok = c.richText(dst, true)
 		case c.lit(`,"rt":`):
-			dst, ok = c.richText(dst)
+			dst, ok = c.richText(dst, false)
 		default:
 			return dst, false
 		}
