@@ -42,17 +42,20 @@ type Scanner interface{ Scan(dest ...any) error }
 // time without database/sql: on PostgreSQL the store reads them from pgx's buffer
 // (store/pg_raw.go), as its page and children reads do. KeywordAtOnce's statement, a search's
 // only one on PostgreSQL most of the time, is read so when db has it (eachRow). row's Scanner
-// is valid only during the call.
+// is valid only during the call. QueryRows answers handled false, having run nothing, for a
+// statement it does not read itself; eachRow then reads it through database/sql.
 type RowQueryer interface {
 	Queryer
-	QueryRows(ctx context.Context, query string, args []any, row func(sc Scanner) error) error
+	QueryRows(ctx context.Context, query string, args []any, row func(sc Scanner) error) (handled bool, err error)
 }
 
 // eachRow runs query on db and calls row for each of its rows, through db's QueryRows when it
-// has one.
+// has one and takes the statement.
 func eachRow(ctx context.Context, db Queryer, query string, args []any, row func(sc Scanner) error) error {
 	if rq, ok := db.(RowQueryer); ok {
-		return rq.QueryRows(ctx, query, args, row)
+		if handled, err := rq.QueryRows(ctx, query, args, row); handled || err != nil {
+			return err
+		}
 	}
 	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {

@@ -71,8 +71,8 @@ func (s *Store) Search(ctx context.Context, q search.Query) ([]search.Result, *s
 // pgRaw's exchange keeps each text it prepares on the connection for the connection's life
 // (pgx's Conn.Prepare), where database/sql's path keeps at most 512 in pgx's statement cache.
 // The statement's text varies with the terms' count, the filters and the page size, so only
-// the first maxRawSearchTexts texts the server sees go through pgRaw; any other text is read as
-// before.
+// the first maxRawSearchTexts texts the server sees go through pgRaw; any other text is read
+// through database/sql (search's eachRow).
 type pgSearchDB struct {
 	*sql.DB
 	pg *pgRaw
@@ -80,23 +80,13 @@ type pgSearchDB struct {
 
 var maxRawSearchTexts int64 = 256
 
-func (d pgSearchDB) QueryRows(ctx context.Context, query string, args []any, row func(sc search.Scanner) error) error {
-	if d.pg.searchTexts.admit(query) {
-		return d.pg.query(ctx, query, args, func(r *pgRow) (bool, error) {
-			return true, row(r)
-		})
+func (d pgSearchDB) QueryRows(ctx context.Context, query string, args []any, row func(sc search.Scanner) error) (bool, error) {
+	if !d.pg.searchTexts.admit(query) {
+		return false, nil
 	}
-	rows, err := d.QueryContext(ctx, query, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := row(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+	return true, d.pg.query(ctx, query, args, func(r *pgRow) (bool, error) {
+		return true, row(r)
+	})
 }
 
 // textSet admits the first maxRawSearchTexts texts it is asked about, and those again.

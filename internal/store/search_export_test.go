@@ -70,9 +70,14 @@ type rawTracer struct {
 	raw pgSearchDB
 }
 
-func (t rawTracer) QueryRows(ctx context.Context, query string, args []any, row func(sc search.Scanner) error) error {
-	t.seen(query, args)
-	return t.raw.QueryRows(ctx, query, args, row)
+// QueryRows reports a statement pgSearchDB reads; one it leaves to database/sql is reported by
+// tracer's QueryContext instead.
+func (t rawTracer) QueryRows(ctx context.Context, query string, args []any, row func(sc search.Scanner) error) (bool, error) {
+	handled, err := t.raw.QueryRows(ctx, query, args, row)
+	if handled {
+		t.seen(query, args)
+	}
+	return handled, err
 }
 
 // LimitRawSearchTextsForTest sets how many search texts a store reads through pgRaw
