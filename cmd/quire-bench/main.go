@@ -82,6 +82,7 @@ type config struct {
 	scenario    string   // "load" (store sizes × endpoints) or scenarioSpeed
 	scale       float64  // --scenario speed: the issue's data shapes times this
 	keepStore   string   // --scenario speed on SQLite: keep the seeded store here and measure nothing
+	repeat      int      // --scenario speed: the seedings, append rounds (times rounds) and bursts of revisions
 }
 
 // errUsage marks a wrong invocation (exit status 2); the flag package has printed why.
@@ -124,6 +125,7 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, help bool, err err
 	fs.StringVar(&cfg.scenario, "scenario", "load", "load: --blocks sizes × --endpoints; speed: issue 15's speed table (its data shapes and requests, steady and while indexing, seeding and indexing times; --blocks and --endpoints do not apply, --rounds defaults to 3)")
 	fs.Float64Var(&cfg.scale, "scale", 1, "--scenario speed: the issue's data (100,000 records, 1,000 pages of 100 paragraphs, a 10,000-paragraph page) times this, e.g. 0.1 for a quick check")
 	fs.StringVar(&cfg.keepStore, "keep-store", "", "--scenario speed on one engine: after seeding (and the indexer's work on it), stop the server and keep its store (SQLite: moved to this new folder; PostgreSQL: the database left on --database-url's server), write speed-seed.json (the token, the database URL, every row's requests) in the folder, and measure nothing; for profiling one row on the very store the table measures")
+	fs.IntVar(&cfg.repeat, "repeat", 3, "--scenario speed: measure the rows one run reads least reliably this many times and report their median and range: seed the records into this many fresh stores (the last one kept for the rest of the table), run the append at c=1 in this many times --rounds, and measure the query and search while indexing after this many bursts of revisions, each beside a steady round just before it; 1 = once, as before")
 	fs.Usage = func() { printUsage(stderr, fs) }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -174,6 +176,9 @@ func (c config) check() error {
 	}
 	if c.scenario != "load" && c.scenario != scenarioSpeed {
 		return errors.New("--scenario must be load or speed")
+	}
+	if c.repeat < 1 {
+		return errors.New("--repeat must be at least 1")
 	}
 	if c.scale <= 0 || c.scale > 10 {
 		return errors.New("--scale must be above 0 and at most 10")
