@@ -15,7 +15,9 @@
 // --scenario speed reproduces issue 15's speed table instead, with its data shapes and requests
 // (speed.go): the data is written over HTTP to the running server, so seeding and the indexer's
 // work on it are timed too, and the query and search rows are measured again while the indexer
-// embeds what was just written.
+// embeds what was just written. The rows one run reads least reliably (seeding, the append at
+// c=1, while indexing) are measured --repeat times and reported as a median and a range
+// (speed_repeat.go).
 //
 //	go run ./cmd/quire-bench --scenario speed --engine sqlite,postgres --save speed.json
 package main
@@ -54,7 +56,10 @@ servers and removes every temporary store when done, on error, or on Ctrl-C.
 records of ten properties, 1,000 pages of 100 paragraphs, a 10,000-paragraph page), all written
 over HTTP to quire serve and timed with the indexer's work on each; then the page, children,
 query, search and append rows against a bare handler encoding a 1.2 KB page, steady, and the
-query and search at c=1 while the indexer embeds the corpus again. One Markdown table.
+query and search at c=1 while the indexer embeds the corpus again. One Markdown table. The rows
+one run reads least reliably are measured --repeat times (3) and given as a median and a range:
+the records seeded into that many fresh stores, the append at c=1 in that many times --rounds,
+the query and search after that many bursts of revisions, each beside a steady round just before.
 
 Flags:
 `

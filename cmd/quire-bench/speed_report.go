@@ -214,8 +214,30 @@ func printSpeedDetails(w io.Writer, s speedSet) {
 		}
 		fmt.Fprintf(w, "- while indexing: %d bursts of revisions, each of about %s of the %s corpus pages (other pages each time), made once the queue was empty; nodes queued after each: %s\n",
 			len(queued), thousands(float64(s.Size.Pages/len(queued))), thousands(float64(s.Size.Pages)), strings.Join(queued, ", "))
+		for _, name := range []string{"query", "search"} {
+			fmt.Fprintf(w, "- %s's p50 just before each burst → while indexing: %s\n", name, burstPairs(s, name))
+		}
 	} else {
 		fmt.Fprintf(w, "- while indexing: %s nodes queued after revising the corpus pages\n", thousands(float64(s.Revised)))
 	}
 	fmt.Fprintf(w, "- load average %s before the steady runs, %s after the last\n", cmp.Or(s.Load, "unknown"), cmp.Or(s.LoadAfter, "unknown"))
+}
+
+// burstPairs lists, for each burst of revisions, endpoint name's steady p50 just before it and
+// its p50 while indexing, with their ratio.
+func burstPairs(s speedSet, name string) string {
+	wr, st := findRow(s.While, name, 1), findRow(s.WhileSteady, name, 1)
+	if wr == nil || st == nil {
+		return "not measured"
+	}
+	var pairs []string
+	for k := range min(len(wr.Quire), len(st.Quire)) {
+		b, a := st.Quire[k].P50, wr.Quire[k].P50
+		pair := fmt.Sprintf("%s → %s", ms(b), ms(a))
+		if b > 0 {
+			pair += fmt.Sprintf(" (%.2f×)", float64(a)/float64(b))
+		}
+		pairs = append(pairs, pair)
+	}
+	return strings.Join(pairs, ", ")
 }

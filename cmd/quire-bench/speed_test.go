@@ -109,7 +109,8 @@ func runSpeedPipeline(t *testing.T, engine string) {
 		t.Errorf("noisy rows %+v: want 3 samples each", *n)
 	}
 	for _, want := range []string{"median of 3 seedings", "median of 3 rounds", "the steady p50 just before, median of 3 bursts",
-		"steady just before each burst |", "the records seeded 3 times", "while indexing: 3 bursts of revisions"} {
+		"steady just before each burst |", "the records seeded 3 times", "while indexing: 3 bursts of revisions",
+		"- query's p50 just before each burst → while indexing: "} {
 		if !strings.Contains(report, want) {
 			t.Errorf("report does not say %q:\n%s", want, report)
 		}
@@ -207,6 +208,9 @@ func TestNoisyOf(t *testing.T) {
 	}
 	if cells := speedCells(s, "query"); !strings.Contains(cells[2], "**1.20×** the steady p50 just before, median of 3 bursts (1.00–2.00×)") {
 		t.Errorf("query's while-indexing cell %q", cells[2])
+	}
+	if got, want := burstPairs(s, "query"), "1.500 ms → 3.000 ms (2.00×), 2.000 ms → 2.000 ms (1.00×), 1.000 ms → 1.200 ms (1.20×)"; got != want {
+		t.Errorf("burstPairs = %q, want %q", got, want)
 	}
 }
 
