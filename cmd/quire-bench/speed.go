@@ -61,7 +61,9 @@ type phase struct {
 // speed runs the scenario on engine eng: a fresh store with only a workspace, its members and a
 // token seeded in process; quire serve on it; then every row's data written over HTTP and timed,
 // the steady rows measured after the indexer's queue drained, and the query and search rows
-// again while it embeds the corpus a second time.
+// again while it embeds the corpus a second time. With --repeat N the records are first seeded
+// into N-1 stores of their own, the append at c=1 gets N times the rounds, and the query and
+// search are measured after N bursts of revisions (speed_repeat.go).
 func (r *runner) speed(ctx context.Context, eng string, pg *postgresServer, size speedSize) (*speedSet, error) {
 	set := &speedSet{Engine: eng, Size: size, Repeat: r.cfg.repeat}
 	if r.cfg.keepStore != "" {
