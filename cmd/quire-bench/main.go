@@ -15,7 +15,9 @@
 // --scenario speed reproduces issue 15's speed table instead, with its data shapes and requests
 // (speed.go): the data is written over HTTP to the running server, so seeding and the indexer's
 // work on it are timed too, and the query and search rows are measured again while the indexer
-// embeds what was just written.
+// embeds what was just written. The rows one run reads least reliably (seeding, the append at
+// c=1, while indexing) are measured --repeat times and reported as a median and a range
+// (speed_repeat.go).
 //
 //	go run ./cmd/quire-bench --scenario speed --engine sqlite,postgres --save speed.json
 package main
@@ -54,7 +56,10 @@ servers and removes every temporary store when done, on error, or on Ctrl-C.
 records of ten properties, 1,000 pages of 100 paragraphs, a 10,000-paragraph page), all written
 over HTTP to quire serve and timed with the indexer's work on each; then the page, children,
 query, search and append rows against a bare handler encoding a 1.2 KB page, steady, and the
-query and search at c=1 while the indexer embeds the corpus again. One Markdown table.
+query and search at c=1 while the indexer embeds the corpus again. One Markdown table. The rows
+one run reads least reliably are measured --repeat times (3) and given as a median and a range:
+the records seeded into that many fresh stores, the append at c=1 in that many times --rounds,
+the query and search after that many bursts of revisions, each beside a steady round just before.
 
 Flags:
 `
@@ -82,6 +87,7 @@ type config struct {
 	scenario    string   // "load" (store sizes × endpoints) or scenarioSpeed
 	scale       float64  // --scenario speed: the issue's data shapes times this
 	keepStore   string   // --scenario speed on SQLite: keep the seeded store here and measure nothing
+	repeat      int      // --scenario speed: the seedings, append rounds (times rounds) and bursts of revisions
 }
 
 // errUsage marks a wrong invocation (exit status 2); the flag package has printed why.
@@ -124,6 +130,7 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, help bool, err err
 	fs.StringVar(&cfg.scenario, "scenario", "load", "load: --blocks sizes × --endpoints; speed: issue 15's speed table (its data shapes and requests, steady and while indexing, seeding and indexing times; --blocks and --endpoints do not apply, --rounds defaults to 3)")
 	fs.Float64Var(&cfg.scale, "scale", 1, "--scenario speed: the issue's data (100,000 records, 1,000 pages of 100 paragraphs, a 10,000-paragraph page) times this, e.g. 0.1 for a quick check")
 	fs.StringVar(&cfg.keepStore, "keep-store", "", "--scenario speed on one engine: after seeding (and the indexer's work on it), stop the server and keep its store (SQLite: moved to this new folder; PostgreSQL: the database left on --database-url's server), write speed-seed.json (the token, the database URL, every row's requests) in the folder, and measure nothing; for profiling one row on the very store the table measures")
+	fs.IntVar(&cfg.repeat, "repeat", 3, "--scenario speed: measure the rows one run reads least reliably this many times and report their median and range: seed the records into this many fresh stores (the last one kept for the rest of the table), run the append at c=1 in this many times --rounds, and measure the query and search while indexing after this many bursts of revisions, each beside a steady round just before it; 1 = each once (one seeding, --rounds append rounds, one burst of the whole corpus between a steady round and a round while indexing)")
 	fs.Usage = func() { printUsage(stderr, fs) }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -174,6 +181,9 @@ func (c config) check() error {
 	}
 	if c.scenario != "load" && c.scenario != scenarioSpeed {
 		return errors.New("--scenario must be load or speed")
+	}
+	if c.repeat < 1 {
+		return errors.New("--repeat must be at least 1")
 	}
 	if c.scale <= 0 || c.scale > 10 {
 		return errors.New("--scale must be above 0 and at most 10")

@@ -41,3 +41,29 @@ func TestParseFlags_KeepStore(t *testing.T) {
 		t.Fatalf("parsing created %s", fresh)
 	}
 }
+
+// TestParseFlags_Repeat: --repeat is 3 unless given, and below 1 is refused.
+func TestParseFlags_Repeat(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want int // 0: refused
+	}{
+		{[]string{"--scenario", "speed"}, 3},
+		{[]string{"--scenario", "speed", "--repeat", "1"}, 1},
+		{[]string{"--scenario", "speed", "--repeat", "5"}, 5},
+		{[]string{"--scenario", "speed", "--repeat", "0"}, 0},
+		{[]string{"--scenario", "speed", "--repeat", "-2"}, 0},
+	} {
+		var stderr strings.Builder
+		cfg, _, err := parseFlags(tc.args, &stderr)
+		if tc.want == 0 {
+			if err == nil || !strings.Contains(stderr.String(), "--repeat") {
+				t.Errorf("parseFlags(%q) = %v, stderr %q; want a refusal naming --repeat", tc.args, err, stderr.String())
+			}
+			continue
+		}
+		if err != nil || cfg.repeat != tc.want {
+			t.Errorf("parseFlags(%q): repeat %d, %v; want %d", tc.args, cfg.repeat, err, tc.want)
+		}
+	}
+}

@@ -168,6 +168,7 @@ type measurer struct {
 	drain  func() error
 	queue  func() (int64, error) // with it, the queue's length is recorded around each quire run
 	stderr io.Writer
+	first  int // the number of the first round, when these rounds follow others (0: 1)
 }
 
 // measure warms each endpoint up on both servers, then runs the interleaved rounds: in each
@@ -215,8 +216,12 @@ func (m *measurer) measure(ctx context.Context, eps []endpoint) ([]row, error) {
 			rows = append(rows, row{Endpoint: e.name, Conns: c})
 		}
 	}
-	for round := 1; round <= m.cfg.rounds; round++ {
-		fmt.Fprintf(m.stderr, "  round %d/%d\n", round, m.cfg.rounds)
+	first := max(1, m.first)
+	last := first + m.cfg.rounds - 1
+	for round := first; round <= last; round++ {
+		if last > 1 {
+			fmt.Fprintf(m.stderr, "  round %d/%d\n", round, last)
+		}
 		k := 0
 		for _, e := range eps {
 			for _, c := range m.cfg.conns {

@@ -31,6 +31,20 @@ type speedSet struct {
 	// with the queue's length around each round; Revised is that queue's length at the start.
 	While   []row `json:"while_indexing"`
 	Revised int64 `json:"revised_queue"`
+
+	// Repeat is --repeat: the seedings, the append's rounds at c=1 (times --rounds) and the
+	// bursts of revisions of the run. Runs saved before it have none of what follows.
+	Repeat int `json:"repeat,omitempty"`
+	// RecordsEarlier are the seedings of the records into stores of their own before the kept
+	// one (RecordsSeed): their writes only.
+	RecordsEarlier []phase `json:"records_earlier,omitempty"`
+	// WhileSteady is the query and the search at c=1 just before each burst of revisions, a
+	// round each: While's round k is compared with its round k. RevisedQueues is the queue's
+	// length after each burst (Revised is the first).
+	WhileSteady   []row   `json:"while_steady,omitempty"`
+	RevisedQueues []int64 `json:"revised_queues,omitempty"`
+	// Noisy is the repeated rows' medians and ranges, as the report gives them.
+	Noisy *noisyRows `json:"noisy,omitempty"`
 }
 
 // phase is one bulk write over HTTP and the indexer's work on it.
@@ -47,8 +61,21 @@ type phase struct {
 // speed runs the scenario on engine eng: a fresh store with only a workspace, its members and a
 // token seeded in process; quire serve on it; then every row's data written over HTTP and timed,
 // the steady rows measured after the indexer's queue drained, and the query and search rows
-// again while it embeds the corpus a second time.
+// again while it embeds the corpus a second time. With --repeat N the records are first seeded
+// into N-1 stores of their own, the append at c=1 gets N times the rounds, and the query and
+// search are measured after N bursts of revisions (speed_repeat.go).
 func (r *runner) speed(ctx context.Context, eng string, pg *postgresServer, size speedSize) (*speedSet, error) {
+	set := &speedSet{Engine: eng, Size: size, Repeat: r.cfg.repeat}
+	if r.cfg.keepStore != "" {
+		set.Repeat = 1 // a kept store is seeded once
+	}
+	for i := 1; i < set.Repeat; i++ {
+		p, err := r.seedOnly(ctx, eng, pg, size, i, set.Repeat)
+		if err != nil {
+			return nil, err
+		}
+		set.RecordsEarlier = append(set.RecordsEarlier, p)
+	}
 	fs, err := r.fresh(ctx, eng, pg)
 	if err != nil {
 		return nil, err
@@ -59,7 +86,6 @@ func (r *runner) speed(ctx context.Context, eng string, pg *postgresServer, size
 			fs.remove()
 		}
 	}()
-	set := &speedSet{Engine: eng, Size: size}
 	sd := &set.Seed
 	if sd.Token, sd.Users, err = setupWorkspace(ctx, fs.cfg); err != nil {
 		return nil, err
@@ -70,7 +96,7 @@ func (r *runner) speed(ctx context.Context, eng string, pg *postgresServer, size
 	}
 	defer sv.stop()
 	q, poll, died := sv.q, sv.poll, sv.died
-	w := &speedWriter{runner: r, q: q, poll: poll, s: &seeder{api: newRemote(q.url), token: sd.Token}}
+	w := newSpeedWriter(r, sv, sd.Token)
 	if err := w.seed(ctx, set); err != nil {
 		return nil, died(err)
 	}
@@ -105,10 +131,15 @@ func (r *runner) speed(ctx context.Context, eng string, pg *postgresServer, size
 	if set.Steady, err = m.measure(ctx, eps); err != nil {
 		return nil, died(err)
 	}
-	if set.While, set.Revised, err = w.whileIndexing(ctx, sd, eps); err != nil {
+	if err := r.appendRepeats(ctx, sv, eps, set.Steady, set.Repeat); err != nil {
 		return nil, died(err)
 	}
+	if set.While, set.WhileSteady, set.RevisedQueues, err = w.whileIndexing(ctx, sd, eps, set.Repeat); err != nil {
+		return nil, died(err)
+	}
+	set.Revised = set.RevisedQueues[0]
 	set.LoadAfter = loadAverage()
+	set.Noisy = noisyOf(*set)
 	return set, nil
 }
 
@@ -180,29 +211,49 @@ type speedWriter struct {
 	s    *seeder
 }
 
+// newSpeedWriter writes through sv with token.
+func newSpeedWriter(r *runner, sv *served, token string) *speedWriter {
+	return &speedWriter{runner: r, q: sv.q, poll: sv.poll, s: &seeder{api: newRemote(sv.q.url), token: token}}
+}
+
 // seed writes the top-level pages and the long page, then the records, then the corpus, each
 // bulk write followed by the indexer's drain, so that each phase's indexing is its own.
 func (w *speedWriter) seed(ctx context.Context, set *speedSet) error {
 	sd, size := &set.Seed, set.Size
-	fmt.Fprintf(w.stderr, "%s: the long page (%d paragraphs) and %d append targets …\n", engineTitles[set.Engine], size.LongPage, speedTargets)
-	data, err := w.s.speedTops(ctx, sd, size)
+	if set.Repeat > 1 {
+		fmt.Fprintf(w.stderr, "%s: seeding %d of %d, the store the table measures …\n", engineTitles[set.Engine], set.Repeat, set.Repeat)
+	} else {
+		fmt.Fprintf(w.stderr, "%s: a fresh store …\n", engineTitles[set.Engine])
+	}
+	data, err := w.tops(ctx, sd, size)
 	if err != nil {
 		return err
 	}
-	if err := waitIndexed(ctx, w.poll, w.q.exited, w.stderr, time.Now()); err != nil {
-		return err
-	}
-	fmt.Fprintf(w.stderr, "  %d records through POST …/mutations (batches of 100, %d at a time) …\n", size.Records, seedWorkers)
-	if set.RecordsSeed, err = w.phase(ctx, size.Records, "records", func() error { return w.s.speedRecords(ctx, sd, data, size.Records) }); err != nil {
+	if set.RecordsSeed, err = w.phase(ctx, size.Records, "records", func() error { return w.s.speedRecords(ctx, sd, data, size.Records) }, true); err != nil {
 		return err
 	}
 	fmt.Fprintf(w.stderr, "  %d corpus pages of %d paragraphs …\n", size.Pages, speedParagraphs)
-	set.CorpusSeed, err = w.phase(ctx, size.Pages, "pages", func() error { return w.s.speedCorpus(ctx, sd, size.Pages) })
+	set.CorpusSeed, err = w.phase(ctx, size.Pages, "pages", func() error { return w.s.speedCorpus(ctx, sd, size.Pages) }, true)
 	return err
 }
 
-// phase times write and then the indexer until its queue is empty.
-func (w *speedWriter) phase(ctx context.Context, n int, things string, write func() error) (phase, error) {
+// tops writes the top-level pages and the long page and lets the indexer drain; it returns
+// the Data page, the records' database's parent.
+func (w *speedWriter) tops(ctx context.Context, sd *speedSeed, size speedSize) (string, error) {
+	fmt.Fprintf(w.stderr, "  the long page (%d paragraphs) and %d append targets …\n", size.LongPage, speedTargets)
+	data, err := w.s.speedTops(ctx, sd, size)
+	if err != nil {
+		return "", err
+	}
+	if err := waitIndexed(ctx, w.poll, w.q.exited, w.stderr, time.Now()); err != nil {
+		return "", err
+	}
+	fmt.Fprintf(w.stderr, "  %d records through POST …/mutations (batches of 100, %d at a time) …\n", size.Records, seedWorkers)
+	return data, nil
+}
+
+// phase times write and then, when index is true, the indexer until its queue is empty.
+func (w *speedWriter) phase(ctx context.Context, n int, things string, write func() error, index bool) (phase, error) {
 	p := phase{Writes: n}
 	e0, r0, err := indexerCounters(ctx, w.q.url)
 	if err != nil {
@@ -225,6 +276,10 @@ func (w *speedWriter) phase(ctx context.Context, n int, things string, write fun
 		return p, err
 	}
 	p.WriteChunks = e - e0
+	if !index {
+		fmt.Fprintf(w.stderr, "  written in %.1f s (%.0f/s), %d chunks embedded meanwhile\n", p.WriteSecs, float64(n)/p.WriteSecs, p.WriteChunks)
+		return p, nil
+	}
 	fmt.Fprintf(w.stderr, "  written in %.1f s (%.0f/s), %d chunks embedded meanwhile; indexing …\n", p.WriteSecs, float64(n)/p.WriteSecs, p.WriteChunks)
 	if err := waitIndexed(ctx, w.poll, w.q.exited, w.stderr, start); err != nil {
 		return p, err
@@ -250,31 +305,6 @@ func (w *speedWriter) checkSearch(ctx context.Context, sd *speedSeed) error {
 		}
 	}
 	return nil
-}
-
-// whileIndexing revises every corpus page (the indexer must embed them all again) and at once
-// measures the query and the search at c=1, recording the queue's length around each round.
-func (w *speedWriter) whileIndexing(ctx context.Context, sd *speedSeed, steady []endpoint) ([]row, int64, error) {
-	fmt.Fprintf(w.stderr, "  revising the %d corpus pages, then query and search while the indexer embeds them …\n", len(sd.First))
-	if err := w.s.speedRevise(ctx, sd); err != nil {
-		return nil, 0, err
-	}
-	queued, err := w.poll.EmbedQueueLength(ctx)
-	if err != nil {
-		return nil, 0, err
-	}
-	var eps []endpoint
-	for _, e := range steady {
-		if e.name == "query" || e.name == "search" {
-			eps = append(eps, e)
-		}
-	}
-	cfg := w.cfg
-	cfg.conns, cfg.warmup = []int{1}, 0
-	m := &measurer{cfg: cfg, loader: w.loader, urls: [2]string{w.q.url, w.bare}, stderr: w.stderr,
-		queue: func() (int64, error) { return w.poll.EmbedQueueLength(ctx) }}
-	rows, err := m.measure(ctx, eps)
-	return rows, queued, err
 }
 
 // speedEndpoints are the table's rows over the seeded data, in measuring order (the append

@@ -93,7 +93,12 @@ func speedCells(s speedSet, name string) [3]string {
 	switch name {
 	case "seeding":
 		p := s.RecordsSeed
-		return [3]string{fmt.Sprintf("%.1f s (%s/s)", p.WriteSecs, thousands(float64(p.Writes)/p.WriteSecs)), "", ""}
+		if len(s.RecordsEarlier) == 0 {
+			return [3]string{fmt.Sprintf("%.1f s (%s/s)", p.WriteSecs, thousands(float64(p.Writes)/p.WriteSecs)), "", ""}
+		}
+		sp := seedingSpread(s)
+		return [3]string{fmt.Sprintf("%.1f s (%s/s), median of %d seedings (%.1f–%.1f s)", sp.Median, thousands(float64(p.Writes)/sp.Median),
+			sp.N, sp.Min, sp.Max), "", ""}
 	case "indexing":
 		return [3]string{fmt.Sprintf("%s records: %s; %s pages of %d paragraphs: %s", thousands(float64(s.RecordsSeed.Writes)),
 			indexFigure(s.RecordsSeed), thousands(float64(s.CorpusSeed.Writes)), speedParagraphs, indexFigure(s.CorpusSeed)), "", ""}
@@ -102,6 +107,10 @@ func speedCells(s speedSet, name string) [3]string {
 	c1, c16 := findRow(s.Steady, name, 1), findRow(s.Steady, name, 16)
 	if c1 != nil {
 		out[0] = ms(summarize(*c1).p50)
+		if name == "append" {
+			sp := p50Spread(*c1)
+			out[0] += fmt.Sprintf(", median of %d rounds (%.3f–%.3f)", sp.N, sp.Min, sp.Max)
+		}
 	}
 	if c16 != nil {
 		sum := summarize(*c16)
@@ -110,7 +119,13 @@ func speedCells(s speedSet, name string) [3]string {
 			out[1] += ", p50 " + ms(sum.p50)
 		}
 	}
-	if wr := findRow(s.While, name, 1); wr != nil && c1 != nil {
+	wr := findRow(s.While, name, 1)
+	switch {
+	case wr != nil && len(s.WhileSteady) > 0:
+		sp := whileSpread(s, name)
+		out[2] = fmt.Sprintf("%s; **%.2f×** the steady p50 just before, median of %d bursts (%.2f–%.2f×); queue %s",
+			ms(summarize(*wr).p50), sp.Median, sp.N, sp.Min, sp.Max, queueNote(*wr))
+	case wr != nil && c1 != nil: // saved before the repeats: against the steady rounds
 		sum, steady := summarize(*wr), summarize(*c1)
 		out[2] = fmt.Sprintf("%s (%.2f× steady; queue %s)", ms(sum.p50), float64(sum.p50)/float64(steady.p50), queueNote(*wr))
 	}
@@ -160,6 +175,9 @@ func printSpeedDetails(w io.Writer, s speedSet) {
 	for _, r := range s.Steady {
 		fmt.Fprintln(w, tableRow(r))
 	}
+	for _, r := range s.WhileSteady {
+		fmt.Fprintln(w, strings.Replace(tableRow(r), "` |", "`, steady just before each burst |", 1))
+	}
 	for _, r := range s.While {
 		fmt.Fprintln(w, strings.Replace(tableRow(r), "` |", "`, while indexing |", 1))
 	}
@@ -181,6 +199,45 @@ func printSpeedDetails(w io.Writer, s speedSet) {
 		fmt.Fprintf(w, "- %s %s written in %.1f s (%s chunks embedded meanwhile); queue empty %.1f s after the first write; %s chunks embedded, %s reused\n",
 			thousands(float64(p.p.Writes)), p.what, p.p.WriteSecs, thousands(float64(p.p.WriteChunks)), p.p.IndexSecs, thousands(float64(p.p.Chunks)), thousands(float64(p.p.Reused)))
 	}
-	fmt.Fprintf(w, "- while indexing: %s nodes queued after revising the corpus pages\n", thousands(float64(s.Revised)))
+	if len(s.RecordsEarlier) > 0 {
+		var secs []string
+		for _, p := range append(slices.Clone(s.RecordsEarlier), s.RecordsSeed) {
+			secs = append(secs, fmt.Sprintf("%.1f s (%s chunks embedded meanwhile)", p.WriteSecs, thousands(float64(p.WriteChunks))))
+		}
+		fmt.Fprintf(w, "- the records seeded %d times, each into a fresh store after its long page was indexed, the last kept for the rest: %s\n",
+			len(secs), strings.Join(secs, ", "))
+	}
+	if len(s.RevisedQueues) > 0 {
+		var queued []string
+		for _, n := range s.RevisedQueues {
+			queued = append(queued, thousands(float64(n)))
+		}
+		fmt.Fprintf(w, "- while indexing: %d bursts of revisions, each of about %s of the %s corpus pages (other pages each time), made once the queue was empty; nodes queued after each: %s\n",
+			len(queued), thousands(float64(s.Size.Pages/len(queued))), thousands(float64(s.Size.Pages)), strings.Join(queued, ", "))
+		for _, name := range []string{"query", "search"} {
+			fmt.Fprintf(w, "- %s's p50 just before each burst → while indexing: %s\n", name, burstPairs(s, name))
+		}
+	} else {
+		fmt.Fprintf(w, "- while indexing: %s nodes queued after revising the corpus pages\n", thousands(float64(s.Revised)))
+	}
 	fmt.Fprintf(w, "- load average %s before the steady runs, %s after the last\n", cmp.Or(s.Load, "unknown"), cmp.Or(s.LoadAfter, "unknown"))
+}
+
+// burstPairs lists, for each burst of revisions, endpoint name's steady p50 just before it and
+// its p50 while indexing, with their ratio.
+func burstPairs(s speedSet, name string) string {
+	wr, st := findRow(s.While, name, 1), findRow(s.WhileSteady, name, 1)
+	if wr == nil || st == nil {
+		return "not measured"
+	}
+	var pairs []string
+	for k := range min(len(wr.Quire), len(st.Quire)) {
+		b, a := st.Quire[k].P50, wr.Quire[k].P50
+		pair := fmt.Sprintf("%s → %s", ms(b), ms(a))
+		if b > 0 {
+			pair += fmt.Sprintf(" (%.2f×)", float64(a)/float64(b))
+		}
+		pairs = append(pairs, pair)
+	}
+	return strings.Join(pairs, ", ")
 }

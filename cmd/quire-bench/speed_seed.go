@@ -151,12 +151,13 @@ func (s *seeder) speedCorpus(ctx context.Context, sd *speedSeed, pages int) erro
 	})
 }
 
-// speedRevise rewrites the first paragraph of every corpus page: a marker sentence and the
-// paragraph twice. The longer start moves every later chunk boundary of the page, so the
-// indexer embeds the whole page again, as after an import; the paragraph keeps its words, so
-// the search row's WORDs are in as many paragraphs as before.
-func (s *seeder) speedRevise(ctx context.Context, sd *speedSeed) error {
-	return parallel(ctx, len(sd.First), func(ctx context.Context, p int) error {
+// speedRevise rewrites the first paragraph of corpus pages from to to (not included): a marker
+// sentence and the paragraph twice. The longer start moves every later chunk boundary of the
+// page, so the indexer embeds the whole page again, as after an import; the paragraph keeps
+// its words, so the search row's WORDs are in as many paragraphs as before.
+func (s *seeder) speedRevise(ctx context.Context, sd *speedSeed, from, to int) error {
+	return parallel(ctx, to-from, func(ctx context.Context, i int) error {
+		p := from + i
 		text := "Revised in the second pass. " + corpusParagraph(p, 0) + " " + corpusParagraph(p, 0)
 		return s.call(ctx, "PATCH", "/v2/blocks/"+sd.First[p], map[string]any{
 			"paragraph": map[string]any{"rich_text": richText(text)}}, nil)
