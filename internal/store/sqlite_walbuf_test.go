@@ -332,3 +332,38 @@ func walbufCPU() int64 {
 	}
 	return ru.Utime.Nano() + ru.Stime.Nano()
 }
+
+// TestWALBuf_OnlyWAL checks that files other than a WAL pass through the VFS unchanged: a
+// database in rollback-journal mode, its journal and a statement's temporary files, written
+// through the VFS, leave its buffer alone and read back as written.
+func TestWALBuf_OnlyWAL(t *testing.T) {
+	if err := registerWALBuf(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "walbuf.db")
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(DELETE)&_pragma=synchronous(FULL)&_pragma=temp_store(FILE)&_pragma=cache_size(20)&vfs="+walbufName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	if _, err := db.Exec(`CREATE TABLE t (id INTEGER PRIMARY KEY, b BLOB NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	writes := walbuf.writes.Load()
+	walbufInsert(t, db, 0, 200)
+	// An index built by a sort too large for 20 pages of cache spills to temporary files.
+	if _, err := db.Exec(`CREATE INDEX t_b ON t (b)`); err != nil {
+		t.Fatal(err)
+	}
+	if d := walbuf.writes.Load() - writes; d != 0 {
+		t.Fatalf("a database without a WAL: the VFS buffered %d writes, want none", d)
+	}
+	if got, n := walbufSQLSum(t, db); n != 200 || got != walbufSum(200) {
+		t.Fatalf("%d rows (sum %s), want 200", n, got)
+	}
+	walbufCheckIntegrity(t, db)
+	if _, err := os.Stat(path + "-wal"); !os.IsNotExist(err) {
+		t.Fatalf("a WAL file exists (%v): the database was to stay in rollback-journal mode", err)
+	}
+}
