@@ -46,3 +46,19 @@ func JoinedManyQueryForTest(fields NodeFields) string { return mustJoinedRead(fi
 
 // JoinedReadQueryForTest is fields' joined read of one token and node on PostgreSQL.
 func JoinedReadQueryForTest(fields NodeFields) string { return mustJoinedRead(fields, Postgres).query }
+
+// ChildrenWaitingForTest is how many of fields' joined reads with a first page of children
+// wait for the next round trip (tokens_node_children_many.go); 0 on SQLite.
+func (s *Store) ChildrenWaitingForTest(fields NodeFields) int {
+	if s.pg == nil {
+		return 0
+	}
+	q := s.pg.kidsFor(mustJoinedRead(fields, s.engine))
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.wait)
+}
+
+// ChildrenManyQueryForTest is the first pages of several nodes' children in one statement on
+// PostgreSQL.
+const ChildrenManyQueryForTest = childrenManyQuery
