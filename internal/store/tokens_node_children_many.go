@@ -11,23 +11,36 @@ import (
 	"github.com/quire-dev/quire/internal/quire"
 )
 
-// childrenQueue is joinedQueue for AuthenticateNodeChildren's first pages on PostgreSQL: the
-// joined reads and first-page listings that requests ask for while a round trip of them is in
-// flight go together in the next, as the two statements over arrays of childrenMany, in one
-// pipeline. At c=16 the children row paid, for each request, a round trip whose two
-// statements cost the backends 0.24 ms of CPU (Quire about 0.33): a statement's fixed cost,
-// the backend's receive, wait and send, and the listing's own 51 KB. Together, the fixed costs
-// are paid once a round trip, and a listing that several waiting requests ask for (the same
-// node and size) is read and sent once for all of them.
+// childrenQueue is joinedQueue for AuthenticateNodeChildren's first pages on PostgreSQL, one
+// per listing (node and size): the reads of one listing that requests ask for while a round
+// trip of it is in flight go together in the next, their joined reads in read.many and the
+// listing once, in one pipeline. At c=16 on one page (the speed table's children row) each
+// request paid a round trip whose two statements cost the backends 0.24 ms of CPU (Quire about
+// 0.33), most of it the listing's own 51 KB read, formatted and sent, and a statement's fixed
+// cost: now paid once for the requests that waited for the same listing.
 //
-// The rules are joinedQueue's: each read is sent after its request asked for it, never joins a
-// round trip already sent, and runs in statements of their own snapshots; a read asked for while
-// the lane is free is sent at once, alone, with the statements it always was (at c=1 nothing
-// changes); no goroutine of its own. A page after a cursor is always read alone.
+// Listings of different nodes or sizes never wait for each other: each has its own lane, so
+// their statements run on as many backends as before (in one statement over arrays, tried
+// first, the listings of different pages ran one after another in one backend and the row of
+// distinct pages served fewer requests). The rules are joinedQueue's: each read is sent after
+// its request asked for it, never joins a round trip already sent, and runs in statements of
+// their own snapshots; a read asked for while its lane is free is sent at once, alone, with the
+// statements it always was (at c=1 nothing changes); no goroutine of its own. A lane is
+// forgotten when it falls free (kids holds only listings in flight); a read that still holds a
+// forgotten lane sends on it alone or with those already waiting on it. A page after a cursor
+// is always read alone.
 type childrenQueue struct {
+	key  childrenKey
 	mu   sync.Mutex
 	busy bool
 	wait []*childrenCall
+}
+
+// childrenKey is a listing's lane: the joined read's columns, the node and the size.
+type childrenKey struct {
+	read  *joinedRead
+	id    string
+	limit int
 }
 
 // childrenCall is one request's joined read and listing as it waits and is answered.
@@ -43,12 +56,12 @@ type childrenCall struct {
 	ready    chan bool      // true: lead; false: answered
 }
 
-// kidsFor is read's childrenQueue on this store.
-func (p *pgRaw) kidsFor(read *joinedRead) *childrenQueue {
-	if q, ok := p.kids.Load(read); ok {
+// kidsFor is the lane of key on this store.
+func (p *pgRaw) kidsFor(key childrenKey) *childrenQueue {
+	if q, ok := p.kids.Load(key); ok {
 		return q.(*childrenQueue)
 	}
-	q, _ := p.kids.LoadOrStore(read, &childrenQueue{})
+	q, _ := p.kids.LoadOrStore(key, &childrenQueue{key: key})
 	return q.(*childrenQueue)
 }
 
@@ -62,7 +75,7 @@ func (p *pgRaw) children(ctx context.Context, read *joinedRead, secretHash, id s
 			c.err = p.childrenOne(ctx, read, c)
 			return c, nil
 		}
-		q := p.kidsFor(read)
+		q := p.kidsFor(childrenKey{read, id, limit})
 		q.mu.Lock()
 		if !q.busy {
 			q.busy = true
@@ -100,7 +113,7 @@ func (p *pgRaw) awaitChildren(ctx context.Context, q *childrenQueue, read *joine
 			if i := slices.Index(q.wait, c); i >= 0 {
 				q.wait = slices.Delete(q.wait, i, i+1)
 				if c.lead {
-					q.handOn()
+					p.handOnChildren(q)
 				}
 			}
 			q.mu.Unlock()
@@ -109,10 +122,12 @@ func (p *pgRaw) awaitChildren(ctx context.Context, q *childrenQueue, read *joine
 	}
 }
 
-// handOn gives the lane to the first waiting read, or frees it. q.mu is held.
-func (q *childrenQueue) handOn() {
+// handOnChildren gives the lane q to its first waiting read, or frees and forgets it. q.mu is
+// held.
+func (p *pgRaw) handOnChildren(q *childrenQueue) {
 	if len(q.wait) == 0 {
 		q.busy = false
+		p.kids.CompareAndDelete(q.key, q)
 		return
 	}
 	next := q.wait[0]
@@ -132,7 +147,7 @@ func (p *pgRaw) sendChildren(ctx context.Context, q *childrenQueue, read *joined
 		}
 	}
 	q.mu.Lock()
-	q.handOn()
+	p.handOnChildren(q)
 	q.mu.Unlock()
 	for _, c := range calls[1:] {
 		if err != nil && ctx.Err() != nil { // the sender's request ended: the others ask again
@@ -169,36 +184,18 @@ func (p *pgRaw) childrenOne(ctx context.Context, read *joinedRead, c *childrenCa
 	return nil
 }
 
-// childrenMany reads calls in one pipeline: their joined reads in read.many, and each distinct
-// listing among them (node and size) once, in childrenManyQuery.
+// childrenMany reads calls, all of one listing, in one pipeline: their joined reads in
+// read.many, and the listing once with childrenFirst.
 func (p *pgRaw) childrenMany(ctx context.Context, read *joinedRead, calls []*childrenCall) error {
-	type listing struct {
-		id    string
-		limit int
-	}
+	id, limit := calls[0].id, calls[0].limit
 	hashes, ids := make([]string, len(calls)), make([]string, len(calls))
-	var wanted []listing
-	of := make([]int, len(calls)) // calls[i]'s listing: wanted[of[i]]
 	for i, c := range calls {
 		hashes[i], ids[i] = c.hash, c.id
-		k := listing{c.id, c.limit}
-		j := slices.Index(wanted, k)
-		if j < 0 {
-			j, wanted = len(wanted), append(wanted, k)
-		}
-		of[i] = j
 	}
-	parents, limits := make([]string, len(wanted)), make([]int32, len(wanted))
-	for j, w := range wanted {
-		parents[j], limits[j] = w.id, int32(w.limit)
-	}
-	var lists []*childList
+	var l *childList
 	found := make([]bool, len(calls))
 	start := func() {
-		lists = make([]*childList, len(wanted))
-		for j, w := range wanted {
-			lists[j] = newChildList(w.limit)
-		}
+		l = newChildList(limit)
 		for i, c := range calls {
 			c.sc, found[i] = &nodeScan{p: &quire.Principal{}}, false
 		}
@@ -210,30 +207,23 @@ func (p *pgRaw) childrenMany(ctx context.Context, read *joinedRead, calls []*chi
 		}
 		found[i] = true
 		return true, read.scan(calls[i].sc, &pgRow{fds: r.fds[1:], vals: r.vals[1:]})
-	}}, pgStmt{query: childrenManyQuery, args: []any{parents, limits}, row: func(r *pgRow) (bool, error) {
-		j := r.int64(0) - 1
-		if err := r.failed(); err != nil || j < 0 || int(j) >= len(lists) || lists[j].full() {
-			return false, cmp.Or(err, fmt.Errorf("store: listing numbered %d of %d, or past its limit", j+1, len(lists)))
-		}
-		readChild(lists[j], &pgRow{fds: r.fds[1:], vals: r.vals[1:]}, wanted[j].id)
-		return true, r.failed()
+	}}, pgStmt{query: childrenFirst, args: []any{id, limit}, row: func(r *pgRow) (bool, error) {
+		readChild(l, r, id)
+		return !l.full(), r.failed()
 	}})
 	if err != nil {
 		return err
 	}
-	given := make([]bool, len(wanted))
+	given := false
 	for i, c := range calls {
-		if !found[i] {
+		switch {
+		case !found[i]:
 			c.err, c.list = sql.ErrNoRows, nil
-			continue
+		case !given:
+			c.err, c.list, given = nil, l.out, true
+		default:
+			c.err, c.list = nil, cloneBlocks(l.out) // each request's blocks are its own to change
 		}
-		c.err = nil
-		j := of[i]
-		if !given[j] {
-			c.list, given[j] = lists[j].out, true
-			continue
-		}
-		c.list = cloneBlocks(lists[j].out) // each request's blocks are its own to change
 	}
 	return nil
 }
@@ -249,10 +239,3 @@ func cloneBlocks(bs []*quire.Block) []*quire.Block {
 	}
 	return out
 }
-
-// childrenManyQuery is childrenFirst for the nodes $1 and sizes $2 (arrays of one length),
-// taken pair by pair: each pair's children in order, its place in the arrays (from 1) first.
-// Each pair is childrenFirst's plan, on the blocks_children index (TestChildrenMany_Plan).
-const childrenManyQuery = `SELECT r.i, c.* FROM unnest($1::text[], $2::int[]) WITH ORDINALITY AS r(parent, n, i)
-	CROSS JOIN LATERAL (SELECT ` + childColumns + ` FROM blocks b WHERE b.parent_id = r.parent AND b.in_trash = FALSE
-	ORDER BY b.position, b.id LIMIT r.n) c`

@@ -2,9 +2,9 @@ package store_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -158,8 +158,8 @@ func TestAuthenticateNodeChildren_Together(t *testing.T) {
 			})
 		}
 		waitGroup(t, &wg, "the reads among cancelled ones")
-		if n := s.ChildrenWaitingForTest(store.AllFields); n != 0 {
-			t.Errorf("%d reads still wait", n)
+		if n := s.ChildrenLanesForTest(); n != 0 {
+			t.Errorf("%d listings keep a lane after every read was answered", n)
 		}
 		done := make(chan childrenAnswer)
 		go func() { done <- authenticateNodeChildren(ctx, s, cases[0]) }()
@@ -174,81 +174,78 @@ func TestAuthenticateNodeChildren_Together(t *testing.T) {
 	})
 }
 
-// TestAuthenticateNodeChildren_OneRoundTrip (PostgreSQL): while one read is in flight (held by
-// a lock on nodes), the first-page reads asked for meanwhile wait and then go together: one
-// statement over arrays of listings, each distinct listing once, and each read's answer its
-// answer alone; a page after a cursor is read alone and does not wait.
+// TestAuthenticateNodeChildren_OneRoundTrip (PostgreSQL): while a read of a listing is in
+// flight (held by a lock on nodes), the reads of the same listing asked for meanwhile wait and
+// then go together: one joined read over arrays and the listing read once, each read's answer
+// its answer alone (tokens of every kind mixed). A read of another listing, or of a page after
+// a cursor, does not wait for that lane: it is sent at once.
 func TestAuthenticateNodeChildren_OneRoundTrip(t *testing.T) {
 	s, db, taken := observedPostgres(t)
 	cases := seedChildrenCases(t, s)
-	var first, later []childrenCase
+	var same []childrenCase // one listing, read with every token
+	var other, later childrenCase
 	for _, c := range cases {
-		if c.after == nil {
-			first = append(first, c)
-		} else {
-			later = append(later, c)
+		switch {
+		case strings.HasSuffix(c.name, "/page/11/after false"):
+			same = append(same, c)
+		case c.name == "s/small/11/after false":
+			other = c
+		case c.name == "s/page/11/after true":
+			later = c
 		}
+	}
+	if len(same) != 3 || other.id == "" || later.id == "" {
+		t.Fatalf("cases: %d of one listing, another %q, after a cursor %q", len(same), other.name, later.name)
 	}
 	taken()
 	release := holdNodes(t, db)
 	held := make(chan childrenAnswer)
-	go func() { held <- authenticateNodeChildren(ctx, s, first[0]) }()
+	go func() { held <- authenticateNodeChildren(ctx, s, same[0]) }()
 	waitFor(t, "the first read to wait for the lock", func() bool { return lockWaits(t, db)() == 1 })
-	got := make([]childrenAnswer, 2*len(first))
+	got := make([]childrenAnswer, 12)
 	var wg sync.WaitGroup
 	for i := range got {
-		wg.Go(func() { got[i] = authenticateNodeChildren(ctx, s, first[i%len(first)]) })
+		wg.Go(func() { got[i] = authenticateNodeChildren(ctx, s, same[i%len(same)]) })
 	}
-	waitFor(t, "every read to wait", func() bool { return s.ChildrenWaitingForTest(store.AllFields) == len(got) })
-	alone := make(chan childrenAnswer)
-	go func() { alone <- authenticateNodeChildren(ctx, s, later[0]) }()
-	waitFor(t, "the read after a cursor to be sent", func() bool { return lockWaits(t, db)() == 2 })
+	waitFor(t, "every read of the listing to wait", func() bool {
+		return s.ChildrenWaitingForTest(store.AllFields, same[0].id, same[0].limit) == len(got)
+	})
+	apart := []childrenCase{other, later}
+	answers := make([]chan childrenAnswer, len(apart))
+	for i, c := range apart {
+		answers[i] = make(chan childrenAnswer, 1)
+		go func() { answers[i] <- authenticateNodeChildren(ctx, s, c) }()
+	}
+	waitFor(t, "another listing and a cursor's page to be sent", func() bool { return lockWaits(t, db)() == 3 })
 	release()
 	waitGroup(t, &wg, "the reads that waited")
 	<-held
-	if diff := cmp.Diff(later[0].want, <-alone); diff != "" {
-		t.Errorf("%s (-alone +sent beside):\n%s", later[0].name, diff)
-	}
-	many := 0
-	for _, q := range taken() {
-		if q == store.ChildrenManyQueryForTest {
-			many++
+	for i, c := range apart {
+		if diff := cmp.Diff(c.want, <-answers[i]); diff != "" {
+			t.Errorf("%s, sent beside the lane (-alone +got):\n%s", c.name, diff)
 		}
 	}
-	if many != 1 {
-		t.Errorf("%d statements over arrays of listings for %d reads that waited together; want 1", many, len(got))
+	many, listings := 0, 0
+	for _, q := range taken() {
+		switch q {
+		case store.JoinedManyQueryForTest(store.AllFields):
+			many++
+		case store.ChildrenFirstQueryForTest:
+			listings++
+		}
+	}
+	// The held read's, the waiting reads' (once), the other listing's.
+	if many != 1 || listings != 3 {
+		t.Errorf("%d joined reads over arrays and %d first-page listings for one held read, %d that waited and another listing; want 1 and 3",
+			many, listings, len(got))
 	}
 	for i, a := range got {
-		c := first[i%len(first)]
+		c := same[i%len(same)]
 		if diff := cmp.Diff(c.want, a); diff != "" {
 			t.Errorf("%s (-alone +together):\n%s", c.name, diff)
 		}
 	}
-}
-
-// TestChildrenMany_Plan (PostgreSQL): the listings over arrays are a nested loop over the
-// arrays whose inner side is childrenFirst's plan for one node: a limit over the
-// blocks_children index, no sort, no scan of the table, custom or generic.
-func TestChildrenMany_Plan(t *testing.T) {
-	s := testdb.Postgres(t)
-	seedPlanShapes(t, s)
-	for _, generic := range []bool{false, true} {
-		text, err := s.PlanForTest(ctx, generic, store.ChildrenManyQueryForTest, "{n1999,n5,n0}", "{101,11,101}")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var doc []struct{ Plan pgPlan }
-		if err := json.Unmarshal([]byte(text), &doc); err != nil || len(doc) != 1 {
-			t.Fatalf("%v\n%s", err, text)
-		}
-		p := doc[0].Plan
-		if p.NodeType != "Nested Loop" || len(p.Plans) != 2 || p.Plans[0].NodeType != "Function Scan" {
-			t.Fatalf("generic %v: the plan is not a nested loop over the arrays:\n%s", generic, text)
-		}
-		inner := p.Plans[1]
-		if inner.NodeType != "Limit" || len(inner.Plans) != 1 || inner.Plans[0].NodeType != "Index Scan" ||
-			inner.Plans[0].IndexName != "blocks_children" {
-			t.Errorf("generic %v: a listing is not a limit over the blocks_children index:\n%s", generic, text)
-		}
+	if n := s.ChildrenLanesForTest(); n != 0 {
+		t.Errorf("%d listings keep a lane after every read was answered", n)
 	}
 }
