@@ -31,6 +31,7 @@ type pgRaw struct {
 	db      *sql.DB
 	observe func(string) // Config.Observe, told each statement before it runs
 	joins   sync.Map     // *joinedRead → its *joinedQueue (tokens_node_many.go)
+	kids    sync.Map     // childrenKey → its *childrenQueue, while in flight (tokens_node_children_many.go)
 	// searchTexts are the keyword search texts read through query (store/search.go, pgSearchDB).
 	searchTexts textSet
 }

@@ -46,3 +46,28 @@ func JoinedManyQueryForTest(fields NodeFields) string { return mustJoinedRead(fi
 
 // JoinedReadQueryForTest is fields' joined read of one token and node on PostgreSQL.
 func JoinedReadQueryForTest(fields NodeFields) string { return mustJoinedRead(fields, Postgres).query }
+
+// ChildrenWaitingForTest is how many reads of fields with the first limit children of id
+// wait for the next round trip of that listing (tokens_node_children_many.go); 0 on SQLite.
+func (s *Store) ChildrenWaitingForTest(fields NodeFields, id string, limit int) int {
+	if s.pg == nil {
+		return 0
+	}
+	v, ok := s.pg.kids.Load(childrenKey{mustJoinedRead(fields, s.engine), id, limit})
+	if !ok {
+		return 0
+	}
+	q := v.(*childrenQueue)
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.wait)
+}
+
+// ChildrenLanesForTest is how many listings have a lane (tokens_node_children_many.go).
+func (s *Store) ChildrenLanesForTest() int {
+	n := 0
+	if s.pg != nil {
+		s.pg.kids.Range(func(any, any) bool { n++; return true })
+	}
+	return n
+}

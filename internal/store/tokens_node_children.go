@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 
 	"github.com/quire-dev/quire/internal/quire"
 )
@@ -29,27 +28,13 @@ func (s *Store) AuthenticateNodeChildren(ctx context.Context, secretHash, id str
 	if err != nil {
 		return nil, nil, nil, false, err
 	}
-	query, args := childrenFirst, []any{id, limit}
-	if after != nil {
-		query, args = childrenAfter, []any{id, limit, after.Position, after.ID}
+	c, err := s.pg.children(ctx, read, secretHash, id, after, limit)
+	if err != nil {
+		return nil, nil, nil, false, err
 	}
-	var sc *nodeScan
-	var l *childList
-	found := false
-	start := func() { sc, l, found = &nodeScan{p: &quire.Principal{}}, newChildList(limit), false }
-	err = s.pg.pipeline(ctx, start, pgStmt{query: read.query, args: []any{secretHash, id}, row: func(r *pgRow) (bool, error) {
-		found = true
-		return false, read.scan(sc, r)
-	}}, pgStmt{query: query, args: args, row: func(r *pgRow) (bool, error) {
-		readChild(l, r, id)
-		return !l.full(), r.failed()
-	}})
-	if err == nil && !found {
-		err = sql.ErrNoRows
-	}
-	p, n, err = s.joined(ctx, sc, secretHash, id, err)
+	p, n, err = s.joined(ctx, c.sc, secretHash, id, c.err)
 	if err != nil || n == nil {
 		return p, n, nil, false, err
 	}
-	return p, n, l.out, true, nil
+	return p, n, c.list, true, nil
 }
