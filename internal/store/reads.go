@@ -85,11 +85,11 @@ func (s *Store) hot() querier {
 }
 
 // hotRow reads the one row of query, a read every request makes, into scan: through rawReads
-// on SQLite, pgRaw on PostgreSQL. The row is valid during the call only. No row: scan is not
-// called, and the error is sql.ErrNoRows.
+// (the lookups' pool) on SQLite, pgRaw on PostgreSQL. The row is valid during the call only.
+// No row: scan is not called, and the error is sql.ErrNoRows.
 func (s *Store) hotRow(ctx context.Context, query string, args []string, scan func(row interface{ Scan(...any) error }) error) error {
-	if s.raw != nil {
-		return s.raw.one(ctx, query, args, func(r rawRow) error { return scan(r) })
+	if s.lookups != nil {
+		return s.lookups.one(ctx, query, args, func(r rawRow) error { return scan(r) })
 	}
 	if s.pg != nil {
 		return s.pg.one(ctx, query, args, func(r *pgRow) error { return scan(r) })

@@ -26,7 +26,8 @@ import (
 // The connections are opened SQLITE_OPEN_NOMUTEX: the pool hands a connection to one goroutine
 // at a time (a channel send and receive order its uses), so SQLite's per-connection mutex, which
 // the driver's FULLMUTEX connections take and release on every column read, guards nothing here.
-// They are opened with the read pool's settings (busy_timeout, mmap_size, query_only).
+// They are opened with the read pool's settings (busy_timeout, query_only) and mmap_size as
+// the pool is made for (newRawReads).
 //
 // Nothing is kept between requests but the compiled statements: each query is one statement in
 // SQLite's autocommit mode, whose read transaction begins at its first step and ends when it is
@@ -40,6 +41,7 @@ import (
 // the bound text.
 type rawReads struct {
 	path    string
+	mmap    int          // each connection's mmap_size: sqliteMmapSize, or 0 (lookupMmapSize)
 	observe func(string) // Config.Observe, told each statement before it runs
 	idle    chan *rawConn
 	done    chan struct{} // closed by close
@@ -51,10 +53,33 @@ type rawReads struct {
 // rawConns bounds the pool as the database/sql read pool is bounded.
 func rawConns() int { return max(4, 2*runtime.NumCPU()) }
 
-func newRawReads(path string, observe func(string)) *rawReads {
+// newRawReads is a pool of connections to path that map mmap bytes of the file (mmap_size).
+func newRawReads(path string, mmap int, observe func(string)) *rawReads {
 	n := rawConns()
-	return &rawReads{path: path, observe: observe, idle: make(chan *rawConn, n), done: make(chan struct{})}
+	return &rawReads{path: path, mmap: mmap, observe: observe, idle: make(chan *rawConn, n), done: make(chan struct{})}
 }
+
+// lookupMmapSize is the mmap_size of the pool of key lookups (the token, the token joined with
+// a node, a node: Store.lookups), which maps nothing. When another connection has committed,
+// SQLite begins a connection's next read transaction by dropping its page cache and, when it
+// maps the file, unmapping the whole map (pagerBeginReadTransaction), so each page the read
+// then touches is faulted into a new map. A lookup touches about ten pages, and the request
+// after a write (an append's next append, whose guard reads the token and the page) paid
+// 0.6–0.8 ms of CPU for it at load 11–16: the munmap (and the other CPU's TLB flush) a fifth,
+// the faults in btreeInitPage most of the rest; read by pread into the connection's own page
+// cache instead, the same lookup took 0.1–0.16 ms (docs/performance.md, "Append, thirteenth
+// pass"). Without commits a lookup's pages stay in that cache, already parsed, where a mapped
+// page is parsed again at each fetch. The listings (children) keep the map: a page of 100
+// children reads more pages, and unmapped it cost a fifth more CPU at c=16.
+const lookupMmapSize = 0
+
+// lookupCacheKiB is the page cache of each connection of the lookups' pool, 8 MiB where
+// SQLite's default is 2 MB. Unmapped, the pages a lookup reads stay in that cache between
+// commits; 2 MB did not hold the pages of the page GET row's 1,000 pages (the nodes' rows and
+// key, the token), and at c=16 a lookup cost twice what the mapped one did (50 against 25 µs of
+// CPU in a profile, load 9–10); with 8 MiB, 27–31 against 23–28 µs (load 7–10). At most four
+// connections: 32 MiB.
+const lookupCacheKiB = 8192
 
 var errRawClosed = errors.New("store: closed")
 
@@ -73,7 +98,7 @@ func (p *rawReads) get() (*rawConn, error) {
 	if p.opened < cap(p.idle) {
 		p.opened++
 		p.mu.Unlock()
-		c, err := openRawConn(p.path)
+		c, err := openRawConn(p.path, p.mmap)
 		if err != nil {
 			p.mu.Lock()
 			p.opened--
@@ -158,7 +183,7 @@ type rawConn struct {
 	size  int
 }
 
-func openRawConn(path string) (c *rawConn, err error) {
+func openRawConn(path string, mmap int) (c *rawConn, err error) {
 	c = &rawConn{tls: libc.NewTLS(), stmts: map[string]*rawStmt{}}
 	name, err := libc.CString(path)
 	if err != nil {
@@ -181,8 +206,14 @@ func openRawConn(path string) (c *rawConn, err error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	sqlite3.Xsqlite3_busy_timeout(c.tls, c.db, sqliteBusyTimeoutMs)
-	// As the read pool's DSN sets them (openSQLite says why); WAL is the file's, set by the writer.
-	if err := c.exec("PRAGMA query_only = 1; PRAGMA mmap_size = " + strconv.Itoa(sqliteMmapSize)); err != nil {
+	// As the read pool's DSN sets them (openSQLite says why) but for mmap_size, which is the
+	// pool's, and an unmapped pool's larger cache (lookupCacheKiB); WAL is the file's, set by the
+	// writer.
+	pragmas := "PRAGMA query_only = 1; PRAGMA mmap_size = " + strconv.Itoa(mmap)
+	if mmap == 0 {
+		pragmas += "; PRAGMA cache_size = -" + strconv.Itoa(lookupCacheKiB)
+	}
+	if err := c.exec(pragmas); err != nil {
 		c.close()
 		return nil, err
 	}

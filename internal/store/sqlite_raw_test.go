@@ -141,6 +141,29 @@ func TestRawReads_NextReadSeesOtherServer(t *testing.T) {
 	}
 }
 
+// TestRawReads_LookupsMapNothing: on SQLite the key lookups every request makes (the token, the
+// token joined with a node) run on connections that do not map the file, so the read after
+// another connection's commit re-reads its few pages by pread instead of unmapping and mapping
+// the whole file again (lookupMmapSize), with a page cache that holds a page GET row's pages
+// (lookupCacheKiB); the children listings keep the map. The reads'
+// answers after writes through another server are TestRawReads_NextReadSeesOtherServer's.
+// PostgreSQL has neither pool.
+func TestRawReads_LookupsMapNothing(t *testing.T) {
+	testdb.ForEachEngine(t, func(t *testing.T, s *store.Store) {
+		lookups, listings, cache, ok, err := s.MmapSizesForTest(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := s.Engine() == store.SQLite; ok != want {
+			t.Fatalf("raw read pools: %v, want %v", ok, want)
+		}
+		if ok && (lookups != 0 || listings < 1<<30 || cache != -8192) {
+			t.Fatalf("mmap_size: lookups %d, listings %d; want 0 and the store's map (2 GB); lookups' cache_size %d, want -8192 (8 MiB)",
+				lookups, listings, cache)
+		}
+	})
+}
+
 func readOnce(a *store.Store, page string, want []string, reaches bool) error {
 	kids, err := a.Children(ctx, page, nil, 100)
 	if err != nil {

@@ -58,9 +58,13 @@ type Store struct {
 	hooks    bell   // rung when this process creates or changes a webhook (webhooks.go)
 	// prep runs the per-request reads prepared on SQLite's read pool (reads.go); nil on PostgreSQL.
 	prep *preparedReads
-	// raw runs the token-and-node read and the children list below database/sql on SQLite
-	// (sqlite_raw.go); nil on PostgreSQL.
+	// raw runs the children list below database/sql on SQLite (sqlite_raw.go); nil on
+	// PostgreSQL.
 	raw *rawReads
+	// lookups runs the key lookups every request makes (the token, the token joined with a
+	// node, a node) below database/sql on SQLite, on connections that do not map the file
+	// (lookupMmapSize); nil on PostgreSQL.
+	lookups *rawReads
 	// pg runs the same reads on the pgx connections under the pool on PostgreSQL (pg_raw.go);
 	// nil on SQLite.
 	pg *pgRaw
@@ -194,7 +198,7 @@ func openSQLite(dir string, observe func(string)) (*Store, error) {
 	ckpt.SetMaxOpenConns(1)
 	ckpt.SetConnMaxLifetime(0)
 	return &Store{engine: SQLite, read: read, write: write, kept: newStmtCache(write), prep: &preparedReads{db: read},
-		raw: newRawReads(path, observe), found: newStmtCache(read), samples: search.NewSamples(), entryNodes: search.NewEntryNodes(), upkeep: startUpkeep(ckpt, write), file: path}, nil
+		raw: newRawReads(path, sqliteMmapSize, observe), lookups: newRawReads(path, lookupMmapSize, observe), found: newStmtCache(read), samples: search.NewSamples(), entryNodes: search.NewEntryNodes(), upkeep: startUpkeep(ckpt, write), file: path}, nil
 }
 
 func openPostgres(dsn string, observe func(string)) (*Store, error) {
@@ -281,6 +285,7 @@ func (s *Store) Close() error {
 	}
 	if s.raw != nil {
 		s.raw.close()
+		s.lookups.close()
 	}
 	if s.found != nil {
 		s.found.close()
