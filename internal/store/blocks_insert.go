@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/quire-dev/quire/internal/quire"
+	"github.com/quire-dev/quire/internal/search"
 	"github.com/quire-dev/quire/internal/sqlq"
 )
 
@@ -21,7 +22,8 @@ const (
 )
 
 // insertBlocksTexts caches the INSERT texts of insertBlocksStatement: one per row count up to
-// 100, about 350 KB in all (a 100-row text is 6 KB).
+// 100, and one with the search entries' WITH (keyed by the count negated), about 700 KB in all
+// (a 100-row text is 6 KB).
 var insertBlocksTexts sync.Map // rows → string
 
 // insertBlocksStatement is the INSERT of batch (at most 100 blocks) and its arguments. On
@@ -31,6 +33,12 @@ var insertBlocksTexts sync.Map // rows → string
 // of them the same five ids (18 KB of its 75 KB message), each parsed by the server. SQLite
 // keeps a value per column and row: its driver looks a numbered parameter up by its name, one
 // by one, and the shared form measured no faster there ("Append, fifth pass").
+//
+// In the shared form the statement also writes the blocks' search entries whose text Go reads
+// as PostgreSQL does (search.BlockTextPostgres), by a data-modifying WITH from two arrays, and
+// the statement trigger computes only the rest: it skips a block that has an entry (00110).
+// The trigger's per-block call of quire_content_text was a quarter of its CPU ("PostgreSQL
+// append, thirteenth pass").
 func (tx *Tx) insertBlocksStatement(batch []*quire.Block) (string, []any) {
 	if tx.engine == SQLite {
 		return tx.insertBlocksEach(batch)
@@ -47,7 +55,15 @@ func (tx *Tx) insertBlocksStatement(batch []*quire.Block) (string, []any) {
 	for _, b := range batch {
 		args = append(args, b.ID, b.ParentID, b.Position, b.Type, jsonArg(b.Content), b.HasChildren)
 	}
-	if q, ok := insertBlocksTexts.Load(len(batch)); ok {
+	refs, texts := entriesOf(batch)
+	if len(refs) > 0 {
+		args = append(args, refs, texts)
+	}
+	key := len(batch)
+	if len(refs) > 0 {
+		key = -key
+	}
+	if q, ok := insertBlocksTexts.Load(key); ok {
 		return q.(string), args
 	}
 	var shared strings.Builder
@@ -55,6 +71,13 @@ func (tx *Tx) insertBlocksStatement(batch []*quire.Block) (string, []any) {
 		shared.WriteString(", $" + strconv.Itoa(c+1))
 	}
 	var sb strings.Builder
+	if len(refs) > 0 {
+		// $2 is the blocks' page; the arrays follow the blocks' values.
+		n := blockSharedCount + len(batch)*blockOwnCount
+		sb.WriteString(`WITH entries AS (INSERT INTO search_docs (ref, node_id, field, text)
+	SELECT e.ref, $2, 'body', e.text FROM unnest($` + strconv.Itoa(n+1) + `::text[], $` + strconv.Itoa(n+2) + `::text[]) AS e (ref, text))
+`)
+	}
 	sb.WriteString(`INSERT INTO blocks (` + blockOwnColumns + `, ` + blockSharedColumns + `) VALUES `)
 	for i := range batch {
 		if i > 0 {
@@ -69,8 +92,24 @@ func (tx *Tx) insertBlocksStatement(batch []*quire.Block) (string, []any) {
 		}
 		sb.WriteString(shared.String() + ")")
 	}
-	q, _ := insertBlocksTexts.LoadOrStore(len(batch), sb.String())
+	q, _ := insertBlocksTexts.LoadOrStore(key, sb.String())
 	return q.(string), args
+}
+
+// entriesOf returns the ids and texts of the search entries of batch (blocks of one page) that
+// Go reads as the trigger would: blocks out of trash with text, child pages and databases
+// aside, as the trigger selects them.
+func entriesOf(batch []*quire.Block) (refs, texts []string) {
+	for _, b := range batch {
+		if b.InTrash || b.Type == "child_page" || b.Type == "child_database" {
+			continue
+		}
+		if text, ok := search.BlockTextPostgres(b.Content); ok && text != "" {
+			refs = append(refs, b.ID)
+			texts = append(texts, text)
+		}
+	}
+	return refs, texts
 }
 
 // insertBlocksEach is the INSERT of batch with every column of every block bound: SQLite's, and

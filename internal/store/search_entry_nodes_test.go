@@ -160,6 +160,11 @@ func TestSearchDocsRidsKept_Migration(t *testing.T) {
 		if v == 0 {
 			t.Fatal("no *_search_docs_rids_kept.sql migration")
 		}
+		// 00033's PostgreSQL twin changes nothing, and this store's insert of blocks needs
+		// PostgreSQL's 00110: there the store stays migrated and is checked all the same.
+		if s.Engine() == store.Postgres {
+			v = math.MaxInt64
+		}
 		if err := s.MigrateForTest(ctx, v-1); err != nil {
 			t.Fatal(err)
 		}

@@ -21,7 +21,13 @@ const queueByWriter = 39
 // the current schema); an append past the window queues nothing.
 func TestSearchQueueByWriter_Migration(t *testing.T) {
 	testdb.ForEachEngine(t, func(t *testing.T, s *store.Store) {
-		if err := s.MigrateForTest(ctx, queueByWriter-1); err != nil {
+		// 00039's PostgreSQL twin changes nothing, and this store's insert of blocks needs
+		// PostgreSQL's 00110: there the store stays migrated and the writes are checked all the same.
+		down := int64(queueByWriter - 1)
+		if s.Engine() == store.Postgres {
+			down = math.MaxInt64
+		}
+		if err := s.MigrateForTest(ctx, down); err != nil {
 			t.Fatal(err)
 		}
 		w, _ := seed(t, s)
@@ -113,7 +119,7 @@ func TestSearchQueueByWriter_Migration(t *testing.T) {
 				t.Errorf("append to %s: queued %q; want %q", tc.page.TitlePlain, got, tc.want)
 			}
 		}
-		if err := s.MigrateForTest(ctx, queueByWriter-1); err != nil {
+		if err := s.MigrateForTest(ctx, down); err != nil {
 			t.Fatal(err)
 		}
 		if trigger() != (s.Engine() == store.SQLite) {
