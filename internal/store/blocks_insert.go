@@ -36,7 +36,7 @@ var insertBlocksTexts sync.Map // rows → string
 //
 // In the shared form the statement also writes the blocks' search entries whose text Go reads
 // as PostgreSQL does (search.BlockTextPostgres), by a data-modifying WITH from two arrays, and
-// the statement trigger computes only the rest: it skips a block that has an entry (00110).
+// the statement trigger computes only the rest: it skips a block that has an entry (00040).
 // The trigger's per-block call of quire_content_text was a quarter of its CPU ("PostgreSQL
 // append, thirteenth pass").
 func (tx *Tx) insertBlocksStatement(batch []*quire.Block) (string, []any) {

@@ -17,7 +17,7 @@ import (
 
 // searchByWriter is the migration after which PostgreSQL's statement trigger on new blocks
 // skips those whose entries the store's INSERT wrote.
-const searchByWriter = 110
+const searchByWriter = 40
 
 // TestBlockTextPostgres_MatchesTrigger checks that whatever text search.BlockTextPostgres reads
 // is exactly what quire_content_text computes on PostgreSQL, on the content of every block
@@ -127,7 +127,7 @@ func randomJSON(r *rand.Rand, depth int) string {
 	return []string{"1", "-2.5e3", "true", "false", "null"}[r.IntN(5)]
 }
 
-// TestInsertBlocks_EntriesByWriter_Migration moves a store with blocks forward past 00110: the
+// TestInsertBlocks_EntriesByWriter_Migration moves a store with blocks forward past 00040: the
 // blocks inserted before keep their entries; after it, the store's insert of a page's blocks
 // writes each block's entry once, with the trigger's text, visible at once in the transaction,
 // and on PostgreSQL the statement trigger computes only the blocks Go left to it (counted
@@ -184,14 +184,14 @@ func TestInsertBlocks_EntriesByWriter_Migration(t *testing.T) {
 		}
 		before := newBlocks("")
 		mustTx(t, s, func(tx *store.Tx) error {
-			if s.Engine() == store.SQLite { // unchanged by 00110
+			if s.Engine() == store.SQLite { // unchanged by 00040
 				if err := tx.InsertBlocks(ctx, before); err != nil {
 					return err
 				}
 				check(tx, before)
 				return nil
 			}
-			// As a store before 00110 wrote them: the trigger computed every entry (this
+			// As a store before 00040 wrote them: the trigger computed every entry (this
 			// binary's insert writes entries the old trigger would write again).
 			for _, b := range before {
 				if err := tx.ExecForTest(ctx, `INSERT INTO blocks (id, workspace_id, page_id, parent_id, position, type,

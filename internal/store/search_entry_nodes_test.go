@@ -161,7 +161,7 @@ func TestSearchDocsRidsKept_Migration(t *testing.T) {
 			t.Fatal("no *_search_docs_rids_kept.sql migration")
 		}
 		// 00033's PostgreSQL twin changes nothing, and this store's insert of blocks needs
-		// PostgreSQL's 00110: there the store stays migrated and is checked all the same.
+		// PostgreSQL's 00040: there the store stays migrated and is checked all the same.
 		if s.Engine() == store.Postgres {
 			v = math.MaxInt64
 		}

@@ -22,7 +22,7 @@ const queueByWriter = 39
 func TestSearchQueueByWriter_Migration(t *testing.T) {
 	testdb.ForEachEngine(t, func(t *testing.T, s *store.Store) {
 		// 00039's PostgreSQL twin changes nothing, and this store's insert of blocks needs
-		// PostgreSQL's 00110: there the store stays migrated and the writes are checked all the same.
+		// PostgreSQL's 00040: there the store stays migrated and the writes are checked all the same.
 		down := int64(queueByWriter - 1)
 		if s.Engine() == store.Postgres {
 			down = math.MaxInt64
