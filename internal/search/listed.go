@@ -2,7 +2,7 @@ package search
 
 import (
 	"context"
-	"database/sql"
+	"fmt"
 	"strings"
 
 	"github.com/quire-dev/quire/internal/sqlq"
@@ -41,9 +41,9 @@ func (r *run) firstListed(ctx context.Context, q Query, tier int, listed, titles
 	first := make(map[string]bool, limit)
 	var pending []string
 	left := len(listed)
+	var id idBytes // no string per node walked: only the listed ones are kept
 	for {
 		for len(first)+len(pending) < limit && left > 0 && rows.Next() {
-			var id sql.RawBytes // no string per node walked: only the listed ones are kept
 			if err := rows.Scan(&id); err != nil {
 				return nil, err
 			}
@@ -92,4 +92,25 @@ func listedOf(m *matches, tier int) map[string]bool {
 		}
 	}
 	return both
+}
+
+// idBytes is a scan destination that keeps a text column's bytes in one buffer reused from row
+// to row, as sql.RawBytes does, without RawBytes' catch: database/sql keeps the rows' lock read
+// held from a Scan into RawBytes until the next Next or Close. The walk above stops at its
+// limit without calling Next again and then asks Rows.Err; when the request's context was
+// cancelled just then (its client left), the rows' own close waited for that lock and Err's
+// second read of it waited behind the close: the request never ended, and the indexer, which
+// waits for requests in flight, stopped with it (seen in session 16's full-scale run).
+type idBytes []byte
+
+func (b *idBytes) Scan(src any) error {
+	switch v := src.(type) {
+	case string:
+		*b = append((*b)[:0], v...)
+	case []byte:
+		*b = append((*b)[:0], v...)
+	default:
+		return fmt.Errorf("search: a node id read as %T", src)
+	}
+	return nil
 }
