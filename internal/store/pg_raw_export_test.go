@@ -34,10 +34,7 @@ func (s *Store) JoinedWaitingForTest(fields NodeFields) int {
 	if s.pg == nil {
 		return 0
 	}
-	q := s.pg.queueFor(mustJoinedRead(fields, s.engine))
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return len(q.wait)
+	return s.pg.queueFor(mustJoinedRead(fields, s.engine)).waitingLen()
 }
 
 // JoinedManyQueryForTest is fields' joined read of several tokens and nodes in one statement
@@ -57,10 +54,7 @@ func (s *Store) ChildrenWaitingForTest(fields NodeFields, id string, limit int) 
 	if !ok {
 		return 0
 	}
-	q := v.(*childrenQueue)
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return len(q.wait)
+	return v.(*childrenQueue).waitingLen()
 }
 
 // ChildrenLanesForTest is how many listings have a lane (tokens_node_children_many.go).
@@ -70,4 +64,11 @@ func (s *Store) ChildrenLanesForTest() int {
 		s.pg.kids.Range(func(any, any) bool { n++; return true })
 	}
 	return n
+}
+
+// waitingLen is how many reads wait on l.
+func (l *lane[C]) waitingLen() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.wait)
 }

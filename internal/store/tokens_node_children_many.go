@@ -5,36 +5,28 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"slices"
-	"sync"
 
 	"github.com/quire-dev/quire/internal/quire"
 )
 
-// childrenQueue is joinedQueue for AuthenticateNodeChildren's first pages on PostgreSQL, one
-// per listing (node and size): the reads of one listing that requests ask for while a round
-// trip of it is in flight go together in the next, their joined reads in read.many and the
-// listing once, in one pipeline. At c=16 on one page (the speed table's children row) each
-// request paid a round trip whose two statements cost the backends 0.24 ms of CPU (Quire about
-// 0.33), most of it the listing's own 51 KB read, formatted and sent, and a statement's fixed
-// cost: now paid once for the requests that waited for the same listing.
+// childrenQueue is the lane (pg_lane.go) of AuthenticateNodeChildren's first pages on
+// PostgreSQL, one per listing (node and size): the reads of one listing that requests ask for
+// while a round trip of it is in flight go together in the next, their joined reads in
+// read.many and the listing once, in one pipeline. At c=16 on one page (the speed table's
+// children row) each request paid a round trip whose two statements cost the backends 0.24 ms
+// of CPU (Quire about 0.33), most of it the listing's own 51 KB read, formatted and sent, and a
+// statement's fixed cost: now paid once for the requests that waited for the same listing.
 //
 // Listings of different nodes or sizes never wait for each other: each has its own lane, so
 // their statements run on as many backends as before (in one statement over arrays, tried
 // first, the listings of different pages ran one after another in one backend and the row of
-// distinct pages served fewer requests). The rules are joinedQueue's: each read is sent after
-// its request asked for it, never joins a round trip already sent, and runs in statements of
-// their own snapshots; a read asked for while its lane is free is sent at once, alone, with the
-// statements it always was (at c=1 nothing changes); no goroutine of its own. A lane is
-// forgotten when it falls free (kids holds only listings in flight); a read that still holds a
-// forgotten lane sends on it alone or with those already waiting on it. A page after a cursor
-// is always read alone.
-type childrenQueue struct {
-	key  childrenKey
-	mu   sync.Mutex
-	busy bool
-	wait []*childrenCall
-}
+// distinct pages served fewer requests). The lane's rules hold (each read sent after its
+// request asked for it, in statements of their own snapshots; a read asked for while its lane
+// is free is sent at once, alone, with the statements it always was). A lane is forgotten when
+// it falls free (kids holds only listings in flight); a read that still holds a forgotten lane
+// sends on it alone or with those already waiting on it. A page after a cursor is always read
+// alone.
+type childrenQueue = lane[*childrenCall]
 
 // childrenKey is a listing's lane: the joined read's columns, the node and the size.
 type childrenKey struct {
@@ -45,115 +37,55 @@ type childrenKey struct {
 
 // childrenCall is one request's joined read and listing as it waits and is answered.
 type childrenCall struct {
+	laneWait
 	hash, id string
 	limit    int
 	after    *ChildKey
 	sc       *nodeScan
 	list     []*quire.Block // the listing, when the joined read found a row
 	err      error          // nil, sql.ErrNoRows (no joined row) or the read's failure
-	again    bool           // the round trip failed with its sender's context, not this read's
-	lead     bool           // under mu: the lane was handed to this read
-	ready    chan bool      // true: lead; false: answered
 }
 
-// kidsFor is the lane of key on this store.
+// kidsFor is the lane of key on this store, forgotten when it falls free.
 func (p *pgRaw) kidsFor(key childrenKey) *childrenQueue {
 	if q, ok := p.kids.Load(key); ok {
 		return q.(*childrenQueue)
 	}
-	q, _ := p.kids.LoadOrStore(key, &childrenQueue{key: key})
-	return q.(*childrenQueue)
+	q := &childrenQueue{}
+	q.freed = func() { p.kids.CompareAndDelete(key, q) }
+	v, _ := p.kids.LoadOrStore(key, q)
+	return v.(*childrenQueue)
 }
 
 // children reads the token of secretHash and node id with read, and at most limit children of
 // id after the key after, as AuthenticateNodeChildren does, sharing the round trip of a first
 // page with the reads other requests ask for at the same time.
 func (p *pgRaw) children(ctx context.Context, read *joinedRead, secretHash, id string, after *ChildKey, limit int) (*childrenCall, error) {
+	send := func(ctx context.Context, calls []*childrenCall) error {
+		if len(calls) == 1 {
+			calls[0].err = p.childrenOne(ctx, read, calls[0])
+			return nil
+		}
+		err := p.childrenMany(ctx, read, calls)
+		if err != nil {
+			for _, c := range calls {
+				c.err, c.list = err, nil
+			}
+		}
+		return err
+	}
 	for {
-		c := &childrenCall{hash: secretHash, id: id, limit: limit, after: after, ready: make(chan bool, 1)}
+		c := &childrenCall{laneWait: newLaneWait(), hash: secretHash, id: id, limit: limit, after: after}
 		if after != nil {
 			c.err = p.childrenOne(ctx, read, c)
 			return c, nil
 		}
-		q := p.kidsFor(childrenKey{read, id, limit})
-		q.mu.Lock()
-		if !q.busy {
-			q.busy = true
-			q.mu.Unlock()
-			p.sendChildren(ctx, q, read, []*childrenCall{c})
-		} else {
-			q.wait = append(q.wait, c)
-			q.mu.Unlock()
-			if err := p.awaitChildren(ctx, q, read, c); err != nil {
-				return nil, err
-			}
+		if err := p.kidsFor(childrenKey{read, id, limit}).do(ctx, c, send); err != nil {
+			return nil, err
 		}
 		if !c.again {
 			return c, nil
 		}
-	}
-}
-
-// awaitChildren is joinedQueue's await for a childrenCall.
-func (p *pgRaw) awaitChildren(ctx context.Context, q *childrenQueue, read *joinedRead, c *childrenCall) error {
-	for {
-		select {
-		case lead := <-c.ready:
-			if !lead {
-				return nil
-			}
-			q.mu.Lock()
-			calls := q.wait // c is the first of them
-			q.wait = nil
-			q.mu.Unlock()
-			p.sendChildren(ctx, q, read, calls)
-			return nil
-		case <-ctx.Done():
-			q.mu.Lock()
-			if i := slices.Index(q.wait, c); i >= 0 {
-				q.wait = slices.Delete(q.wait, i, i+1)
-				if c.lead {
-					p.handOnChildren(q)
-				}
-			}
-			q.mu.Unlock()
-			return ctx.Err()
-		}
-	}
-}
-
-// handOnChildren gives the lane q to its first waiting read, or frees and forgets it. q.mu is
-// held.
-func (p *pgRaw) handOnChildren(q *childrenQueue) {
-	if len(q.wait) == 0 {
-		q.busy = false
-		p.kids.CompareAndDelete(q.key, q)
-		return
-	}
-	next := q.wait[0]
-	next.lead = true
-	next.ready <- true
-}
-
-// sendChildren runs the reads of calls in one round trip with ctx (the sending request's),
-// answers every call but its sender's own (calls[0]), and hands the lane on.
-func (p *pgRaw) sendChildren(ctx context.Context, q *childrenQueue, read *joinedRead, calls []*childrenCall) {
-	var err error
-	if len(calls) == 1 {
-		calls[0].err = p.childrenOne(ctx, read, calls[0])
-	} else if err = p.childrenMany(ctx, read, calls); err != nil {
-		for _, c := range calls {
-			c.err, c.list = err, nil
-		}
-	}
-	q.mu.Lock()
-	p.handOnChildren(q)
-	q.mu.Unlock()
-	for _, c := range calls[1:] {
-		if err != nil && ctx.Err() != nil { // the sender's request ended: the others ask again
-			c.again = true
-		}
-		c.ready <- false
 	}
 }
 
