@@ -207,15 +207,17 @@ func (s *Service) AppendChildren(ctx context.Context, p *quire.Principal, id str
 	var refs fileRefs
 	refs.blocks(bs, "children")
 	var top []*quire.Block
-	lockFirst := false
 	if pl.atEnd() && s.store.Engine() == store.Postgres {
-		lockFirst = s.appends.enter(c.Page.ID)
-		defer s.appends.leave(c.Page.ID) // after the transaction has ended
+		release, err := s.appends.take(ctx, c.Page.ID)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer release() // after the transaction has ended
 	}
 	err = s.store.InTx(ctx, func(tx *store.Tx) error {
 		now := quire.NowMillis()
 		if pl.atEnd() {
-			if top, err = s.insertAtEnd(ctx, tx, p, c, bs, now, lockFirst); err != nil {
+			if top, err = s.insertAtEnd(ctx, tx, p, c, bs, now); err != nil {
 				return err
 			}
 		} else {

@@ -30,12 +30,7 @@ func (pl Placement) atEnd() bool { return !pl.Start && pl.After == "" && pl.Befo
 // An append at the end of a page whose first embedMaxEntries entries (all the semantic indexer
 // reads of it) come before the new blocks takes back its queueing of the page for the indexer
 // (store.QuietAppend). An append into a block may land within them, and always queues.
-func (s *Service) insertAtEnd(ctx context.Context, tx *store.Tx, p *quire.Principal, c *container, bs []*blocks.Block, now int64, lockFirst bool) ([]*quire.Block, error) {
-	if lockFirst { // another append to the page is in flight here (appendsInFlight)
-		if err := tx.LockPage(ctx, c.Page.WorkspaceID, c.Page.ID); err != nil {
-			return nil, err
-		}
-	}
+func (s *Service) insertAtEnd(ctx context.Context, tx *store.Tx, p *quire.Principal, c *container, bs []*blocks.Block, now int64) ([]*quire.Block, error) {
 	lo, err := tx.LastChildPosition(ctx, c.ID)
 	if err != nil {
 		return nil, err

@@ -41,7 +41,7 @@ type Service struct {
 	index    indexCounters
 	builds   buildGroup // property builds, stopped and waited for at shutdown (records_shutdown.go)
 	webhooks WebhookOptions
-	appends  appendsInFlight // PostgreSQL: appends at the end of a page in flight (blocks_append_inflight.go)
+	appends  pageTurns // PostgreSQL: one append at the end of a page at a time (blocks_append_turns.go)
 }
 
 // New returns a service over st.

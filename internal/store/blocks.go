@@ -214,18 +214,6 @@ func (tx *Tx) TouchPage(ctx context.Context, ws, id string, ms int64, by string)
 	return hidden, notFoundIf(err, "page or database "+id)
 }
 
-// LockPage takes the lock of page id's row that TouchPage takes, without changing the row
-// (PostgreSQL; SQLite's one writer needs no lock): for an append that another append to the
-// page is known to precede (service.appendsInFlight), before it reads the page's last
-// position. A page that is not there locks nothing; TouchPage reports it.
-func (tx *Tx) LockPage(ctx context.Context, ws, id string) error {
-	if tx.engine != Postgres {
-		return nil
-	}
-	_, err := tx.tx.ExecContext(ctx, `SELECT 1 FROM nodes WHERE id = $1 AND workspace_id = $2 FOR NO KEY UPDATE`, id, ws)
-	return err
-}
-
 // touchPageSQL is TouchPage's statement.
 const touchPageSQL = `UPDATE nodes SET version = version + 1, edited_ms = $3, edited_by = $4
 		WHERE id = $1 AND workspace_id = $2 RETURNING in_trash OR trashed_under`
