@@ -208,7 +208,7 @@ func (s *Service) AppendChildren(ctx context.Context, p *quire.Principal, id str
 	refs.blocks(bs, "children")
 	var top []*quire.Block
 	if pl.atEnd() && s.store.Engine() == store.Postgres {
-		release, err := s.appends.take(ctx, c.Page.ID)
+		release, err := s.appends.take(ctx, c.ID)
 		if err != nil {
 			return nil, nil, err
 		}

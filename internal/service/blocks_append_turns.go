@@ -5,8 +5,9 @@ import (
 	"sync"
 )
 
-// pageTurns lets this server's appends at the end of one page run one after the other
-// (PostgreSQL). An append writes its blocks before it takes the page's lock, after the page's
+// pageTurns lets this server's appends at the end of one page, or of one block, run one after
+// the other (PostgreSQL; keyed by the container: appends into two blocks of a page never move
+// each other's blocks). An append writes its blocks before it takes the page's lock, after the page's
 // last position read on its own snapshot, so that appends to different pages never wait for
 // each other; but two appends to one page that met both read the same last position, and the
 // second, once it held the lock, moved its blocks after the first's (PlaceBlocks: an UPDATE of
