@@ -207,6 +207,13 @@ func (s *Service) AppendChildren(ctx context.Context, p *quire.Principal, id str
 	var refs fileRefs
 	refs.blocks(bs, "children")
 	var top []*quire.Block
+	if pl.atEnd() && s.store.Engine() == store.Postgres {
+		release, err := s.appends.take(ctx, c.ID)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer release() // after the transaction has ended
+	}
 	err = s.store.InTx(ctx, func(tx *store.Tx) error {
 		now := quire.NowMillis()
 		if pl.atEnd() {

@@ -49,7 +49,8 @@ func (s *Service) insertAtEnd(ctx context.Context, tx *store.Tx, p *quire.Princi
 	if err != nil {
 		return nil, err
 	}
-	if err := s.lockWritable(ctx, tx, p, c, now); err != nil {
+	n, err := s.lockWritable(ctx, tx, p, c, now, lo)
+	if err != nil {
 		return nil, err
 	}
 	if c.Block == nil {
@@ -57,9 +58,8 @@ func (s *Service) insertAtEnd(ctx context.Context, tx *store.Tx, p *quire.Princi
 			return nil, err
 		}
 	}
-	n, err := tx.CountChildrenAfter(ctx, c.ID, lo)
-	if err != nil || n == len(top) {
-		return top, err
+	if n == len(top) {
+		return top, nil
 	}
 	ids := blockIDs(top)
 	last, err := tx.LastOtherChildPosition(ctx, c.ID, lo, ids)
@@ -80,15 +80,17 @@ func (s *Service) insertAtEnd(ctx context.Context, tx *store.Tx, p *quire.Princi
 // TouchNode and checkWritable's re-read of the page were two (a round trip of an append's
 // eleven on PostgreSQL). The row is the one the lock holds, so a trash that committed while the
 // append waited for it is seen, as the re-read saw it. A block container is still re-read.
-func (s *Service) lockWritable(ctx context.Context, tx *store.Tx, p *quire.Principal, c *container, now int64) error {
-	hidden, err := tx.TouchPage(ctx, c.Page.WorkspaceID, c.Page.ID, now, p.Token.OwnerID)
+// It returns how many children of the container are placed after lo, counted once the lock is
+// held (TouchPageCounting: with the lock in one round trip on PostgreSQL).
+func (s *Service) lockWritable(ctx context.Context, tx *store.Tx, p *quire.Principal, c *container, now int64, lo string) (int, error) {
+	hidden, n, err := tx.TouchPageCounting(ctx, c.Page.WorkspaceID, c.Page.ID, now, p.Token.OwnerID, c.ID, lo)
 	switch {
 	case err != nil:
-		return err
+		return 0, err
 	case hidden:
-		return quire.Invalid("block_id", quire.ReasonArchived, "The page is in trash; restore it first.")
+		return 0, quire.Invalid("block_id", quire.ReasonArchived, "The page is in trash; restore it first.")
 	case c.Block != nil:
-		return s.checkWritable(ctx, tx, c)
+		return n, s.checkWritable(ctx, tx, c)
 	}
-	return nil
+	return n, nil
 }

@@ -41,6 +41,7 @@ type Service struct {
 	index    indexCounters
 	builds   buildGroup // property builds, stopped and waited for at shutdown (records_shutdown.go)
 	webhooks WebhookOptions
+	appends  pageTurns // PostgreSQL: one append at the end of a page at a time (blocks_append_turns.go)
 }
 
 // New returns a service over st.

@@ -60,7 +60,7 @@ func (tx *Tx) BeginAppend(ctx context.Context, page string, window int) (QuietAp
 // quietAppendLog deletes the embedding log rows this transaction wrote for page $1 when the page
 // held $2 body entries besides this transaction's own (PostgreSQL). It runs once the append holds
 // the page's row, so that every other writer of the page's blocks has committed (it sees them) or
-// waits for this one (which it cannot change).
+// waits for this one (which it cannot change): at the transaction's end, with its COMMIT.
 const quietAppendLog = `DELETE FROM embed_log WHERE node_id = $1 AND xmin = pg_current_xact_id()::xid
 	AND (SELECT COUNT(*) FROM (SELECT 1 FROM search_docs WHERE node_id = $1 AND field = 'body'
 		AND xmin <> pg_current_xact_id()::xid LIMIT $2) w) >= $2`
@@ -70,11 +70,13 @@ const quietAppendLog = `DELETE FROM embed_log WHERE node_id = $1 AND xmin = pg_c
 // transaction queue it again; on PostgreSQL the append's queueing of the page is taken back when
 // the page held at least window entries before it, so that the indexer does not read the page
 // again for nothing. An append that changed anything else the indexer reads (the title, an entry
-// within the window) must not call BeginAppend.
+// within the window) must not call BeginAppend. On PostgreSQL the statement that takes the
+// queueing back runs with the COMMIT (deferToCommit: nothing reads what it deletes before),
+// and so takes back the page's log rows that any later statement of the transaction wrote too.
 func (tx *Tx) EndAppend(ctx context.Context, q QuietAppend) error {
 	if tx.engine != SQLite {
-		_, err := tx.tx.ExecContext(ctx, quietAppendLog, q.page, q.window)
-		return err
+		tx.deferToCommit(quietAppendLog, q.page, q.window)
+		return nil
 	}
 	tx.quiet = ""
 	return nil

@@ -21,6 +21,7 @@ type Tx struct {
 	indexed  map[string]map[string]bool // database id → properties whose rows are kept (records_indexed.go)
 	kids     map[string]struct{}        // parents whose has_children to settle (blocks_children.go)
 	quiet    string                     // SQLite: a page whose new entries are not queued (embed_queue_append.go)
+	atCommit []deferredStmt             // PostgreSQL: statements sent with the COMMIT (events_commit.go)
 }
 
 // querier is what both a *sql.DB and a *sql.Tx offer; read helpers take it so that they serve
@@ -77,7 +78,7 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) (err error) {
 	if err = fn(tx); err != nil {
 		return err
 	}
-	if err = tx.settleChildren(ctx); err != nil {
+	if err = tx.settleChildrenAtCommit(ctx); err != nil {
 		return err
 	}
 	if c := claimFrom(ctx); c != nil {
@@ -90,6 +91,9 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) (err error) {
 		return err
 	}
 	if !committed {
+		if err = tx.runDeferred(ctx); err != nil {
+			return err
+		}
 		if err = sqlTx.Commit(); err != nil {
 			return fmt.Errorf("commit: %w", err)
 		}
