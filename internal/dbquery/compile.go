@@ -410,7 +410,7 @@ const slabRows = 32
 
 // scanWith is Scan that also reads the row's columns after the keys into more, with the
 // destinations of slab.
-func (st *Stmt) scanWith(rows *sql.Rows, more []any, slab *rowSlab) (Position, error) {
+func (st *Stmt) scanWith(rows Scanner, more []any, slab *rowSlab) (Position, error) {
 	dest := append(slab.dest[:0], &slab.id)
 	if len(slab.vals) < len(st.keys) {
 		slab.vals = make([]keyVal, len(st.keys)*slabRows)

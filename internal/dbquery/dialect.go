@@ -31,11 +31,25 @@ type dialect struct {
 	// As subqueries, the conditions run in the filter's order, each once its record's id is known
 	// (BenchmarkQuery100k: and/or 49 -> 4.5 ms, select equals + number sort 8.4 -> 5.0 ms).
 	fence string
+	// pairJoin joins a pair's entry p to its record n in a pair's walk (byPair), and pairOn is
+	// what the walk's WHERE then says of n. On PostgreSQL the record is read in a LATERAL
+	// subquery fenced by OFFSET 0, its database given as (SELECT $1::text): PostgreSQL planned
+	// the plain join at every call (its estimate of n.parent_id = $1 without the value, one
+	// parent among several, made the generic plan dearer than any custom one), which cost about
+	// 0.2 ms of the backend's CPU on each query of issue 15's row, a fifth of the walk. With
+	// the parent's value unknown to every plan, generic and custom plans cost the same and the
+	// plan cache keeps the generic one after five calls; with the fence, that plan cannot join
+	// by hashing (the eighth pass's generic plan did, on another spread of records): each entry
+	// is looked up by id, in the index's order (TestPairPlansPostgres, TestPairGenericPlan).
+	pairJoin, pairOn string
 }
 
 var dialects = map[Dialect]dialect{
-	SQLite:   {ilike: `LIKE`, fence: ` LIMIT 1`},
-	Postgres: {ilike: `COLLATE "C" ILIKE`, fence: ` OFFSET 0`},
+	SQLite: {ilike: `LIKE`, fence: ` LIMIT 1`,
+		pairJoin: `CROSS JOIN nodes n`, pairOn: "\n  AND n.id = p.record_id AND " + nodeScope},
+	Postgres: {ilike: `COLLATE "C" ILIKE`, fence: ` OFFSET 0`,
+		pairJoin: `CROSS JOIN LATERAL (SELECT * FROM nodes n WHERE n.id = p.record_id AND n.parent_id = (SELECT $1::text)
+		AND n.in_trash = FALSE OFFSET 0) n`},
 }
 
 // likeEscaper escapes the LIKE wildcards of a user's text; the statements say ESCAPE '\'.

@@ -11,6 +11,20 @@ type Queryer interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
+// Scanner is a statement's current row: database/sql's *sql.Rows, or the store's own.
+type Scanner interface{ Scan(dest ...any) error }
+
+// RowQueryer is a Queryer that can also run a statement and hand its rows to row one at a time
+// without database/sql: on PostgreSQL the store reads them from pgx's buffer (store/pg_raw.go),
+// as it does a page of children and a keyword search's first page. Page's statements are read
+// so when db has it. row's Scanner is valid only during the call. QueryRows answers handled
+// false, having run nothing, for a statement it does not read itself; Page then reads it
+// through database/sql.
+type RowQueryer interface {
+	Queryer
+	QueryRows(ctx context.Context, query string, args []any, row func(sc Scanner) error) (handled bool, err error)
+}
+
 // Page runs q on db and returns the ids of at most pageSize records after q.After, in the
 // query's order, with the position to continue from when more follow (nil at the end).
 //
@@ -90,7 +104,7 @@ func (c *compiler) fetching(q Query) string {
 // costs no allocation (a closure per row, and the position it captured, were two).
 type rowReader struct {
 	st      *Stmt
-	rows    *sql.Rows
+	rows    Scanner
 	slab    rowSlab
 	scanFn  func(dest ...any) (string, error) // r.scan, bound once
 	p       Position
@@ -120,21 +134,33 @@ func (r *rowReader) next() (Position, error) {
 
 // run appends the positions of st's rows to out and returns how many it read.
 func (st *Stmt) run(ctx context.Context, db Queryer, out *[]Position) (int, error) {
+	r := &rowReader{st: st}
+	r.scanFn = r.scan
+	n := 0
+	each := func(sc Scanner) error {
+		r.rows = sc
+		p, err := r.next()
+		if err != nil {
+			return err
+		}
+		*out = append(*out, p)
+		n++
+		return nil
+	}
+	if rq, ok := db.(RowQueryer); ok {
+		if handled, err := rq.QueryRows(ctx, st.SQL, st.Args, each); handled || err != nil {
+			return n, err
+		}
+	}
 	rows, err := db.QueryContext(ctx, st.SQL, st.Args...)
 	if err != nil {
 		return 0, err
 	}
 	defer rows.Close()
-	r := &rowReader{st: st, rows: rows}
-	r.scanFn = r.scan
-	n := 0
 	for rows.Next() {
-		p, err := r.next()
-		if err != nil {
+		if err := each(rows); err != nil {
 			return n, err
 		}
-		*out = append(*out, p)
-		n++
 	}
 	return n, rows.Err()
 }

@@ -126,9 +126,9 @@ func (c *compiler) byPair(q Query, empty bool) (Stmt, error) {
 	}
 	sk := "p." + col
 	c.rid = "p.record_id"
-	b.w("SELECT n.id, ", sk, c.fetching(q), "\nFROM record_pairs p CROSS JOIN nodes n",
+	b.w("SELECT n.id, ", sk, c.fetching(q), "\nFROM record_pairs p ", b.d.pairJoin,
 		"\nWHERE p.pair_id = ", b.arg(p.ID), " AND p.f_value = ", b.arg(p.Cond.Value.(string)), " AND ", sk, " IS NOT NULL",
-		"\n  AND n.id = p.record_id AND ", nodeScope)
+		b.d.pairOn)
 	if q.After != nil {
 		b.w("\n  AND (", sk, ", p.record_id) ", gt(s.Descending), " (", b.arg(q.After.Keys[0].value()), ", ", b.arg(q.After.ID), ")")
 	}

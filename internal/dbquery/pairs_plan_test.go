@@ -105,21 +105,7 @@ func pairPlansSQLite(t *testing.T, db *sql.DB) {
 // index in order (no Sort node, no scan of a table), as SQLite does (TestPlans).
 func TestPairPlansPostgres(t *testing.T) {
 	db := openPostgres(t)
-	for _, st := range []string{
-		pgWorkspace, pgRecordNodes,
-		`INSERT INTO record_values (database_id, record_id, property_id, ord, v_text, v_num)
-			SELECT '` + benchDB + `', 'r' || i, p, 0, CASE p WHEN 'sel' THEN 'o' || (i % 20) WHEN 'title' THEN 'Record ' || i END,
-			CASE p WHEN 'sel' THEN i % 20 WHEN 'num' THEN (i::bigint * 2654435761) % 1000000 WHEN 'done' THEN i % 2 END
-			FROM generate_series(0, 19999) i CROSS JOIN (VALUES ('sel'), ('num'), ('title'), ('done')) v (p)`,
-	} {
-		if _, err := db.Exec(st); err != nil {
-			t.Fatalf("%v\n%s", err, st)
-		}
-	}
-	benchPairs(t, db)
-	if _, err := db.Exec(`VACUUM ANALYZE`); err != nil {
-		t.Fatal(err)
-	}
+	pgPairRecords(t, db)
 	// The triggers' insert (quire_record_pairs_write) reads a written record's rows by its id.
 	var body string
 	if err := db.QueryRow(`SELECT prosrc FROM pg_proc WHERE proname = 'quire_record_pairs_write'`).Scan(&body); err != nil {
@@ -167,6 +153,28 @@ func TestPairPlansPostgres(t *testing.T) {
 	}
 }
 
+// pgPairRecords writes TestPairPlansPostgres's 20,000 records of benchDB with their values and
+// pairs, and 300 pages under three other parents (the spread on which the eighth pass's generic
+// plan joined by hashing), then runs VACUUM ANALYZE.
+func pgPairRecords(t *testing.T, db *sql.DB) {
+	t.Helper()
+	for _, st := range []string{
+		pgWorkspace, pgRecordNodes, pgOtherPages,
+		`INSERT INTO record_values (database_id, record_id, property_id, ord, v_text, v_num)
+			SELECT '` + benchDB + `', 'r' || i, p, 0, CASE p WHEN 'sel' THEN 'o' || (i % 20) WHEN 'title' THEN 'Record ' || i END,
+			CASE p WHEN 'sel' THEN i % 20 WHEN 'num' THEN (i::bigint * 2654435761) % 1000000 WHEN 'done' THEN i % 2 END
+			FROM generate_series(0, 19999) i CROSS JOIN (VALUES ('sel'), ('num'), ('title'), ('done')) v (p)`,
+	} {
+		if _, err := db.Exec(st); err != nil {
+			t.Fatalf("%v\n%s", err, st)
+		}
+	}
+	benchPairs(t, db)
+	if _, err := db.Exec(`VACUUM ANALYZE`); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // pgWorkspace and pgRecordNodes make the workspace and 20,000 records r0…r19999 of benchDB on
 // PostgreSQL, without their values.
 const (
@@ -175,6 +183,11 @@ const (
 			properties, description, in_trash, created_ms, created_by, edited_ms, edited_by)
 			SELECT 'r' || i, '` + workspace + `', 'page', 'page', 'database_id', '` + benchDB + `', 'a', '[]'::jsonb, '',
 			'{}'::jsonb, '[]'::jsonb, FALSE, i, '` + u1 + `', i, '` + u1 + `' FROM generate_series(0, 19999) i`
+	// pgOtherPages are 300 pages o0…o299 under three other parents.
+	pgOtherPages = `INSERT INTO nodes (id, workspace_id, object, page_type, parent_type, parent_id, position, title, title_plain,
+			properties, description, in_trash, created_ms, created_by, edited_ms, edited_by)
+			SELECT 'o' || i, '` + workspace + `', 'page', 'page', 'page_id', 'parent' || (i % 3), 'a', '[]'::jsonb, '',
+			'{}'::jsonb, '[]'::jsonb, FALSE, i, '` + u1 + `', i, '` + u1 + `' FROM generate_series(0, 299) i`
 )
 
 // pgNode is a node of PostgreSQL's JSON plan.

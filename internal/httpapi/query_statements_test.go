@@ -69,7 +69,7 @@ func TestQueryStatements(t *testing.T) {
 					got = seen
 				}
 			}
-			wantStmts := []string{joined, "FROM record_pair_keys", "FROM record_pairs p CROSS JOIN nodes n"}
+			wantStmts := []string{joined, "FROM record_pair_keys", "FROM record_pairs p CROSS JOIN"}
 			ok := len(got) == len(wantStmts)
 			for i := 0; ok && i < len(got); i++ {
 				ok = strings.Contains(got[i], wantStmts[i])

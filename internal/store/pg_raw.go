@@ -34,6 +34,8 @@ type pgRaw struct {
 	kids    sync.Map     // childrenKey → its *childrenQueue, while in flight (tokens_node_children_many.go)
 	// searchTexts are the keyword search texts read through query (store/search.go, pgSearchDB).
 	searchTexts textSet
+	// queryTexts are the texts of database queries' walks read through query (store/records_query.go, pgQueryDB).
+	queryTexts textSet
 }
 
 // query runs query with args and calls row for each row until it returns false or an error.

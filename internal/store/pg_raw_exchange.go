@@ -146,8 +146,8 @@ func textParams(args []any) ([][]byte, bool) {
 	return params, true
 }
 
-// shape is how a statement's columns are asked for and read: binary for the integers and
-// booleans, text for the rest, as pgx asks for them.
+// shape is how a statement's columns are asked for and read: binary for the integers, the
+// booleans and double precision (exact, where a text would be parsed), text for the rest.
 type shape struct {
 	fds     []pgconn.FieldDescription // the statement's, each with the format asked for
 	formats []int16
@@ -176,7 +176,7 @@ func resultShape(query string, fields []pgconn.FieldDescription) *shape {
 	s := &shape{fds: slices.Clone(fields), formats: make([]int16, len(fields))}
 	for i := range s.fds {
 		switch s.fds[i].DataTypeOID {
-		case pgtype.Int8OID, pgtype.Int4OID, pgtype.Int2OID, pgtype.BoolOID:
+		case pgtype.Int8OID, pgtype.Int4OID, pgtype.Int2OID, pgtype.BoolOID, pgtype.Float8OID:
 			s.formats[i] = pgtype.BinaryFormatCode
 		default:
 			s.formats[i] = pgtype.TextFormatCode

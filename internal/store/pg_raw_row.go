@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -68,6 +69,45 @@ func (r *pgRow) int64(i int) int64 {
 	return 0
 }
 
+// float64 is number column i: a double precision (binary, as resultShape asks for it) or an
+// integer, as database/sql converts either into a float.
+func (r *pgRow) float64(i int) float64 {
+	v, fd := r.vals[i], r.fds[i]
+	switch fd.DataTypeOID {
+	case pgtype.Float8OID:
+		if fd.Format == pgtype.BinaryFormatCode && len(v) == 8 {
+			return math.Float64frombits(binary.BigEndian.Uint64(v))
+		}
+		if fd.Format == pgtype.TextFormatCode {
+			if f, err := strconv.ParseFloat(string(v), 64); err == nil {
+				return f
+			}
+		}
+	case pgtype.Int8OID, pgtype.Int4OID, pgtype.Int2OID:
+		return float64(r.int64(i))
+	}
+	r.fail(i, "a number")
+	return 0
+}
+
+// value is column i as pgx's driver gives it to an `any`: a text as a string of its own, an
+// integer as an int64, a boolean as a bool, NULL as nil.
+func (r *pgRow) value(i int) any {
+	if r.null(i) {
+		return nil
+	}
+	switch r.fds[i].DataTypeOID {
+	case pgtype.TextOID, pgtype.VarcharOID:
+		return r.text(i)
+	case pgtype.Int8OID, pgtype.Int4OID, pgtype.Int2OID:
+		return r.int64(i)
+	case pgtype.BoolOID:
+		return r.boolean(i)
+	}
+	r.fail(i, "a text, an integer or a boolean")
+	return nil
+}
+
 // boolean is boolean column i.
 func (r *pgRow) boolean(i int) bool {
 	v, fd := r.vals[i], r.fds[i]
@@ -84,10 +124,12 @@ func (r *pgRow) boolean(i int) bool {
 // failed is the first column read as what it is not, if any.
 func (r *pgRow) failed() error { return r.err }
 
-// Scan reads the row into dest as database/sql's Scan does over pgx's driver for the column
-// types the store's hot reads return (text, bigint, boolean) and the destinations they use:
-// *string, *sql.NullString, *[]byte, *int64, *bool. A NULL into a *string, *int64 or *bool is
-// an error, as it is there; so is any other destination or column type.
+// Scan reads the row into dest as database/sql's Scan does over pgx's driver, for the column
+// types the store's raw reads return (text, bigint, boolean, double precision) and the
+// destinations they use: *string, *sql.NullString, *[]byte, *int64, *bool; and for a database
+// query's walk (pgQueryDB) *sql.NullFloat64 of a double precision or an integer, and *any of a
+// text, an integer or a boolean, as pgx's driver gives them. A NULL into a *string, *int64 or
+// *bool is an error, as it is there; so is any other destination or column type.
 func (r *pgRow) Scan(dest ...any) error {
 	if len(dest) != len(r.vals) {
 		return fmt.Errorf("store: %d destinations for %d columns", len(dest), len(r.vals))
@@ -100,6 +142,15 @@ func (r *pgRow) Scan(dest ...any) error {
 			if !r.null(i) {
 				*d = sql.NullString{String: r.text(i), Valid: true}
 			}
+			continue
+		case *sql.NullFloat64:
+			*d = sql.NullFloat64{}
+			if !r.null(i) {
+				*d = sql.NullFloat64{Float64: r.float64(i), Valid: true}
+			}
+			continue
+		case *any:
+			*d = r.value(i)
 			continue
 		case *[]byte:
 			// database/sql gives a text its own bytes, an empty one too, and NULL nil.

@@ -12,26 +12,29 @@ import (
 	"github.com/quire-dev/quire/internal/testdb"
 )
 
-// TestPGRawScan_AsDatabaseSQL: PostgreSQL's raw reads scan the column types the hot reads
-// return (text, bigint, boolean; a value, an empty text, NULL) into the destinations the
-// store's scans use for them exactly as database/sql's Scan does over pgx's driver, the same
+// TestPGRawScan_AsDatabaseSQL: PostgreSQL's raw reads scan the column types the hot reads and a
+// query's walk return (text, bigint, boolean, double precision; a value, an empty text, NULL)
+// into the destinations the store's scans use for them (a walk's: a number into a
+// *sql.NullFloat64, any column into an *any) exactly as database/sql's Scan does over pgx's driver, the same
 // value or an error alike. Into any other destination (a number into a *string, a text into an
 // *int64) a raw read either gives database/sql's value or an error, never another value.
 func TestPGRawScan_AsDatabaseSQL(t *testing.T) {
 	s := testdb.Postgres(t)
 	mustTx(t, s, func(tx *store.Tx) error {
-		if err := tx.Exec(ctx, `CREATE TABLE scan_probe (k TEXT PRIMARY KEY, t TEXT, i BIGINT, b BOOLEAN)`); err != nil {
+		if err := tx.Exec(ctx, `CREATE TABLE scan_probe (k TEXT PRIMARY KEY, t TEXT, i BIGINT, b BOOLEAN, f DOUBLE PRECISION)`); err != nil {
 			return err
 		}
-		return tx.Exec(ctx, `INSERT INTO scan_probe (k, t, i, b) VALUES ('text', 'héllo', 0, TRUE), ('empty', '', 1, FALSE),
-			('big', '42', 1764000000123, TRUE), ('neg', 't', -1, FALSE), ('null', NULL, NULL, NULL)`)
+		return tx.Exec(ctx, `INSERT INTO scan_probe (k, t, i, b, f) VALUES ('text', 'héllo', 0, TRUE, 0.1), ('empty', '', 1, FALSE, 0),
+			('big', '42', 1764000000123, TRUE, 1.7976931348623157e308), ('neg', 't', -1, FALSE, -2.5e-7), ('null', NULL, NULL, NULL, NULL)`)
 	})
 	dests := map[string]func() any{
 		"string": func() any { return new(string) }, "nullstring": func() any { return new(sql.NullString) },
 		"bytes": func() any { return new([]byte) }, "int64": func() any { return new(int64) }, "bool": func() any { return new(bool) },
+		"nullfloat": func() any { return new(sql.NullFloat64) }, "any": func() any { return new(any) },
 	}
-	natural := map[string][]string{"t": {"string", "nullstring", "bytes"}, "i": {"int64"}, "b": {"bool"}}
-	for _, col := range []string{"t", "i", "b"} {
+	natural := map[string][]string{"t": {"string", "nullstring", "bytes", "any"}, "i": {"int64", "nullfloat", "any"},
+		"b": {"bool", "any"}, "f": {"nullfloat"}}
+	for _, col := range []string{"t", "i", "b", "f"} {
 		q := `SELECT ` + col + `, k FROM scan_probe WHERE k = $2 AND $1 = 'x'` // $2 comes first
 		for _, k := range []string{"text", "empty", "big", "neg", "null"} {
 			for name, dest := range dests {

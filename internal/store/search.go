@@ -81,7 +81,7 @@ type pgSearchDB struct {
 var maxRawSearchTexts int64 = 256
 
 func (d pgSearchDB) QueryRows(ctx context.Context, query string, args []any, row func(sc search.Scanner) error) (bool, error) {
-	if !d.pg.searchTexts.admit(query) {
+	if !d.pg.searchTexts.admit(query, maxRawSearchTexts) {
 		return false, nil
 	}
 	return true, d.pg.query(ctx, query, args, func(r *pgRow) (bool, error) {
@@ -89,17 +89,17 @@ func (d pgSearchDB) QueryRows(ctx context.Context, query string, args []any, row
 	})
 }
 
-// textSet admits the first maxRawSearchTexts texts it is asked about, and those again.
+// textSet admits the first limit texts it is asked about, and those again.
 type textSet struct {
 	texts sync.Map // text → struct{}
 	n     atomic.Int64
 }
 
-func (t *textSet) admit(text string) bool {
+func (t *textSet) admit(text string, limit int64) bool {
 	if _, ok := t.texts.Load(text); ok {
 		return true
 	}
-	if t.n.Add(1) > maxRawSearchTexts {
+	if t.n.Add(1) > limit {
 		t.n.Add(-1)
 		return false
 	}
