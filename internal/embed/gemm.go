@@ -17,6 +17,7 @@ const (
 type packed struct {
 	k, m int
 	p    []float32
+	half []uint16 // the FFN's second matrices only: the same weights in half precision (packHalf), or nil
 }
 
 // pack copies the row-major k×m matrix w (m a multiple of lanes) into panels.

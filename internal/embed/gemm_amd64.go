@@ -22,6 +22,9 @@ func fma1x32(o, a, w *float32, wstride int, k int, relu int, bias *float32, init
 func fma3x128idx(o *float32, ostride int, a *float32, astride int, w *float32, wstride int, idx *int32, n int)
 
 //go:noescape
+func fma3x128h(o *float32, ostride int, a *float32, astride int, w *uint16, idx *int32, n int)
+
+//go:noescape
 func gather3x16(in *float32, istride int, a *float32, astride int, idx *int32, k int) int
 
 //go:noescape

@@ -22,6 +22,10 @@ func fma3x128idx(o *float32, ostride int, a *float32, astride int, w *float32, w
 	panic("embed: no AVX-512 kernel")
 }
 
+func fma3x128h(o *float32, ostride int, a *float32, astride int, w *uint16, idx *int32, n int) {
+	panic("embed: no AVX-512 kernel")
+}
+
 func gather3x16(in *float32, istride int, a *float32, astride int, idx *int32, k int) int {
 	panic("embed: no AVX-512 kernel")
 }

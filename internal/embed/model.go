@@ -116,6 +116,7 @@ func newModel(tensors []weights.Tensor, tok *tokenizer) (*model, error) {
 		l.w1 = getPacked(stack+"FFN/conv1/Tensordot/Reshape_1", width, hidden, width, hidden)
 		l.b1 = get(pre+"FFN/conv1/bias/ConcatPartitions/concat", hidden)
 		l.w2 = getPacked(stack+"FFN/conv2/Tensordot/Reshape_1", hidden, width, hidden, width)
+		l.w2.half = packHalf(l.w2)
 		l.b2 = get(pre+"FFN/conv2/bias/ConcatPartitions/concat", width)
 	}
 	if len(missing) > 0 {

@@ -94,9 +94,10 @@ func (buf *sparseBuf) gather(g int, in []float32, stride, kc int) int {
 }
 
 // mul3 is gemmSparse's product with AVX-512 (n > 0 rows): groups of three rows, each group's
-// kept features (gather3) times eight panels at a time (fma3x128idx). The rows past a row
-// block's last three, and columns past the last 128 (none in the model), go through the dense
-// kernels a row at a time: they add the zero products too, which changes no sum.
+// kept features (gather3) times eight panels at a time (fma3x128idx, or fma3x128h from w's copy
+// in half precision when it has one: packHalf). The rows past a row block's last three, and
+// columns past the last 128 (none in the model), go through the dense kernels a row at a time:
+// they add the zero products too, which changes no sum.
 func (buf *sparseBuf) mul3(out, in []float32, n int, w packed) {
 	k, m := w.k, w.m
 	var counts [groups3]int
@@ -111,7 +112,12 @@ func (buf *sparseBuf) mul3(out, in []float32, n int, w packed) {
 			j := 0
 			for ; j+8*lanes <= m; j += 8 * lanes {
 				for g := range full {
-					if counts[g] > 0 {
+					if counts[g] == 0 {
+						continue
+					}
+					if w.half != nil {
+						fma3x128h(&out[(i0+g*3)*m+j], m, &buf.a[g*3*astride], astride, &w.half[(j/halfGroup*k+p0)*halfGroup], &buf.idx[g*astride], counts[g])
+					} else {
 						fma3x128idx(&out[(i0+g*3)*m+j], m, &buf.a[g*3*astride], astride, &w.p[j*k+p0*lanes], k*lanes, &buf.idx[g*astride], counts[g])
 					}
 				}
