@@ -12,8 +12,9 @@ import (
 
 // execBound runs query with args on the transaction's connection (PostgreSQL), writing the
 // statement's Bind, Execute and Sync straight into pgx's send buffer (bindExecute) and reading
-// the answers back as exchange does. It reports false, having sent nothing, when an argument is
-// not one it encodes (then the caller runs the statement through database/sql as before).
+// the answers back as exchange does. It reports false, having sent no Bind, when an argument is
+// not one it encodes or does not fit its parameter's type (then the caller runs the statement
+// through database/sql as before).
 //
 // Why (docs/performance.md, "PostgreSQL append, Quire's side, fourteenth pass"): an append's
 // INSERT of 100 blocks is a Bind of about 75 KB, and pgx built it twice over, each time from a
@@ -33,6 +34,7 @@ func (tx *Tx) execBound(ctx context.Context, query string, args []any) (bool, er
 	if tx.observe != nil {
 		tx.observe(query)
 	}
+	bound := true
 	err := tx.conn.Raw(func(dc any) error {
 		conn, err := pgxConn(dc)
 		if err != nil {
@@ -43,6 +45,10 @@ func (tx *Tx) execBound(ctx context.Context, query string, args []any) (bool, er
 			return badConnIf(err)
 		}
 		msg, err := newBindExecute(sd, args)
+		if errors.Is(err, errUnbound) {
+			bound = false
+			return nil
+		}
 		if err != nil {
 			return err
 		}
@@ -67,7 +73,7 @@ func (tx *Tx) execBound(ctx context.Context, query string, args []any) (bool, er
 		}
 		return err
 	})
-	return true, err
+	return bound, err
 }
 
 // watchExchange runs f, an exchange on pc, under ctx as pgx's default does: when ctx ends, a

@@ -22,8 +22,13 @@ type bindExecute struct {
 	size    int // bytes of the three messages
 }
 
+// errUnbound says that a value's type does not fit its parameter as newBindExecute encodes it
+// (a bool for a text parameter): execBound then leaves the statement to database/sql, which
+// converts or refuses it as before.
+var errUnbound = errors.New("store: a value execBound does not encode for its parameter")
+
 // newBindExecute checks args against the parameter types of sd and sizes the messages. A
-// value whose type does not fit its parameter is an error, as pgx's encoding would give.
+// value whose type does not fit its parameter is errUnbound.
 func newBindExecute(sd *pgconn.StatementDescription, args []any) (*bindExecute, error) {
 	if len(args) != len(sd.ParamOIDs) {
 		return nil, fmt.Errorf("store: %d arguments for %d parameters", len(args), len(sd.ParamOIDs))
@@ -43,17 +48,17 @@ func newBindExecute(sd *pgconn.StatementDescription, args []any) (*bindExecute, 
 			size += len(a)
 		case bool:
 			if oid != pgtype.BoolOID {
-				return nil, fmt.Errorf("store: a bool for parameter $%d of type %d", i+1, oid)
+				return nil, fmt.Errorf("%w: a bool for parameter $%d of type %d", errUnbound, i+1, oid)
 			}
 			m.formats[i], size = pgtype.BinaryFormatCode, size+1
 		case int64:
 			if oid != pgtype.Int8OID {
-				return nil, fmt.Errorf("store: an int64 for parameter $%d of type %d", i+1, oid)
+				return nil, fmt.Errorf("%w: an int64 for parameter $%d of type %d", errUnbound, i+1, oid)
 			}
 			m.formats[i], size = pgtype.BinaryFormatCode, size+8
 		case []string:
 			if oid != pgtype.TextArrayOID {
-				return nil, fmt.Errorf("store: a []string for parameter $%d of type %d", i+1, oid)
+				return nil, fmt.Errorf("%w: a []string for parameter $%d of type %d", errUnbound, i+1, oid)
 			}
 			m.formats[i], size = pgtype.BinaryFormatCode, size+textArraySize(a)
 		}

@@ -99,8 +99,9 @@ func TestEncodeBind_AsPgx(t *testing.T) {
 	}
 }
 
-// TestEncodeBind_TypeMismatch: a value whose type does not fit its parameter is an error, not
-// a value PostgreSQL would read otherwise (a bool sent in binary to a text parameter).
+// TestEncodeBind_TypeMismatch: a value whose type does not fit its parameter is an error
+// (errUnbound, which leaves the statement to database/sql), not a value PostgreSQL would read
+// otherwise (a bool sent in binary to a text parameter).
 func TestEncodeBind_TypeMismatch(t *testing.T) {
 	for _, c := range []struct {
 		arg any
@@ -183,18 +184,33 @@ func TestExecBound_StoresAsPgx(t *testing.T) {
 }
 
 // TestExecBound_LeavesOthers: a statement with an argument execBound does not encode (a
-// float, bytes, a time) is left to database/sql, nothing sent; the transaction goes on.
+// float, bytes, a time, an int), or one whose type does not fit its parameter (a bool for a
+// text one), is left to database/sql, no Bind sent; the transaction goes on, and database/sql
+// then runs it (or refuses the mismatched one, pgx's encoding error) as before.
 func TestExecBound_LeavesOthers(t *testing.T) {
 	s := testdb.Postgres(t)
+	var bound bool
+	var boundErr, sqlErr error
+	err := s.InTx(ctx, func(tx *store.Tx) error {
+		bound, boundErr = tx.ExecBoundForTest(ctx, `SELECT $1::text`, []any{true})
+		sqlErr = tx.Exec(ctx, `SELECT $1::text`, true)
+		return nil
+	})
+	if err != nil || bound || boundErr != nil {
+		t.Fatalf("a bool for a text parameter: execBound = %v, %v (transaction %v); want false, nil", bound, boundErr, err)
+	}
+	if sqlErr == nil {
+		t.Fatal("database/sql ran a bool for a text parameter; want pgx's refusal, as before")
+	}
 	for _, a := range []any{1.5, []byte("x"), time.Now(), int(1), int32(1)} {
 		err := s.InTx(ctx, func(tx *store.Tx) error {
-			if bound, err := tx.ExecBoundForTest(ctx, `SELECT $1`, []any{a}); bound || err != nil {
-				t.Fatalf("%T: execBound = %v, %v; want false, nil", a, bound, err)
+			if bound, boundErr = tx.ExecBoundForTest(ctx, `SELECT $1`, []any{a}); bound || boundErr != nil {
+				return nil
 			}
 			return tx.Exec(ctx, `SELECT 1`)
 		})
-		if err != nil {
-			t.Fatalf("%T: the transaction after: %v", a, err)
+		if err != nil || bound || boundErr != nil {
+			t.Fatalf("%T: execBound = %v, %v, the transaction after: %v; want false, nil, nil", a, bound, boundErr, err)
 		}
 	}
 }
