@@ -295,10 +295,13 @@ func (tx *Tx) InsertBlocks(ctx context.Context, blocks []*quire.Block) error {
 			}
 		}
 		query, args := tx.insertBlocksStatement(batch)
-		if _, err := tx.tx.ExecContext(ctx, query, args...); err != nil {
+		bound, err := tx.execBound(ctx, query, args)
+		if err == nil && !bound {
+			_, err = tx.tx.ExecContext(ctx, query, args...)
+		}
+		if err != nil {
 			return err
 		}
-		var err error
 		if queue, err = tx.indexLeftBlocks(ctx, left, queue); err != nil {
 			return err
 		}

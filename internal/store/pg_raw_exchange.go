@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -58,27 +57,7 @@ func exchange(ctx context.Context, conn *pgx.Conn, query string, params [][]byte
 	fe.SendExecute(&pgproto3.Execute{})
 	fe.SendSync(&pgproto3.Sync{})
 
-	var fired chan struct{}
-	stop := func() bool { return true }
-	if ctx.Done() != nil {
-		fired = make(chan struct{})
-		stop = context.AfterFunc(ctx, func() {
-			pc.Conn().SetDeadline(time.Unix(1, 0)) // breaks off a write or read in progress
-			close(fired)
-		})
-	}
-	err = receive(pc, fe, &pgRow{fds: shape.fds}, row)
-	if !stop() {
-		<-fired
-		if errors.Is(err, driver.ErrBadConn) {
-			return fmt.Errorf("%w: %w", driver.ErrBadConn, ctx.Err())
-		}
-		// The exchange was complete when the deadline was set: the connection is as good as
-		// before, but for the deadline.
-		if derr := pc.Conn().SetDeadline(time.Time{}); derr != nil {
-			return fmt.Errorf("%w: %w", driver.ErrBadConn, derr)
-		}
-	}
+	err = watchExchange(ctx, pc, func() error { return receive(pc, fe, &pgRow{fds: shape.fds}, row) })
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		// As pgx does with its statement cache: a statement that failed is prepared afresh
