@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+
+	"github.com/quire-dev/quire/internal/sqlq"
 )
 
 // Queryer is what Page needs of a *sql.DB, *sql.Conn or *sql.Tx.
@@ -12,7 +14,7 @@ type Queryer interface {
 }
 
 // Scanner is a statement's current row: database/sql's *sql.Rows, or the store's own.
-type Scanner interface{ Scan(dest ...any) error }
+type Scanner = sqlq.Scanner
 
 // RowQueryer is a Queryer that can also run a statement and hand its rows to row one at a time
 // without database/sql: on PostgreSQL the store reads them from pgx's buffer (store/pg_raw.go),

@@ -17,6 +17,7 @@ import (
 	"database/sql"
 
 	"github.com/quire-dev/quire/internal/quire"
+	"github.com/quire-dev/quire/internal/sqlq"
 )
 
 // Dialect names the SQL flavour statements are written for; the values equal store.Engine's.
@@ -36,7 +37,7 @@ type Queryer interface {
 }
 
 // Scanner is a row being read: database/sql's *sql.Rows, or the store's own row on PostgreSQL.
-type Scanner interface{ Scan(dest ...any) error }
+type Scanner = sqlq.Scanner
 
 // RowQueryer is a Queryer that can also run a statement and hand its rows to row one at a
 // time without database/sql: on PostgreSQL the store reads them from pgx's buffer

@@ -1,6 +1,7 @@
 // Package sqlq holds the few builders of SQL text that the store and the search package share:
 // the arguments of a statement built at run time with their placeholders, lists of them for
-// IN (…), and the common table of the nodes a token reaches. It is a package of its own because
+// IN (…), the common table of the nodes a token reaches, and the row Scanner that search,
+// dbquery and the store's reader below database/sql share. It is a package of its own because
 // internal/search writes SQL as the store does, and the store calls internal/search: neither may
 // import the other for these.
 package sqlq

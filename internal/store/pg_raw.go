@@ -32,9 +32,9 @@ type pgRaw struct {
 	observe func(string) // Config.Observe, told each statement before it runs
 	joins   sync.Map     // *joinedRead → its *joinedQueue (tokens_node_many.go)
 	kids    sync.Map     // childrenKey → its *childrenQueue, while in flight (tokens_node_children_many.go)
-	// searchTexts are the keyword search texts read through query (store/search.go, pgSearchDB).
+	// searchTexts are the keyword search texts read through query (store/search.go, pgRowsDB).
 	searchTexts textSet
-	// queryTexts are the texts of database queries' walks read through query (store/records_query.go, pgQueryDB).
+	// queryTexts are the texts of database queries' walks read through query (pgRowsDB).
 	queryTexts textSet
 }
 

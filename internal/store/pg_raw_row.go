@@ -127,7 +127,7 @@ func (r *pgRow) failed() error { return r.err }
 // Scan reads the row into dest as database/sql's Scan does over pgx's driver, for the column
 // types the store's raw reads return (text, bigint, boolean, double precision) and the
 // destinations they use: *string, *sql.NullString, *[]byte, *int64, *bool; and for a database
-// query's walk (pgQueryDB) *sql.NullFloat64 of a double precision or an integer, and *any of a
+// query's walk (pgRowsDB) *sql.NullFloat64 of a double precision or an integer, and *any of a
 // text, an integer or a boolean, as pgx's driver gives them. A NULL into a *string, *int64 or
 // *bool is an error, as it is there; so is any other destination or column type.
 func (r *pgRow) Scan(dest ...any) error {

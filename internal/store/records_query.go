@@ -23,7 +23,7 @@ import (
 // are committed with its key.
 func (s *Store) QueryRecords(ctx context.Context, ws string, q dbquery.Query, pageSize int, numbers bool) (*RecordPage, error) {
 	if s.engine == Postgres {
-		return s.queryRecords(ctx, pgQueryDB{s.read, s.pg}, s.read, ws, q, pageSize, numbers)
+		return s.queryRecords(ctx, s.rowsDB(&s.pg.queryTexts, &maxRawQueryTexts), s.read, ws, q, pageSize, numbers)
 	}
 	if s.found != nil && s.found.pending() {
 		s.found.prepare(ctx) // before the transaction takes its connection, as Search does
@@ -54,29 +54,9 @@ type queryRower interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// pgQueryDB is the read pool as a query's walk reads it on PostgreSQL: the rows of the walk's
-// statements come through pgRaw (dbquery.RowQueryer), each value read from pgx's buffer, as the
-// children and the keyword search read theirs, instead of through pgx's stdlib driver and
-// database/sql (a driver.Value for each of the 15 columns of 101 rows, converted again by Scan,
-// the connection locked for each row). The statements are the same, on the same pool, prepared
-// once per connection. As with pgSearchDB, the texts vary with the filter, the sorts and the
-// cursor, and pgRaw keeps each text it prepares for the connection's life, so only the first
-// maxRawQueryTexts texts the server sees are read so; any other goes through database/sql.
-type pgQueryDB struct {
-	*sql.DB
-	pg *pgRaw
-}
-
+// maxRawQueryTexts bounds the texts of database queries' walks read through pgRaw
+// (pgRowsDB): they vary with the filter, the sorts and the cursor.
 var maxRawQueryTexts int64 = 256
-
-func (d pgQueryDB) QueryRows(ctx context.Context, query string, args []any, row func(sc dbquery.Scanner) error) (bool, error) {
-	if !d.pg.queryTexts.admit(query, maxRawQueryTexts) {
-		return false, nil
-	}
-	return true, d.pg.query(ctx, query, args, func(r *pgRow) (bool, error) {
-		return true, row(r)
-	})
-}
 
 // queryRecords is QueryRecords on db (its statements) and byID (the read of records by id).
 func (s *Store) queryRecords(ctx context.Context, db queryRower, byID querier, ws string, q dbquery.Query, pageSize int, numbers bool) (*RecordPage, error) {

@@ -13,7 +13,7 @@ func BeforeWalkQueryForTest(db string, props []string, sortProp string, byText b
 }
 
 // QueryRecordsSQLForTest is QueryRecords with every statement's rows read through database/sql,
-// as before pgQueryDB (the same as QueryRecords on SQLite).
+// as before pgRowsDB (the same as QueryRecords on SQLite).
 func (s *Store) QueryRecordsSQLForTest(ctx context.Context, ws string, q dbquery.Query, pageSize int, numbers bool) (*RecordPage, error) {
 	if s.engine != Postgres {
 		return s.QueryRecords(ctx, ws, q, pageSize, numbers)
@@ -21,7 +21,7 @@ func (s *Store) QueryRecordsSQLForTest(ctx context.Context, ws string, q dbquery
 	return s.queryRecords(ctx, s.read, s.read, ws, q, pageSize, numbers)
 }
 
-// RawQueryTextsForTest is how many walk texts pgQueryDB has read through pgRaw; 0 on SQLite.
+// RawQueryTextsForTest is how many walk texts pgRowsDB has read through pgRaw; 0 on SQLite.
 func (s *Store) RawQueryTextsForTest() int64 {
 	if s.pg == nil {
 		return 0

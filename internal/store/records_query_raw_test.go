@@ -13,7 +13,7 @@ import (
 )
 
 // TestQueryRecords_RawWalkAsDatabaseSQL: on PostgreSQL a query's walk reads its rows below
-// database/sql (pgQueryDB), and every page it answers, the records, their numbers and the
+// database/sql (pgRowsDB), and every page it answers, the records, their numbers and the
 // position the next page starts from, is the one the walk read through database/sql answers:
 // numbers with fractions, negative and missing, icons set and not, records in trash, walked by
 // the sort property's index and by a pair, both directions, page by page. On SQLite both are

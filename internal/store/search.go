@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/quire-dev/quire/internal/search"
+	"github.com/quire-dev/quire/internal/sqlq"
 )
 
 // searchNodes is how internal/search reads the nodes it answers. On PostgreSQL its read of a
@@ -33,7 +34,7 @@ func (s *Store) searchNodes() search.NodeRows {
 func (s *Store) Search(ctx context.Context, q search.Query) ([]search.Result, *search.Key, error) {
 	if s.engine == Postgres {
 		q.Plans = s.plans
-		res, hints, ok, err := search.KeywordAtOnce(ctx, pgSearchDB{s.read, s.pg}, search.Dialect(s.engine), s.searchNodes(), q)
+		res, hints, ok, err := search.KeywordAtOnce(ctx, s.rowsDB(&s.pg.searchTexts, &maxRawSearchTexts), search.Dialect(s.engine), s.searchNodes(), q)
 		if err != nil || ok {
 			return res, nil, err
 		}
@@ -61,27 +62,35 @@ func (s *Store) Search(ctx context.Context, q search.Query) ([]search.Result, *s
 	return res, resume, tx.Commit()
 }
 
-// pgSearchDB is the read pool as search.KeywordAtOnce reads it on PostgreSQL: its one
-// statement's rows come through pgRaw (search.RowQueryer), each value read from pgx's buffer
-// straight into the node's fields, as the page and children reads do, instead of through pgx's
-// stdlib driver and database/sql (a driver.Value for each of the 24 columns of up to 42 rows,
-// converted again by Scan, the connection locked for each row). The statement is the same, on
-// the same pool, prepared once per connection.
+// pgRowsDB is the read pool as search.KeywordAtOnce and a database query's walk read it on
+// PostgreSQL (search.RowQueryer, dbquery.RowQueryer): their statements' rows come through pgRaw,
+// each value read from pgx's buffer straight into the reader's fields, as the page and children
+// reads do, instead of through pgx's stdlib driver and database/sql (a driver.Value for each
+// column of each row, converted again by Scan, the connection locked for each row). The
+// statements are the same, on the same pool, prepared once per connection.
 //
 // pgRaw's exchange keeps each text it prepares on the connection for the connection's life
 // (pgx's Conn.Prepare), where database/sql's path keeps at most 512 in pgx's statement cache.
-// The statement's text varies with the terms' count, the filters and the page size, so only
-// the first maxRawSearchTexts texts the server sees go through pgRaw; any other text is read
-// through database/sql (search's eachRow).
-type pgSearchDB struct {
+// The texts vary (a search's with the terms' count, the filters and the page size; a query's
+// with the filter, the sorts and the cursor), so only the first *limit texts the server sees
+// of each kind (texts) go through pgRaw; any other is read through database/sql by the caller.
+type pgRowsDB struct {
 	*sql.DB
-	pg *pgRaw
+	pg    *pgRaw
+	texts *textSet
+	limit *int64
 }
 
+// rowsDB is the read pool read through pgRaw for the first *limit texts of texts.
+func (s *Store) rowsDB(texts *textSet, limit *int64) pgRowsDB {
+	return pgRowsDB{s.read, s.pg, texts, limit}
+}
+
+// maxRawSearchTexts bounds the keyword search texts read through pgRaw (pgRowsDB).
 var maxRawSearchTexts int64 = 256
 
-func (d pgSearchDB) QueryRows(ctx context.Context, query string, args []any, row func(sc search.Scanner) error) (bool, error) {
-	if !d.pg.searchTexts.admit(query, maxRawSearchTexts) {
+func (d pgRowsDB) QueryRows(ctx context.Context, query string, args []any, row func(sc sqlq.Scanner) error) (bool, error) {
+	if !d.texts.admit(query, *d.limit) {
 		return false, nil
 	}
 	return true, d.pg.query(ctx, query, args, func(r *pgRow) (bool, error) {

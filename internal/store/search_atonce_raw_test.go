@@ -11,7 +11,7 @@ import (
 
 // TestSearchAtOnce_RawTexts (issue 15): Store.Search answers a first page as search.Keyword
 // alone does whether PostgreSQL's one statement is read through pgRaw or, past the bound of
-// texts kept prepared that way (pgSearchDB), through database/sql: with the bound at two, the
+// texts kept prepared that way (pgRowsDB), through database/sql: with the bound at two, the
 // first two texts (page sizes 3 and 5, with the estimate) are read through pgRaw, and the later
 // ones (page size 7, and each page size again without the estimate, its plan kept) are not.
 func TestSearchAtOnce_RawTexts(t *testing.T) {

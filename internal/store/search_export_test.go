@@ -25,7 +25,7 @@ func (s *Store) SearchAtOnceTraceForTest(ctx context.Context, q search.Query, se
 	db := tracer{s.read, seen}
 	var atOnce search.Queryer = db
 	if s.pg != nil {
-		atOnce = rawTracer{db, pgSearchDB{s.read, s.pg}}
+		atOnce = rawTracer{db, s.rowsDB(&s.pg.searchTexts, &maxRawSearchTexts)}
 	}
 	res, hints, ok, err := search.KeywordAtOnce(ctx, atOnce, search.Dialect(s.engine), s.searchNodes(), q)
 	if err != nil || ok {
@@ -64,13 +64,13 @@ func RidsKeptVersionForTest() int64 {
 	return v
 }
 
-// rawTracer is tracer with Search's read of KeywordAtOnce's rows on PostgreSQL (pgSearchDB).
+// rawTracer is tracer with Search's read of KeywordAtOnce's rows on PostgreSQL (pgRowsDB).
 type rawTracer struct {
 	tracer
-	raw pgSearchDB
+	raw pgRowsDB
 }
 
-// QueryRows reports a statement pgSearchDB reads; one it leaves to database/sql is reported by
+// QueryRows reports a statement pgRowsDB reads; one it leaves to database/sql is reported by
 // tracer's QueryContext instead.
 func (t rawTracer) QueryRows(ctx context.Context, query string, args []any, row func(sc search.Scanner) error) (bool, error) {
 	handled, err := t.raw.QueryRows(ctx, query, args, row)
@@ -81,7 +81,7 @@ func (t rawTracer) QueryRows(ctx context.Context, query string, args []any, row 
 }
 
 // LimitRawSearchTextsForTest sets how many search texts a store reads through pgRaw
-// (pgSearchDB) until the test ends; RawSearchTextsForTest counts those admitted.
+// (pgRowsDB) until the test ends; RawSearchTextsForTest counts those admitted.
 func LimitRawSearchTextsForTest(t interface{ Cleanup(func()) }, n int64) {
 	was := maxRawSearchTexts
 	maxRawSearchTexts = n
