@@ -16,17 +16,6 @@ type Queryer interface {
 // Scanner is a statement's current row: database/sql's *sql.Rows, or the store's own.
 type Scanner = sqlq.Scanner
 
-// RowQueryer is a Queryer that can also run a statement and hand its rows to row one at a time
-// without database/sql: on PostgreSQL the store reads them from pgx's buffer (store/pg_raw.go),
-// as it does a page of children and a keyword search's first page. Page's statements are read
-// so when db has it. row's Scanner is valid only during the call. QueryRows answers handled
-// false, having run nothing, for a statement it does not read itself; Page then reads it
-// through database/sql.
-type RowQueryer interface {
-	Queryer
-	QueryRows(ctx context.Context, query string, args []any, row func(sc Scanner) error) (handled bool, err error)
-}
-
 // Page runs q on db and returns the ids of at most pageSize records after q.After, in the
 // query's order, with the position to continue from when more follow (nil at the end).
 //
@@ -149,20 +138,8 @@ func (st *Stmt) run(ctx context.Context, db Queryer, out *[]Position) (int, erro
 		n++
 		return nil
 	}
-	if rq, ok := db.(RowQueryer); ok {
-		if handled, err := rq.QueryRows(ctx, st.SQL, st.Args, each); handled || err != nil {
-			return n, err
-		}
-	}
-	rows, err := db.QueryContext(ctx, st.SQL, st.Args...)
-	if err != nil {
-		return 0, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := each(rows); err != nil {
-			return n, err
-		}
-	}
-	return n, rows.Err()
+	// Through db's QueryRows when db is a sqlq.RowQueryer (the store on PostgreSQL), else
+	// through database/sql.
+	err := sqlq.EachRow(ctx, db, st.SQL, st.Args, each)
+	return n, err
 }

@@ -39,36 +39,11 @@ type Queryer interface {
 // Scanner is a row being read: database/sql's *sql.Rows, or the store's own row on PostgreSQL.
 type Scanner = sqlq.Scanner
 
-// RowQueryer is a Queryer that can also run a statement and hand its rows to row one at a
-// time without database/sql: on PostgreSQL the store reads them from pgx's buffer
-// (store/pg_raw.go), as its page and children reads do. KeywordAtOnce's statement, a search's
-// only one on PostgreSQL most of the time, is read so when db has it (eachRow). row's Scanner
-// is valid only during the call. QueryRows answers handled false, having run nothing, for a
-// statement it does not read itself; eachRow then reads it through database/sql.
-type RowQueryer interface {
-	Queryer
-	QueryRows(ctx context.Context, query string, args []any, row func(sc Scanner) error) (handled bool, err error)
-}
-
-// eachRow runs query on db and calls row for each of its rows, through db's QueryRows when it
-// has one and takes the statement.
+// eachRow runs query on db and calls row for each of its rows: through db's QueryRows when db
+// is a sqlq.RowQueryer (the store on PostgreSQL, for KeywordAtOnce's statement, a search's only
+// one there most of the time), else through database/sql.
 func eachRow(ctx context.Context, db Queryer, query string, args []any, row func(sc Scanner) error) error {
-	if rq, ok := db.(RowQueryer); ok {
-		if handled, err := rq.QueryRows(ctx, query, args, row); handled || err != nil {
-			return err
-		}
-	}
-	rows, err := db.QueryContext(ctx, query, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := row(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+	return sqlq.EachRow(ctx, db, query, args, row)
 }
 
 // NodeRows is how the store reads a row of nodes: its columns (unqualified, separated by commas)

@@ -63,7 +63,7 @@ func (s *Store) Search(ctx context.Context, q search.Query) ([]search.Result, *s
 }
 
 // pgRowsDB is the read pool as search.KeywordAtOnce and a database query's walk read it on
-// PostgreSQL (search.RowQueryer, dbquery.RowQueryer): their statements' rows come through pgRaw,
+// PostgreSQL (sqlq.RowQueryer): their statements' rows come through pgRaw,
 // each value read from pgx's buffer straight into the reader's fields, as the page and children
 // reads do, instead of through pgx's stdlib driver and database/sql (a driver.Value for each
 // column of each row, converted again by Scan, the connection locked for each row). The
