@@ -65,7 +65,7 @@ func (tx *Tx) Query(ctx context.Context, query string, args ...any) (*sql.Rows, 
 // Load runs one statement of a bulk load (a restore) in the transaction, unprepared: its
 // multi-row texts are used once and would only crowd the statement cache.
 func (tx *Tx) Load(ctx context.Context, query string, args ...any) error {
-	_, err := tx.tx.Tx.ExecContext(ctx, query, args...)
+	_, err := tx.tx.execUncached(ctx, query, args...)
 	return err
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/quire-dev/quire/internal/quire"
+	"github.com/quire-dev/quire/internal/sqlq"
 )
 
 // blockColumns are a block's columns; has_children is stored, kept by the writes
@@ -136,10 +137,11 @@ func children(ctx context.Context, q querier, engine Engine, parent string, afte
 // that an append goes after everything ever placed there.
 func (tx *Tx) LastChildPosition(ctx context.Context, parent string) (string, error) {
 	var pos string
-	err := tx.tx.QueryRowContext(ctx,
-		`SELECT COALESCE(MAX(position), '') FROM blocks WHERE parent_id = $1`, parent).Scan(&pos)
+	err := tx.queryRow(ctx, lastChildSQL, []any{parent}, func(r sqlq.Scanner) error { return r.Scan(&pos) })
 	return pos, err
 }
+
+const lastChildSQL = `SELECT COALESCE(MAX(position), '') FROM blocks WHERE parent_id = $1`
 
 // The children of $1 placed after $2: counted, or the last $3 of them listed from the end. A
 // range of the children index, which holds both columns read.
@@ -242,6 +244,9 @@ func (tx *Tx) TouchPageCounting(ctx context.Context, ws, id string, ms int64, by
 			return err
 		}
 		b := &pgx.Batch{}
+		if err := tx.tx.batchBegin(b); err != nil {
+			return err
+		}
 		b.Queue(touchPageSQL, id, ws, ms, by).QueryRow(func(r pgx.Row) error { return r.Scan(&hidden) })
 		b.Queue(childrenAfterCount, parent, pos).QueryRow(func(r pgx.Row) error { return r.Scan(&n) })
 		return conn.SendBatch(tx.tx.within(ctx), b).Close()

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 
 	"github.com/quire-dev/quire/internal/quire"
@@ -48,7 +47,7 @@ func claimFrom(ctx context.Context) *IdemClaim {
 
 // markCommitted records, inside the request's own transaction, that its effect committed. It
 // fails (and so rolls the effect back) when the claim was taken over by a retry meanwhile.
-func markCommitted(ctx context.Context, tx *sql.Tx, c *IdemClaim) error {
+func markCommitted(ctx context.Context, tx querier, c *IdemClaim) error {
 	res, err := tx.ExecContext(ctx, `UPDATE idempotency_keys SET state = 'committed'
 		WHERE token_id = $1 AND key = $2 AND claimed_ms = $3 AND state IN ('pending', 'committed')`,
 		c.TokenID, c.Key, c.ClaimedMs)

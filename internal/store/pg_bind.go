@@ -57,6 +57,13 @@ func (tx *Tx) execBound(ctx context.Context, query string, args []any) (bool, er
 			return fmt.Errorf("%w: store: connection busy or closed", driver.ErrBadConn)
 		}
 		fe := pc.Frontend()
+		begin, err := tx.tx.beginAhead()
+		if err != nil {
+			return err
+		}
+		if begin {
+			sendBegin(fe)
+		}
 		fe.Send(msg)
 		// One write of Bind, Execute and Sync. PostgreSQL reads the whole Bind before it runs
 		// the statement or answers anything, so the write can wait on a full socket buffer

@@ -67,7 +67,7 @@ func (p *pgRaw) once(ctx context.Context, query string, args []any, row func(r *
 	params, text := textParams(args)
 	return p.raw(ctx, func(conn *pgx.Conn) error {
 		if text {
-			return exchange(ctx, conn, query, params, row)
+			return exchange(ctx, conn, nil, query, params, row)
 		}
 		rows, err := conn.Query(ctx, query, args...)
 		if err != nil {

@@ -39,7 +39,10 @@ import (
 // socket breaks off the read. A connection whose exchange did not reach ReadyForQuery is in an
 // unknown state: the error says driver.ErrBadConn, so database/sql closes it instead of pooling
 // it (and pgRaw.query tries the read once more, on another connection).
-func exchange(ctx context.Context, conn *pgx.Conn, query string, params [][]byte, row func(r *pgRow) (bool, error)) error {
+//
+// begin, when not nil, is asked just before the statement is written whether BEGIN goes ahead
+// of it (a write transaction's first statement, tx_pg.go).
+func exchange(ctx context.Context, conn *pgx.Conn, begin func() (bool, error), query string, params [][]byte, row func(r *pgRow) (bool, error)) error {
 	sd, err := conn.Prepare(ctx, query, query)
 	if err != nil {
 		return badConnIf(err)
@@ -53,6 +56,15 @@ func exchange(ctx context.Context, conn *pgx.Conn, query string, params [][]byte
 	}
 	shape := resultShape(query, sd.Fields)
 	fe := pc.Frontend()
+	if begin != nil {
+		ahead, err := begin()
+		if err != nil {
+			return err
+		}
+		if ahead {
+			sendBegin(fe)
+		}
+	}
 	fe.SendBind(&pgproto3.Bind{PreparedStatement: sd.Name, Parameters: params, ResultFormatCodes: shape.formats})
 	fe.SendExecute(&pgproto3.Execute{})
 	fe.SendSync(&pgproto3.Sync{})

@@ -27,10 +27,12 @@ const maxKeptStmts = 128
 // being read (a nested walk) would reset them. Exec and QueryRow finish before they return
 // (a Row is scanned at once).
 type txConn struct {
-	*sql.Tx
+	q     querier              // the transaction's statements: sqlTx on SQLite, the held connection on PostgreSQL
+	sqlTx *sql.Tx              // SQLite's database/sql transaction; nil on PostgreSQL (tx_pg.go)
 	stmts map[string]*sql.Stmt // nil: no caching
 	kept  *stmtCache
 	ctx   context.Context // PostgreSQL: the transaction's own context, run under by every statement (detachWrite)
+	pg    *pgBegin        // PostgreSQL: whether BEGIN is sent yet (tx_pg.go)
 }
 
 // within is the context a statement of the transaction runs under: on PostgreSQL the
@@ -43,7 +45,7 @@ func (c *txConn) within(ctx context.Context) context.Context {
 }
 
 func newTxConn(tx *sql.Tx, kept *stmtCache) *txConn {
-	c := &txConn{Tx: tx, kept: kept}
+	c := &txConn{q: tx, sqlTx: tx, kept: kept}
 	if kept != nil {
 		c.stmts = map[string]*sql.Stmt{}
 	}
@@ -65,10 +67,10 @@ func (c *txConn) stmt(ctx context.Context, query string) *sql.Stmt {
 	}
 	var st *sql.Stmt
 	if kept := c.kept.get(query); kept != nil {
-		st = c.Tx.StmtContext(ctx, kept)
+		st = c.sqlTx.StmtContext(ctx, kept)
 	} else {
 		var err error
-		if st, err = c.Tx.PrepareContext(ctx, query); err != nil {
+		if st, err = c.sqlTx.PrepareContext(ctx, query); err != nil {
 			return nil
 		}
 		c.kept.want(query)
@@ -77,27 +79,48 @@ func (c *txConn) stmt(ctx context.Context, query string) *sql.Stmt {
 	return st
 }
 
-// ExecContext is sql.Tx.ExecContext through the statement cache.
+// ExecContext is sql.Tx.ExecContext through the statement cache (SQLite), the connection's on
+// PostgreSQL once the transaction has begun.
 func (c *txConn) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	ctx = c.within(ctx)
+	if err := c.beginAlone(ctx); err != nil {
+		return nil, err
+	}
 	if st := c.stmt(ctx, query); st != nil {
 		return st.ExecContext(ctx, args...)
 	}
-	return c.Tx.ExecContext(ctx, query, args...)
+	return c.q.ExecContext(ctx, query, args...)
 }
 
-// QueryRowContext is sql.Tx.QueryRowContext through the statement cache.
+// QueryRowContext is sql.Tx.QueryRowContext through the statement cache (SQLite), the
+// connection's on PostgreSQL once the transaction has begun.
 func (c *txConn) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
 	ctx = c.within(ctx)
+	if err := c.beginAlone(ctx); err != nil {
+		return c.q.QueryRowContext(ended, query, args...) // sends nothing: its Scan fails; InTx reports err
+	}
 	if st := c.stmt(ctx, query); st != nil {
 		return st.QueryRowContext(ctx, args...)
 	}
-	return c.Tx.QueryRowContext(ctx, query, args...)
+	return c.q.QueryRowContext(ctx, query, args...)
 }
 
 // QueryContext is sql.Tx.QueryContext, never cached (above).
 func (c *txConn) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	return c.Tx.QueryContext(c.within(ctx), query, args...)
+	ctx = c.within(ctx)
+	if err := c.beginAlone(ctx); err != nil {
+		return nil, err
+	}
+	return c.q.QueryContext(ctx, query, args...)
+}
+
+// execUncached runs query in the transaction without the statement cache.
+func (c *txConn) execUncached(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	ctx = c.within(ctx)
+	if err := c.beginAlone(ctx); err != nil {
+		return nil, err
+	}
+	return c.q.ExecContext(ctx, query, args...)
 }
 
 // stmtCache keeps statements prepared on SQLite's single write connection from one transaction

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"errors"
 	"fmt"
 
@@ -34,30 +33,16 @@ type querier interface {
 
 // InTx runs fn in a write transaction and commits it when fn returns nil. When ctx carries an
 // idempotency claim (WithIdempotencyClaim), the claim is marked committed in the same
-// transaction, so a retry can never apply the effect a second time.
+// transaction, so a retry can never apply the effect a second time. On PostgreSQL the
+// transaction runs on a held connection without database/sql's Tx (inTxOnConn, tx_pg.go).
 func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) (err error) {
 	if s.kept != nil && s.kept.pending() {
 		s.kept.prepare(ctx)
 	}
-	var conn *sql.Conn
-	var sqlTx *sql.Tx
 	if s.engine == Postgres {
-		var done func()
-		if done, err = s.writeTurn(ctx); err != nil {
-			return fmt.Errorf("begin: %w", err)
-		}
-		defer done()
-		// The transaction outlives its client by up to writeGrace (detachWrite says why).
-		var end func()
-		ctx, end = detachWrite(ctx)
-		defer end()
-		conn, sqlTx, err = s.beginOnConn(ctx)
-		if conn != nil {
-			defer conn.Close() // after the rollback below: deferred calls run last first
-		}
-	} else {
-		sqlTx, err = s.write.BeginTx(ctx, nil)
+		return s.inTxOnConn(ctx, fn)
 	}
+	sqlTx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
@@ -70,34 +55,37 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) (err error) {
 			_ = sqlTx.Rollback()
 		}
 	}()
-	tx := &Tx{tx: newTxConn(sqlTx, s.kept), conn: conn, engine: s.engine}
-	if s.pg != nil {
-		tx.observe = s.pg.observe
-		tx.tx.ctx = ctx
-	}
+	tx := &Tx{tx: newTxConn(sqlTx, s.kept), engine: s.engine}
 	if err = fn(tx); err != nil {
 		return err
 	}
-	if err = tx.settleChildrenAtCommit(ctx); err != nil {
+	if err = tx.beforeCommit(ctx); err != nil {
+		return err
+	}
+	if _, err = tx.flushEvents(ctx, false); err != nil {
+		return err
+	}
+	if err = sqlTx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	s.committed(tx)
+	return nil
+}
+
+// beforeCommit runs what every transaction does last before its events: has_children settled
+// (deferred to the commit on PostgreSQL) and the idempotency claim marked.
+func (tx *Tx) beforeCommit(ctx context.Context) error {
+	if err := tx.settleChildrenAtCommit(ctx); err != nil {
 		return err
 	}
 	if c := claimFrom(ctx); c != nil {
-		if err = markCommitted(ctx, sqlTx, c); err != nil {
-			return err
-		}
+		return markCommitted(ctx, tx.tx, c)
 	}
-	committed, err := tx.flushEvents(ctx, true)
-	if err != nil {
-		return err
-	}
-	if !committed {
-		if err = tx.runDeferred(ctx); err != nil {
-			return err
-		}
-		if err = sqlTx.Commit(); err != nil {
-			return fmt.Errorf("commit: %w", err)
-		}
-	}
+	return nil
+}
+
+// committed tells those who wait for writes that tx committed.
+func (s *Store) committed(tx *Tx) {
 	if len(tx.events) > 0 {
 		s.events.ring()
 	}
@@ -106,27 +94,6 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) (err error) {
 	}
 	if s.pgUpkeep != nil {
 		s.pgUpkeep.wrote()
-	}
-	return nil
-}
-
-// beginOnConn begins a write transaction on PostgreSQL on a connection held for it, so that the
-// commit can send statements on the connection itself (events_commit.go). Like DB.BeginTx, it
-// tries another connection when the first turns out broken before the BEGIN was sent.
-func (s *Store) beginOnConn(ctx context.Context) (*sql.Conn, *sql.Tx, error) {
-	for try := 0; ; try++ {
-		conn, err := s.write.Conn(ctx)
-		if err != nil {
-			return nil, nil, err
-		}
-		tx, err := conn.BeginTx(ctx, nil)
-		if err == nil {
-			return conn, tx, nil
-		}
-		conn.Close()
-		if try == 1 || !errors.Is(err, driver.ErrBadConn) {
-			return nil, nil, err
-		}
 	}
 }
 
