@@ -11,7 +11,7 @@ import (
 )
 
 // TestAppend_RefusedAfterConcurrentTrash: an append at the end reads the page's trash state from
-// the row its lock returns (service.lockWritable), not from a read before it. Another writer
+// the row its lock returns (service.insertLockWritable), not from a read before it. Another writer
 // holds the page's row and puts the page in trash, or marks it under a page in trash, while the
 // append waits for that row; once it commits, the append is refused as archived and writes no
 // block. PostgreSQL only: SQLite's one writer runs transactions one at a time from BEGIN.

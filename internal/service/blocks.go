@@ -30,7 +30,19 @@ func (s *Service) insertTree(ctx context.Context, tx *store.Tx, p *quire.Princip
 // insertTreeAt is insertTree at the given positions, one key per block of bs.
 func (s *Service) insertTreeAt(ctx context.Context, tx *store.Tx, p *quire.Principal, page *quire.Node, parentID string,
 	bs []*blocks.Block, keys []string, now int64) ([]*quire.Block, error) {
-	var rows []*quire.Block
+	top, rows, err := buildTree(p, page, parentID, bs, keys, now)
+	if err != nil {
+		return nil, err
+	}
+	if err := tx.InsertBlocks(ctx, rows); err != nil {
+		return nil, err
+	}
+	return top, nil
+}
+
+// buildTree makes the rows of new blocks bs and their children under parentID, bs at keys: the
+// top level's rows, and every row, parents before their children.
+func buildTree(p *quire.Principal, page *quire.Node, parentID string, bs []*blocks.Block, keys []string, now int64) (top, rows []*quire.Block, err error) {
 	var add func(parent string, bs []*blocks.Block, keys []string) ([]*quire.Block, error)
 	add = func(parent string, bs []*blocks.Block, keys []string) ([]*quire.Block, error) {
 		level := make([]*quire.Block, len(bs))
@@ -54,14 +66,10 @@ func (s *Service) insertTreeAt(ctx context.Context, tx *store.Tx, p *quire.Princ
 		}
 		return level, nil
 	}
-	top, err := add(parentID, bs, keys)
-	if err != nil {
-		return nil, err
+	if top, err = add(parentID, bs, keys); err != nil {
+		return nil, nil, err
 	}
-	if err := tx.InsertBlocks(ctx, rows); err != nil {
-		return nil, err
-	}
-	return top, nil
+	return top, rows, nil
 }
 
 // blockPage checks the caller reaches block b's page and returns that page.

@@ -45,11 +45,11 @@ func (s *Service) insertAtEnd(ctx context.Context, tx *store.Tx, p *quire.Princi
 			return nil, err
 		}
 	}
-	top, err := s.insertTreeAt(ctx, tx, p, c.Page, c.ID, bs, keys, now)
+	top, rows, err := buildTree(p, c.Page, c.ID, bs, keys, now)
 	if err != nil {
 		return nil, err
 	}
-	n, err := s.lockWritable(ctx, tx, p, c, now, lo)
+	n, err := s.insertLockWritable(ctx, tx, p, c, rows, now, lo)
 	if err != nil {
 		return nil, err
 	}
@@ -75,15 +75,16 @@ func (s *Service) insertAtEnd(ctx context.Context, tx *store.Tx, p *quire.Princi
 	return top, tx.PlaceBlocks(ctx, ids, keys)
 }
 
-// lockWritable takes the page's row, as TouchNode does, and refuses the append when the page
-// is in trash or under a page in trash, read from the row the lock returns: one statement where
-// TouchNode and checkWritable's re-read of the page were two (a round trip of an append's
-// eleven on PostgreSQL). The row is the one the lock holds, so a trash that committed while the
-// append waited for it is seen, as the re-read saw it. A block container is still re-read.
-// It returns how many children of the container are placed after lo, counted once the lock is
-// held (TouchPageCounting: with the lock in one round trip on PostgreSQL).
-func (s *Service) lockWritable(ctx context.Context, tx *store.Tx, p *quire.Principal, c *container, now int64, lo string) (int, error) {
-	hidden, n, err := tx.TouchPageCounting(ctx, c.Page.WorkspaceID, c.Page.ID, now, p.Token.OwnerID, c.ID, lo)
+// insertLockWritable writes the blocks' rows, then takes the page's row, as TouchNode does, and
+// refuses the append when the page is in trash or under a page in trash, read from the row the
+// lock returns: one statement where TouchNode and checkWritable's re-read of the page were two
+// (a round trip of an append's eleven on PostgreSQL). The row is the one the lock holds, so a
+// trash that committed while the append waited for it is seen, as the re-read saw it. A block
+// container is still re-read. It returns how many children of the container are placed after
+// lo, counted once the lock is held. On PostgreSQL the INSERT, the lock and the count go to the
+// server in one round trip (store.InsertBlocksTouching), each statement after the one before.
+func (s *Service) insertLockWritable(ctx context.Context, tx *store.Tx, p *quire.Principal, c *container, rows []*quire.Block, now int64, lo string) (int, error) {
+	hidden, n, err := tx.InsertBlocksTouching(ctx, rows, c.Page.WorkspaceID, c.Page.ID, now, p.Token.OwnerID, c.ID, lo)
 	switch {
 	case err != nil:
 		return 0, err
