@@ -148,3 +148,44 @@ func FuzzReadAppend(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) { checkFast(t, body) })
 }
+
+// BenchmarkDecodeAppend: an append of 100 paragraphs, as the speed table's row sends it, by
+// the fast path and by the reference path (jsonbody.Parse, DecodeValue).
+func BenchmarkDecodeAppend(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString(`{"children":[`)
+	for i := range 100 {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		sb.WriteString(`{"paragraph":{"rich_text":[{"text":{"content":"We measured the error budget after the pager and the error budget."}}]},"type":"paragraph"}`)
+	}
+	sb.WriteString(`]}`)
+	body := []byte(sb.String())
+	b.Run("fast", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		b.ReportAllocs()
+		for b.Loop() {
+			a, ok := ReadAppend(body)
+			if !ok {
+				b.Fatal("gave up")
+			}
+			if bs, ok := a.Under(nil); !ok || len(bs) != 100 {
+				b.Fatal("Under")
+			}
+		}
+	})
+	b.Run("reference", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		b.ReportAllocs()
+		for b.Loop() {
+			tree, err := jsonbody.Parse(body)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if bs, err := DecodeValue(tree["children"], "children", nil); err != nil || len(bs) != 100 {
+				b.Fatal(err)
+			}
+		}
+	})
+}

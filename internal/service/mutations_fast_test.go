@@ -130,3 +130,31 @@ func FuzzReadMutations(f *testing.F) {
 	s := fastSchema(f)
 	f.Fuzz(func(t *testing.T, body []byte) { checkMutations(t, s, body) })
 }
+
+// BenchmarkDecodeBatch: a batch of 100 of quire-bench's records, decoded as a mutations
+// request is before its transaction (DecodeMutations, then each operation's values against
+// the schema), by the fast path and by the reference path.
+func BenchmarkDecodeBatch(b *testing.B) {
+	s := fastSchema(b)
+	body := []byte(`{"mutations":[` + strings.Repeat(fastRecord+",", MaxMutations-1) + fastRecord + `]}`)
+	for _, path := range []struct {
+		name   string
+		decode func([]byte) ([]Mutation, error)
+	}{{"fast", DecodeMutations}, {"reference", decodeMutationsTree}} {
+		b.Run(path.name, func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				ops, err := path.decode(body)
+				if err != nil || len(ops) != MaxMutations {
+					b.Fatal(err)
+				}
+				for _, m := range ops {
+					if _, err := m.values(s); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}
