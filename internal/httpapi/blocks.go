@@ -6,6 +6,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/quire-dev/quire/internal/blocks"
 	"github.com/quire-dev/quire/internal/quire"
 	"github.com/quire-dev/quire/internal/service"
 )
@@ -134,6 +135,13 @@ func (s *Server) listChildren(ctx context.Context, in *childrenInput) (*blockLis
 
 // appendChildren answers PATCH /v2/blocks/{block_id}/children.
 func (s *Server) appendChildren(ctx context.Context, in *appendInput) (*blockListOutput, error) {
+	if a, ok := blocks.ReadAppend(in.Body.bytes()); ok { // the common body, read straight into blocks
+		created, c, err := s.svc.AppendChildren(ctx, principal(ctx), in.BlockID, a, service.Placement{})
+		if err != nil {
+			return nil, err
+		}
+		return newBlockList(created, c.Page, ""), nil
+	}
 	body, err := in.Body.object()
 	if err != nil {
 		return nil, err

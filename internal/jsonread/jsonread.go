@@ -4,23 +4,68 @@
 // Anything else makes the Reader bad, and the caller then decodes the bytes with encoding/json,
 // which stays the reference: a Reader that finishes without going bad has read what
 // encoding/json would have.
+//
+// NewBody makes the same Reader the fast path of the request-body decoder (jsonbody.Parse and
+// the decoders that walk its tree): it also takes whitespace between tokens, and it goes bad on
+// every string jsonbody.Parse would not read as it is written (an escaped U+0000, which Parse
+// reports; 32 hex digits, which Parse may read as a dashless id, depending on the key). A fast
+// reader built on it (blocks.ReadAppend, properties.ReadBodyValues, service.DecodeMutations) reads
+// the common shape of one body straight into the values its reference decoder builds, and on
+// anything it does not take in full (an unknown or repeated key, a value of the wrong type, a
+// limit, a bad Reader) leaves the whole body to the reference decoder, which reports every
+// problem: the fast path never answers an error of its own.
 package jsonread
 
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 	"unicode/utf8"
+
+	"github.com/quire-dev/quire/internal/quire"
 )
 
 // Reader is a cursor over one JSON document.
 type Reader struct {
-	b   []byte
-	i   int
-	bad bool
+	b    []byte
+	i    int
+	bad  bool
+	body bool // a request body's rules (NewBody)
 }
 
 // New returns a Reader at the start of b.
 func New(b []byte) Reader { return Reader{b: b} }
+
+// NewBody returns a Reader at the start of a request body: whitespace between tokens is
+// taken, and a string that jsonbody.Parse would read otherwise than as written makes it bad.
+func NewBody(b []byte) Reader { return Reader{b: b, body: true} }
+
+// space skips whitespace, on a request body's Reader only.
+func (r *Reader) space() {
+	if !r.body {
+		return
+	}
+	for r.i < len(r.b) {
+		switch r.b[r.i] {
+		case ' ', '\t', '\n', '\r':
+			r.i++
+		default:
+			return
+		}
+	}
+}
+
+// Once marks key bit of the object being read as met (seen holds the bits met so far) and
+// reports whether it was new. A key met twice makes the Reader bad: encoding/json and
+// jsonbody.Parse keep the later value, and a fast reader does not go back.
+func (r *Reader) Once(seen *uint64, bit uint) bool {
+	if *seen&(1<<bit) != 0 {
+		r.bad = true
+		return false
+	}
+	*seen |= 1 << bit
+	return true
+}
 
 // Bad reports whether the Reader met anything it does not take.
 func (r *Reader) Bad() bool { return r.bad }
@@ -29,9 +74,13 @@ func (r *Reader) Bad() bool { return r.bad }
 func (r *Reader) Fail() { r.bad = true }
 
 // End reports whether the whole document was read and nothing went bad.
-func (r *Reader) End() bool { return !r.bad && r.i == len(r.b) }
+func (r *Reader) End() bool {
+	r.space()
+	return !r.bad && r.i == len(r.b)
+}
 
 func (r *Reader) peek() byte {
+	r.space()
 	if r.bad || r.i >= len(r.b) {
 		r.bad = true
 		return 0
@@ -88,10 +137,14 @@ func (r *Reader) Key() []byte {
 			ascii = false
 		}
 		if c == '"' {
-			if j+1 >= len(r.b) || r.b[j+1] != ':' || (!ascii && !utf8.Valid(r.b[start:j])) {
+			colon := j + 1
+			for r.body && colon < len(r.b) && (r.b[colon] == ' ' || r.b[colon] == '\t' || r.b[colon] == '\n' || r.b[colon] == '\r') {
+				colon++
+			}
+			if colon >= len(r.b) || r.b[colon] != ':' || (!ascii && !utf8.Valid(r.b[start:j])) {
 				break
 			}
-			r.i = j + 2
+			r.i = colon + 1
 			return r.b[start:j]
 		}
 	}
@@ -101,6 +154,7 @@ func (r *Reader) Key() []byte {
 
 // Null consumes a null and reports whether there was one.
 func (r *Reader) Null() bool {
+	r.space()
 	if r.bad || len(r.b)-r.i < 4 || string(r.b[r.i:r.i+4]) != "null" {
 		return false
 	}
@@ -110,6 +164,7 @@ func (r *Reader) Null() bool {
 
 // Bool reads true or false.
 func (r *Reader) Bool() bool {
+	r.space()
 	switch {
 	case r.bad:
 	case len(r.b)-r.i >= 4 && string(r.b[r.i:r.i+4]) == "true":
@@ -158,16 +213,27 @@ func (r *Reader) Text() string {
 	r.i = j + 1
 	if escaped {
 		var s string
-		if json.Unmarshal(r.b[start-1:j+1], &s) != nil {
-			r.bad = true
+		if json.Unmarshal(r.b[start-1:j+1], &s) != nil || (r.body && strings.IndexByte(s, 0) >= 0) {
+			r.bad = true // jsonbody.Parse reports U+0000 at its path
 		}
-		return s
+		return r.plain(s)
 	}
 	if !ascii && !utf8.Valid(r.b[start:j]) {
 		r.bad = true // encoding/json would replace the invalid bytes
 		return ""
 	}
-	return string(r.b[start:j])
+	return r.plain(string(r.b[start:j]))
+}
+
+// plain returns s, unless a request body's s is 32 hex digits: jsonbody.Parse reads those as
+// a dashless id at an id's key, which a fast reader does not follow.
+func (r *Reader) plain(s string) string {
+	if r.body && len(s) == 32 {
+		if _, ok := quire.DashlessID(s); ok {
+			r.bad = true
+		}
+	}
+	return s
 }
 
 // OneOf reads a string, returning the member of common equal to it without a copy: for the
@@ -187,6 +253,7 @@ func (r *Reader) OneOf(common []string) string {
 
 // Float reads a number as encoding/json does into a float64.
 func (r *Reader) Float() float64 {
+	r.space()
 	start := r.i
 	j := start
 	if j < len(r.b) && r.b[j] == '-' {
@@ -239,6 +306,7 @@ func digits(b []byte, j int) int {
 
 // Raw reads any one value and returns its bytes (a slice of the document).
 func (r *Reader) Raw() []byte {
+	r.space()
 	start := r.i
 	r.skip(0)
 	if r.bad {

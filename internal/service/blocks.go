@@ -185,11 +185,28 @@ func (s *Service) Children(ctx context.Context, p *quire.Principal, id, startCur
 	return pg, c, err
 }
 
+// decodeChildren decodes an append's children for parent: those blocks.ReadAppend read when
+// parent asks for nothing more, else the body's tree through DecodeValue, which reports every
+// problem.
+func decodeChildren(children any, parent *blocks.Block) ([]*blocks.Block, error) {
+	if a, ok := children.(*blocks.Append); ok {
+		if bs, ok := a.Under(parent); ok {
+			return bs, nil
+		}
+		var err error
+		if children, err = a.Tree(); err != nil {
+			return nil, err
+		}
+	}
+	return blocks.DecodeValue(children, "children", parent)
+}
+
 // childrenList names the list of id's children in its cursors.
 func childrenList(id string) string { return "children:" + id }
 
 // AppendChildren decodes and appends blocks under a page or block, atomically, and returns the
-// created top-level blocks in order.
+// created top-level blocks in order. children is the body's children array as jsonbody.Parse
+// read it, or the body as blocks.ReadAppend read it.
 func (s *Service) AppendChildren(ctx context.Context, p *quire.Principal, id string, children any, pl Placement) ([]*quire.Block, *container, error) {
 	c, err := s.resolveContainer(ctx, p, id)
 	if err != nil {
@@ -201,7 +218,7 @@ func (s *Service) AppendChildren(ctx context.Context, p *quire.Principal, id str
 			return nil, nil, err
 		}
 	}
-	bs, err := blocks.DecodeValue(children, "children", parent)
+	bs, err := decodeChildren(children, parent)
 	if err != nil {
 		return nil, nil, err
 	}

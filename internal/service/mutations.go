@@ -21,6 +21,9 @@ type Mutation struct {
 	Properties any    // create, update: raw, checked against the schema in the transaction
 	Children   []*blocks.Block
 	Path       string // "mutations[3]"
+	// raw is a create's properties object as the fast path (readMutations) kept it, its bytes
+	// unparsed; Properties is then nil, and values reads them.
+	raw []byte
 }
 
 // MutationShape is every member an operation of a mutations body may hold, as DecodeMutations
@@ -41,7 +44,18 @@ var mutationFields = map[string][]string{
 }
 
 // DecodeMutations validates a mutations body's shape: {"mutations":[…]}, at most 100 items.
+// A batch of plain creates is read by the fast path (readMutations); any other body, and
+// every problem, by decodeMutationsTree.
 func DecodeMutations(raw []byte) ([]Mutation, error) {
+	if ops, ok := readMutations(raw); ok {
+		return ops, nil
+	}
+	return decodeMutationsTree(raw)
+}
+
+// decodeMutationsTree is DecodeMutations' reference path: jsonbody's tree of the body, every
+// problem reported.
+func decodeMutationsTree(raw []byte) ([]Mutation, error) {
 	body, err := jsonbody.Parse(raw)
 	if err != nil {
 		return nil, err

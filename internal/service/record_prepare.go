@@ -99,7 +99,7 @@ func (s *Service) decodeCreates(ctx context.Context, p *quire.Principal, id stri
 		if m.Op != "create" {
 			continue
 		}
-		if d.vals[i], _ = newRecordValues(schema, m.Properties, m.Path+".properties"); d.vals[i] != nil && !numbered {
+		if d.vals[i], _ = m.values(schema); d.vals[i] != nil && !numbered {
 			d.forms[i] = formOf(schema, d.vals[i])
 		}
 	}
@@ -113,6 +113,6 @@ func (d *decodedCreates) values(db *recordDB, i int, m Mutation) (properties.Val
 	if d != nil && d.vals[i] != nil && bytes.Equal(d.schema, db.node.Properties) {
 		return d.vals[i], d.forms[i], nil
 	}
-	vals, err := newRecordValues(db.schema, m.Properties, m.Path+".properties")
+	vals, err := m.values(db.schema)
 	return vals, nil, err
 }
