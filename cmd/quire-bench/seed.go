@@ -135,6 +135,11 @@ func (s *seeder) call(ctx context.Context, method, path string, body, into any) 
 	if err != nil {
 		return err
 	}
+	return s.send(ctx, method, path, b, into)
+}
+
+// send is call with the body already encoded.
+func (s *seeder) send(ctx context.Context, method, path string, b []byte, into any) error {
 	req := httptest.NewRequestWithContext(ctx, method, path, bytes.NewReader(b))
 	req.Header.Set("Authorization", "Bearer "+s.token)
 	req.Header.Set("Content-Type", "application/json")

@@ -229,7 +229,11 @@ func (w *speedWriter) seed(ctx context.Context, set *speedSet) error {
 	if err != nil {
 		return err
 	}
-	if set.RecordsSeed, err = w.phase(ctx, size.Records, "records", func() error { return w.s.speedRecords(ctx, sd, data, size.Records) }, true); err != nil {
+	batches, err := recordBatches(size.Records, sd.Users)
+	if err != nil {
+		return err
+	}
+	if set.RecordsSeed, err = w.phase(ctx, size.Records, "records", func() error { return w.s.speedRecords(ctx, sd, data, batches) }, true); err != nil {
 		return err
 	}
 	fmt.Fprintf(w.stderr, "  %d corpus pages of %d paragraphs …\n", size.Pages, speedParagraphs)

@@ -80,3 +80,39 @@ func TestPageAnswerSize(t *testing.T) {
 		t.Errorf("page answer is %d bytes, want about 1,200", n)
 	}
 }
+
+// TestRecordBatches: the bodies encoded before the records phase hold every record once, in
+// order, 100 a batch, each record's properties as recordProperties gives them.
+func TestRecordBatches(t *testing.T) {
+	users := []string{"u1", "u2"}
+	batches, err := recordBatches(250, users)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(batches) != 3 {
+		t.Fatalf("%d batches, want 3", len(batches))
+	}
+	next := 0
+	for b, batch := range batches {
+		var body struct {
+			Mutations []struct {
+				Op         string         `json:"op"`
+				Properties map[string]any `json:"properties"`
+			} `json:"mutations"`
+		}
+		if err := json.Unmarshal(batch.body, &body); err != nil {
+			t.Fatalf("batch %d: %v", b, err)
+		}
+		if len(body.Mutations) != batch.records || batch.records != min(100, 250-b*100) {
+			t.Fatalf("batch %d: %d mutations, says %d", b, len(body.Mutations), batch.records)
+		}
+		for _, m := range body.Mutations {
+			want, _ := json.Marshal(recordProperties(next, users))
+			got, _ := json.Marshal(m.Properties)
+			if m.Op != "create" || string(got) != string(want) {
+				t.Fatalf("record %d: op %q, properties %s, want %s", next, m.Op, got, want)
+			}
+			next++
+		}
+	}
+}

@@ -39,7 +39,11 @@ func (r *runner) seedOnly(ctx context.Context, eng string, pg *postgresServer, s
 	if err != nil {
 		return phase{}, sv.died(err)
 	}
-	p, err := w.phase(ctx, size.Records, "records", func() error { return w.s.speedRecords(ctx, &sd, data, size.Records) }, false)
+	batches, err := recordBatches(size.Records, sd.Users)
+	if err != nil {
+		return phase{}, err
+	}
+	p, err := w.phase(ctx, size.Records, "records", func() error { return w.s.speedRecords(ctx, &sd, data, batches) }, false)
 	if err != nil {
 		return p, sv.died(err)
 	}

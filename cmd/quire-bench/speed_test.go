@@ -3,7 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -246,5 +249,30 @@ func TestSpeedReportFromOldSave(t *testing.T) {
 	}
 	if n := noisyOf(s); n.SeedingSecs.N != 1 || n.AppendP50.N != 3 || n.WhileQuery.N != 0 {
 		t.Errorf("noisyOf the old save = %+v: want one seeding, 3 append rounds, no burst of its own", *n)
+	}
+}
+
+// TestRemoteSendsLength: the seeder's requests reach the server with a Content-Length, as a
+// client holding its body sends them, not chunked (which costs the server a chunk reader and
+// leaves it no length to size its buffer from).
+func TestRemoteSendsLength(t *testing.T) {
+	type seen struct {
+		length   int64
+		encoding []string
+		body     string
+	}
+	got := make(chan seen, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got <- seen{r.ContentLength, r.TransferEncoding, string(b)}
+		w.Write([]byte(`{"id":"x"}`))
+	}))
+	defer srv.Close()
+	s := &seeder{api: newRemote(srv.URL), token: "t"}
+	if err := s.send(context.Background(), "POST", "/v2/x", []byte(`{"a":1}`), nil); err != nil {
+		t.Fatal(err)
+	}
+	if g := <-got; g.length != 7 || len(g.encoding) != 0 || g.body != `{"a":1}` {
+		t.Fatalf("the server saw length %d, transfer encoding %v, body %q", g.length, g.encoding, g.body)
 	}
 }
