@@ -23,8 +23,9 @@ import (
 // more. Blocked in ppoll, the thread keeps the goroutine: the backend's send wakes that very
 // thread, and the system call's return resumes the read. The page GET's read in a loop (load
 // 18–20 on 2 cores): p50 56–86 → 50–54 µs, the client's CPU 50–51 → 37–44 µs a read, its
-// context switches 1.7–2.0 → 1.4–1.5 (docs/performance.md, "PostgreSQL page GET, fifteenth
-// pass").
+// context switches 1.7–2.0 → 1.4–1.5. Over HTTP the page GET's p50 at c=1 fell in five of six
+// alternated runs at load 11–20 and was not told apart at load 6–8 (docs/performance.md,
+// "PostgreSQL page GET, fifteenth pass").
 //
 // While the thread waits, its P is in a system call: Go's monitor hands it to another thread
 // if other goroutines are waiting to run, and with other PostgreSQL reads in flight they would
