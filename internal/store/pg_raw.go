@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -37,21 +36,11 @@ type pgRaw struct {
 	searchTexts textSet
 	// queryTexts are the texts of database queries' walks read through query (pgRowsDB).
 	queryTexts textSet
-	// inFlight counts the reads and pipelines that hold, or wait for, one of the pool's
-	// connections (raw): a quick read that is the only one waits for its answer in its thread.
-	inFlight atomic.Int32
-	awaited  atomic.Int64 // the reads that waited in their thread (the tests read it)
 }
 
 // query runs query with args and calls row for each row until it returns false or an error.
 // The row's values are valid only during the call.
 func (p *pgRaw) query(ctx context.Context, query string, args []any, row func(r *pgRow) (bool, error)) error {
-	return p.run(ctx, query, args, false, row)
-}
-
-// run is query; quick says the statement is a lookup on keys whose answer comes back within
-// well under a millisecond (one's reads), which may wait for it in its thread (exchange).
-func (p *pgRaw) run(ctx context.Context, query string, args []any, quick bool, row func(r *pgRow) (bool, error)) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -59,7 +48,7 @@ func (p *pgRaw) run(ctx context.Context, query string, args []any, quick bool, r
 		p.observe(query)
 	}
 	given := false // whether row has been given a row: a retry would give it again
-	err := p.once(ctx, query, args, quick, func(r *pgRow) (bool, error) {
+	err := p.once(ctx, query, args, func(r *pgRow) (bool, error) {
 		given = true
 		return row(r)
 	})
@@ -69,23 +58,16 @@ func (p *pgRaw) run(ctx context.Context, query string, args []any, quick bool, r
 	// database/sql's own retry of a driver.ErrBadConn would. A read sent twice changes nothing,
 	// but rows given from a broken answer cannot be taken back: then the error stands.
 	if errors.Is(err, driver.ErrBadConn) && !given {
-		err = p.once(ctx, query, args, quick, row)
+		err = p.once(ctx, query, args, row)
 	}
 	return err
 }
 
-func (p *pgRaw) once(ctx context.Context, query string, args []any, quick bool, row func(r *pgRow) (bool, error)) error {
+func (p *pgRaw) once(ctx context.Context, query string, args []any, row func(r *pgRow) (bool, error)) error {
 	params, text := textParams(args)
 	return p.raw(ctx, func(conn *pgx.Conn) error {
 		if text {
-			// A quick read waits for its answer in its thread only when it is the store's only
-			// PostgreSQL read in flight: with others, the thread it holds would keep their
-			// goroutines from a P until the scheduler's monitor hands it on (awaitAnswer).
-			await := quick && p.inFlight.Load() == 1
-			if await {
-				p.awaited.Add(1)
-			}
-			return exchange(ctx, conn, query, params, await, row)
+			return exchange(ctx, conn, query, params, row)
 		}
 		rows, err := conn.Query(ctx, query, args...)
 		if err != nil {
@@ -97,8 +79,6 @@ func (p *pgRaw) once(ctx context.Context, query string, args []any, quick bool, 
 
 // raw runs f on the pgx connection under one of database/sql's pooled connections.
 func (p *pgRaw) raw(ctx context.Context, f func(conn *pgx.Conn) error) error {
-	p.inFlight.Add(1)
-	defer p.inFlight.Add(-1)
 	c, err := p.db.Conn(ctx)
 	if err != nil {
 		return err
@@ -202,15 +182,14 @@ func pgxConn(dc any) (*pgx.Conn, error) {
 	return c.Conn(), nil
 }
 
-// one reads the one row of query into scan, or answers sql.ErrNoRows. It is for the lookups on
-// keys every request makes (the token, the token joined with a node, a node): quick reads.
+// one reads the one row of query into scan, or answers sql.ErrNoRows.
 func (p *pgRaw) one(ctx context.Context, query string, args []string, scan func(r *pgRow) error) error {
 	vals := make([]any, len(args))
 	for i, a := range args {
 		vals[i] = a
 	}
 	found := false
-	err := p.run(ctx, query, vals, true, func(r *pgRow) (bool, error) {
+	err := p.query(ctx, query, vals, func(r *pgRow) (bool, error) {
 		found = true
 		return false, scan(r)
 	})

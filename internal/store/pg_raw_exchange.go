@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -40,10 +39,7 @@ import (
 // socket breaks off the read. A connection whose exchange did not reach ReadyForQuery is in an
 // unknown state: the error says driver.ErrBadConn, so database/sql closes it instead of pooling
 // it (and pgRaw.query tries the read once more, on another connection).
-//
-// With await, the statement is flushed and the thread waits in the kernel until the answer can
-// be read (awaitAnswer), instead of the goroutine parking in Go's network poller.
-func exchange(ctx context.Context, conn *pgx.Conn, query string, params [][]byte, await bool, row func(r *pgRow) (bool, error)) error {
+func exchange(ctx context.Context, conn *pgx.Conn, query string, params [][]byte, row func(r *pgRow) (bool, error)) error {
 	sd, err := conn.Prepare(ctx, query, query)
 	if err != nil {
 		return badConnIf(err)
@@ -61,15 +57,7 @@ func exchange(ctx context.Context, conn *pgx.Conn, query string, params [][]byte
 	fe.SendExecute(&pgproto3.Execute{})
 	fe.SendSync(&pgproto3.Sync{})
 
-	err = watchExchange(ctx, pc, func() error {
-		if await {
-			if err := fe.Flush(); err != nil {
-				return fmt.Errorf("%w: %w", driver.ErrBadConn, err)
-			}
-			awaitAnswer(pc.Conn())
-		}
-		return receive(pc, fe, &pgRow{fds: shape.fds}, row)
-	})
+	err = watchExchange(ctx, pc, func() error { return receive(pc, fe, &pgRow{fds: shape.fds}, row) })
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		// As pgx does with its statement cache: a statement that failed is prepared afresh
@@ -136,10 +124,6 @@ func textParams(args []any) ([][]byte, bool) {
 	}
 	return params, true
 }
-
-// awaitLimit bounds how long awaitAnswer keeps its thread: the hot reads' answers come back in
-// 40–150 µs on this machine under load.
-const awaitLimit = time.Millisecond
 
 // shape is how a statement's columns are asked for and read: binary for the integers, the
 // booleans and double precision (exact, where a text would be parsed), text for the rest.

@@ -72,7 +72,3 @@ func (l *lane[C]) waitingLen() int {
 	defer l.mu.Unlock()
 	return len(l.wait)
 }
-
-// PGRawAwaitedForTest is how many raw reads waited for their answer in their thread
-// (pg_raw_await.go).
-func (s *Store) PGRawAwaitedForTest() int64 { return s.pg.awaited.Load() }
