@@ -36,6 +36,8 @@ type pgRaw struct {
 	searchTexts textSet
 	// queryTexts are the texts of database queries' walks read through query (pgRowsDB).
 	queryTexts textSet
+	// guesses are the tokens a keyword search is sent behind (tokens_search.go).
+	guesses guesses
 }
 
 // query runs query with args and calls row for each row until it returns false or an error.
