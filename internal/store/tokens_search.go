@@ -83,7 +83,7 @@ func (t *tokenFirst) QueryRows(ctx context.Context, query string, args []any, ro
 		p.Token, t.token = tok, p
 		return false, nil
 	}
-	err := t.pg.pipeline(ctx, start,
+	err := t.pg.exchangeAll(ctx, start,
 		pgStmt{query: authenticate, args: []any{t.hash}, row: readToken},
 		pgStmt{query: query, args: args, row: func(r *pgRow) (bool, error) { return true, row(r) }})
 	return true, err
