@@ -18,7 +18,13 @@ func (s *Server) guard(rt route, next http.Handler) http.Handler {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p, ctx, err := s.authenticate(r, rt)
+		var body []byte // read before the token for a search that reads both in one round trip
+		var bodyErr error
+		if rt.search && s.svc.JoinsSearch() {
+			body, bodyErr = readBody(w, r)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		p, ctx, err := s.authenticate(r, rt, body, bodyErr == nil)
 		if err != nil {
 			if quire.IsCode(err, quire.CodeUnauthorized) {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="quire"`)
@@ -53,12 +59,14 @@ func (s *Server) guard(rt route, next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		body, err := readBody(w, r)
-		if err != nil {
-			writeError(w, r, s.log, err)
+		if body == nil && bodyErr == nil {
+			body, bodyErr = readBody(w, r)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		if bodyErr != nil {
+			writeError(w, r, s.log, bodyErr)
 			return
 		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
 		if key := r.Header.Get("Idempotency-Key"); key != "" {
 			s.idempotent(w, r, p, key, body, next)
 			return
@@ -70,8 +78,15 @@ func (s *Server) guard(rt route, next http.Handler) http.Handler {
 // authenticate checks the request's token. On a route that names the node its handler reads
 // first, the node is read with the token, in one statement, into the context returned: a page
 // GET makes one read where it made two (token, node) or three (token, reach, node).
-func (s *Server) authenticate(r *http.Request, rt route) (*quire.Principal, context.Context, error) {
+//
+// A search whose body was read first (read) is read with its token where the store can do both
+// in one round trip (service.AuthenticateSearch).
+func (s *Server) authenticate(r *http.Request, rt route, body []byte, read bool) (*quire.Principal, context.Context, error) {
 	header := r.Header.Get("Authorization")
+	if rt.search && read && body != nil {
+		ctx, p, err := s.svc.AuthenticateSearch(r.Context(), header, body)
+		return p, ctx, err
+	}
 	if rt.node == "" {
 		p, err := s.svc.Authenticate(r.Context(), header)
 		return p, r.Context(), err

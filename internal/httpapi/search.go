@@ -19,7 +19,7 @@ func (s *Server) registerSearch() {
 		"Search by keyword",
 		"Pages, databases, folders and mind maps whose title or content holds every term, in any "+
 			"script (Chinese and Japanese included): title matches first, then those with the most matching "+
-			"blocks, then the latest edit. Content in trash or out of the token's reach never appears."), route{scopes: []quire.Scope{quire.SearchRead}}, s.search)
+			"blocks, then the latest edit. Content in trash or out of the token's reach never appears."), route{scopes: []quire.Scope{quire.SearchRead}, search: true}, s.search)
 }
 
 // search answers POST /v2/search.

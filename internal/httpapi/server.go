@@ -80,6 +80,9 @@ type route struct {
 	// children: the handler lists the node's children (start_cursor, page_size), and the guard
 	// reads that page with the token where the store can do it in the same round trip.
 	children bool
+	// search: the handler answers a keyword search, which the guard reads with the token where
+	// the store can do both in one round trip (POST /v2/search on PostgreSQL).
+	search bool
 }
 
 // New builds the server with every route registered.

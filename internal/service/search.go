@@ -155,20 +155,7 @@ func searchTerms(q string) []string { return search.Terms(q) }
 // query, everything reachable, last edited first. A sort
 // replaces the ranking.
 func (s *Service) Search(ctx context.Context, p *quire.Principal, r SearchRequest) (Results[search.Result], error) {
-	q := search.Query{Workspace: p.WorkspaceID(), Terms: searchTerms(r.Query), Limit: r.PageSize + 1}
-	if !p.Token.WorkspaceScoped {
-		q.ReachOf = p.Token.ID
-	}
-	q.Object, q.PageType = objectFilter(r.Object)
-	switch {
-	case r.SortBy == "created_time":
-		q.Order = search.ByCreated
-	case r.SortBy != "" || len(q.Terms) == 0:
-		q.Order = search.ByEdited
-	default:
-		q.Order = search.ByRelevance
-	}
-	q.Ascending = r.Ascending
+	q := searchQuery(p, r)
 	// A cursor belongs to one query: the same terms, filter and order.
 	h := sha256.Sum256([]byte(strings.Join(q.Terms, "\x00") + "\x01" + r.Object + "\x01" + r.SortBy + "\x01" + boolString(r.Ascending)))
 	list := "search:" + p.WorkspaceID() + ":" + hex.EncodeToString(h[:12])
@@ -178,9 +165,13 @@ func (s *Service) Search(ctx context.Context, p *quire.Principal, r SearchReques
 			return Results[search.Result]{}, InvalidCursor()
 		}
 	}
-	res, resume, err := s.store.Search(ctx, q)
-	if err != nil {
-		return Results[search.Result]{}, err
+	res, read := searchedWithToken(ctx, p, r)
+	var resume *search.Key
+	if !read {
+		var err error
+		if res, resume, err = s.store.Search(ctx, q); err != nil {
+			return Results[search.Result]{}, err
+		}
 	}
 	nodes := make([]*quire.Node, len(res))
 	for i, r := range res {
@@ -199,6 +190,26 @@ func (s *Service) Search(ctx context.Context, p *quire.Principal, r SearchReques
 		return Results[search.Result]{Items: res, NextCursor: c}, nil
 	}
 	return paginate(s, list, res, r.PageSize, func(r search.Result) any { return r.Key })
+}
+
+// searchQuery is the search r asks of p's token, from its first page (a cursor is the
+// caller's to decode).
+func searchQuery(p *quire.Principal, r SearchRequest) search.Query {
+	q := search.Query{Workspace: p.WorkspaceID(), Terms: searchTerms(r.Query), Limit: r.PageSize + 1}
+	if !p.Token.WorkspaceScoped {
+		q.ReachOf = p.Token.ID
+	}
+	q.Object, q.PageType = objectFilter(r.Object)
+	switch {
+	case r.SortBy == "created_time":
+		q.Order = search.ByCreated
+	case r.SortBy != "" || len(q.Terms) == 0:
+		q.Order = search.ByEdited
+	default:
+		q.Order = search.ByRelevance
+	}
+	q.Ascending = r.Ascending
+	return q
 }
 
 // objectFilter is the object and page type of a search filter's value (page, database, folder

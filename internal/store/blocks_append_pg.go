@@ -96,7 +96,7 @@ func (tx *Tx) insertTouchingPG(ctx context.Context, blocks []*quire.Block, ws, i
 		fe.SendSync(&pgproto3.Sync{})
 		var failed string // the text of the statement whose error is returned
 		err = watchExchange(ctx, pc, func() error {
-			if err := receive(pc, fe, &pgRow{}, noRows); err != nil {
+			if err := receive(pc, fe, begin, &pgRow{}, noRows); err != nil {
 				failed = query
 				// The lock and the count fail on the aborted transaction: their answers are
 				// read to the connection's next ReadyForQuery, and the INSERT's error stands.

@@ -69,7 +69,7 @@ func (tx *Tx) execBound(ctx context.Context, query string, args []any) (bool, er
 		// the statement or answers anything, so the write can wait on a full socket buffer
 		// only while PostgreSQL is still reading: pgx's guard against both sides writing at
 		// once (a timer armed around every flush) has nothing to guard here.
-		err = watchExchange(ctx, pc, func() error { return receive(pc, fe, &pgRow{}, noRows) })
+		err = watchExchange(ctx, pc, func() error { return receive(pc, fe, begin, &pgRow{}, noRows) })
 		var pgErr *pgconn.PgError
 		if errors.As(err, &pgErr) {
 			// As exchange does: a statement that failed is prepared afresh on its next use

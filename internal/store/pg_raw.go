@@ -36,6 +36,8 @@ type pgRaw struct {
 	searchTexts textSet
 	// queryTexts are the texts of database queries' walks read through query (pgRowsDB).
 	queryTexts textSet
+	// guesses are the tokens a keyword search is sent behind (tokens_search.go).
+	guesses guesses
 }
 
 // query runs query with args and calls row for each row until it returns false or an error.
@@ -165,6 +167,46 @@ func (p *pgRaw) pipeline(ctx context.Context, start func(), stmts ...pgStmt) err
 	}
 	err := p.raw(ctx, run)
 	if errors.Is(err, driver.ErrBadConn) { // as query's retry
+		err = p.raw(ctx, run)
+	}
+	return err
+}
+
+// exchangeAll is pipeline through exchangeAll when every argument is a string or an integer:
+// the statements' Binds written by the store, their rows read from pgx's buffer, without the
+// timer and the encoding pgx's batch arms for each (exchange). Otherwise it is pipeline. start
+// is called before each attempt, as pipeline's is; as query's, a read is tried again on
+// another connection only when no row was given from the broken one.
+func (p *pgRaw) exchangeAll(ctx context.Context, start func(), stmts ...pgStmt) error {
+	ts := make([]textStmt, len(stmts))
+	given := false
+	for i, st := range stmts {
+		params, text := textParams(st.args)
+		if !text {
+			return p.pipeline(ctx, start, stmts...)
+		}
+		row := st.row
+		ts[i] = textStmt{st.query, params, func(r *pgRow) (bool, error) {
+			given = true
+			return row(r)
+		}}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if p.observe != nil {
+		for _, st := range stmts {
+			p.observe(st.query)
+		}
+	}
+	run := func(conn *pgx.Conn) error {
+		if start != nil {
+			start()
+		}
+		return exchangeAll(ctx, conn, nil, ts)
+	}
+	err := p.raw(ctx, run)
+	if errors.Is(err, driver.ErrBadConn) && !given { // as query's retry
 		err = p.raw(ctx, run)
 	}
 	return err

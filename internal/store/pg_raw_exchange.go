@@ -43,53 +43,91 @@ import (
 // begin, when not nil, is asked just before the statement is written whether BEGIN goes ahead
 // of it (a write transaction's first statement, tx_pg.go).
 func exchange(ctx context.Context, conn *pgx.Conn, begin func() (bool, error), query string, params [][]byte, row func(r *pgRow) (bool, error)) error {
-	sd, err := conn.Prepare(ctx, query, query)
-	if err != nil {
-		return badConnIf(err)
-	}
-	if len(sd.ParamOIDs) != len(params) {
-		return fmt.Errorf("store: %d arguments for %d parameters", len(params), len(sd.ParamOIDs))
+	return exchangeAll(ctx, conn, begin, []textStmt{{query, params, row}})
+}
+
+// textStmt is one statement of an exchange: its text, its parameters in text format, and what
+// reads its rows.
+type textStmt struct {
+	query  string
+	params [][]byte
+	row    func(r *pgRow) (bool, error)
+}
+
+// exchangeAll is exchange for several statements in one round trip: each one's Bind and
+// Execute, then one Sync, written at once; the answers read back in order, each statement's
+// rows handed to its row. They run in one implicit transaction (or in the write transaction
+// that begin starts or continues), each on its own snapshot; an error in one skips the rest
+// (PostgreSQL discards the messages up to the Sync), and is returned.
+func exchangeAll(ctx context.Context, conn *pgx.Conn, begin func() (bool, error), stmts []textStmt) error {
+	names := make([]string, len(stmts))
+	formats := make([][]int16, len(stmts))
+	rows := make([]*pgRow, len(stmts))
+	for i, st := range stmts {
+		sd, err := conn.Prepare(ctx, st.query, st.query)
+		if err != nil {
+			return badConnIf(err)
+		}
+		if len(sd.ParamOIDs) != len(st.params) {
+			return fmt.Errorf("store: %d arguments for %d parameters", len(st.params), len(sd.ParamOIDs))
+		}
+		shape := resultShape(st.query, sd.Fields)
+		names[i], formats[i], rows[i] = sd.Name, shape.formats, &pgRow{fds: shape.fds}
 	}
 	pc := conn.PgConn()
 	if pc.IsBusy() || pc.IsClosed() {
 		return fmt.Errorf("%w: store: connection busy or closed", driver.ErrBadConn)
 	}
-	shape := resultShape(query, sd.Fields)
 	fe := pc.Frontend()
+	ahead := false
 	if begin != nil {
-		ahead, err := begin()
-		if err != nil {
+		var err error
+		if ahead, err = begin(); err != nil {
 			return err
 		}
 		if ahead {
 			sendBegin(fe)
 		}
 	}
-	fe.SendBind(&pgproto3.Bind{PreparedStatement: sd.Name, Parameters: params, ResultFormatCodes: shape.formats})
-	fe.SendExecute(&pgproto3.Execute{})
+	for i, st := range stmts {
+		fe.SendBind(&pgproto3.Bind{PreparedStatement: names[i], Parameters: st.params, ResultFormatCodes: formats[i]})
+		fe.SendExecute(&pgproto3.Execute{})
+	}
 	fe.SendSync(&pgproto3.Sync{})
 
-	err = watchExchange(ctx, pc, func() error { return receive(pc, fe, &pgRow{fds: shape.fds}, row) })
+	err := watchExchange(ctx, pc, func() error { return receiveAll(pc, fe, ahead, stmts, rows) })
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		// As pgx does with its statement cache: a statement that failed is prepared afresh
 		// on its next use (one whose columns changed type under it fails until it is).
-		if derr := conn.Deallocate(ctx, query); derr != nil {
-			return fmt.Errorf("%w: %w (%w)", driver.ErrBadConn, err, derr)
+		for _, st := range stmts {
+			if derr := conn.Deallocate(ctx, st.query); derr != nil {
+				return fmt.Errorf("%w: %w (%w)", driver.ErrBadConn, err, derr)
+			}
 		}
 	}
 	return err
 }
 
-// receive flushes the statement and reads its answers until ReadyForQuery, calling row for
-// each row until it returns false or an error. The statement's error (an ErrorResponse) or
-// row's is returned once the connection is ready again; a failed write or read is
-// driver.ErrBadConn's.
-func receive(pc *pgconn.PgConn, fe *pgproto3.Frontend, r *pgRow, row func(r *pgRow) (bool, error)) error {
+// receive flushes one statement (after a BEGIN when began) and reads its answers until
+// ReadyForQuery, calling row for each row until it returns false or an error (receiveAll).
+func receive(pc *pgconn.PgConn, fe *pgproto3.Frontend, began bool, r *pgRow, row func(r *pgRow) (bool, error)) error {
+	return receiveAll(pc, fe, began, []textStmt{{row: row}}, []*pgRow{r})
+}
+
+// receiveAll flushes the statements and reads their answers until ReadyForQuery, calling each
+// statement's row for each of its rows (read into its pgRow) until it returns false or an
+// error. The first error (an ErrorResponse, or a row's) is returned once the connection is
+// ready again; a failed write or read is driver.ErrBadConn's. When began, a BEGIN (sendBegin)
+// was sent ahead of the statements: its answers come first and are passed over.
+func receiveAll(pc *pgconn.PgConn, fe *pgproto3.Frontend, began bool, stmts []textStmt, rows []*pgRow) error {
 	if err := fe.Flush(); err != nil {
 		return fmt.Errorf("%w: %w", driver.ErrBadConn, err)
 	}
-	more := true
+	k, more := 0, true // the statement whose answers come, and whether its row wants more
+	if began {
+		k = -1 // the BEGIN's CommandComplete moves k to the first statement
+	}
 	var rowErr error
 	for {
 		// context.Background: pgconn watches no context per message; exchange watches the
@@ -100,14 +138,17 @@ func receive(pc *pgconn.PgConn, fe *pgproto3.Frontend, r *pgRow, row func(r *pgR
 		}
 		switch m := msg.(type) {
 		case *pgproto3.DataRow:
-			if more && rowErr == nil {
+			if more && rowErr == nil && k >= 0 && k < len(stmts) {
+				r := rows[k]
 				if len(m.Values) != len(r.fds) {
 					rowErr = fmt.Errorf("store: %d values for %d columns", len(m.Values), len(r.fds))
 					continue
 				}
 				r.vals = m.Values
-				more, rowErr = row(r)
+				more, rowErr = stmts[k].row(r)
 			}
+		case *pgproto3.CommandComplete, *pgproto3.EmptyQueryResponse:
+			k, more = k+1, true
 		case *pgproto3.ErrorResponse:
 			if rowErr == nil {
 				rowErr = pgconn.ErrorResponseToPgError(m)

@@ -89,3 +89,9 @@ func LimitRawSearchTextsForTest(t interface{ Cleanup(func()) }, n int64) {
 }
 
 func (s *Store) RawSearchTextsForTest() int64 { return s.pg.searchTexts.n.Load() }
+
+// GuessSearchTokenForTest makes AuthenticateSearch build its next statement for secretHash as
+// for token id of workspace ws (scoped: workspace-scoped), whatever the token is.
+func (s *Store) GuessSearchTokenForTest(secretHash, id, ws string, scoped bool) {
+	s.pg.guesses.put(secretHash, guess{id, ws, scoped}.principal())
+}
