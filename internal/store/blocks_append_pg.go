@@ -75,18 +75,11 @@ func (tx *Tx) insertTouchingPG(ctx context.Context, blocks []*quire.Block, ws, i
 			return errors.New("store: the page's lock or count has other parameters")
 		}
 		pc := conn.PgConn()
-		if pc.IsBusy() || pc.IsClosed() {
-			return fmt.Errorf("%w: store: connection busy or closed", driver.ErrBadConn)
-		}
-		piped = true
-		fe := pc.Frontend()
-		begin, err := tx.tx.beginAhead()
+		fe, begin, err := frontend(pc, tx.tx.beginAhead)
 		if err != nil {
 			return err
 		}
-		if begin {
-			sendBegin(fe)
-		}
+		piped = true
 		fe.Send(msg) // the INSERT's Bind, Execute and Sync
 		shapes := [2]*shape{resultShape(touchPageSQL, sds[1].Fields), resultShape(childrenAfterCount, sds[2].Fields)}
 		fe.SendBind(&pgproto3.Bind{PreparedStatement: sds[1].Name, Parameters: touch, ResultFormatCodes: shapes[0].formats})

@@ -53,16 +53,9 @@ func (tx *Tx) execBound(ctx context.Context, query string, args []any) (bool, er
 			return err
 		}
 		pc := conn.PgConn()
-		if pc.IsBusy() || pc.IsClosed() {
-			return fmt.Errorf("%w: store: connection busy or closed", driver.ErrBadConn)
-		}
-		fe := pc.Frontend()
-		begin, err := tx.tx.beginAhead()
+		fe, begin, err := frontend(pc, tx.tx.beginAhead)
 		if err != nil {
 			return err
-		}
-		if begin {
-			sendBegin(fe)
 		}
 		fe.Send(msg)
 		// One write of Bind, Execute and Sync. PostgreSQL reads the whole Bind before it runs

@@ -135,15 +135,7 @@ type pgStmt struct {
 // nil, is called before each attempt (a pipeline that could not be sent is tried once more,
 // as query's read is), so that what the rows are read into starts empty.
 func (p *pgRaw) pipeline(ctx context.Context, start func(), stmts ...pgStmt) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if p.observe != nil {
-		for _, st := range stmts {
-			p.observe(st.query)
-		}
-	}
-	run := func(conn *pgx.Conn) error {
+	return p.send(ctx, stmts, func() bool { return true }, func(conn *pgx.Conn) error {
 		if start != nil {
 			start()
 		}
@@ -164,9 +156,23 @@ func (p *pgRaw) pipeline(ctx context.Context, start func(), stmts ...pgStmt) err
 			}
 		}
 		return br.Close()
+	})
+}
+
+// send runs run, which sends stmts and reads their answers, on a raw connection, and once more
+// on another when the first turned out broken and again says a second try is safe (as query's
+// retry: no row was given from the broken one).
+func (p *pgRaw) send(ctx context.Context, stmts []pgStmt, again func() bool, run func(conn *pgx.Conn) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if p.observe != nil {
+		for _, st := range stmts {
+			p.observe(st.query)
+		}
 	}
 	err := p.raw(ctx, run)
-	if errors.Is(err, driver.ErrBadConn) { // as query's retry
+	if errors.Is(err, driver.ErrBadConn) && again() {
 		err = p.raw(ctx, run)
 	}
 	return err
@@ -191,25 +197,12 @@ func (p *pgRaw) exchangeAll(ctx context.Context, start func(), stmts ...pgStmt) 
 			return row(r)
 		}}
 	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if p.observe != nil {
-		for _, st := range stmts {
-			p.observe(st.query)
-		}
-	}
-	run := func(conn *pgx.Conn) error {
+	return p.send(ctx, stmts, func() bool { return !given }, func(conn *pgx.Conn) error {
 		if start != nil {
 			start()
 		}
 		return exchangeAll(ctx, conn, nil, ts)
-	}
-	err := p.raw(ctx, run)
-	if errors.Is(err, driver.ErrBadConn) && !given { // as query's retry
-		err = p.raw(ctx, run)
-	}
-	return err
+	})
 }
 
 // pgxConn is the pgx connection under a database/sql driver connection, observed or not.

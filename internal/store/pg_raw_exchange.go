@@ -75,19 +75,9 @@ func exchangeAll(ctx context.Context, conn *pgx.Conn, begin func() (bool, error)
 		names[i], formats[i], rows[i] = sd.Name, shape.formats, &pgRow{fds: shape.fds}
 	}
 	pc := conn.PgConn()
-	if pc.IsBusy() || pc.IsClosed() {
-		return fmt.Errorf("%w: store: connection busy or closed", driver.ErrBadConn)
-	}
-	fe := pc.Frontend()
-	ahead := false
-	if begin != nil {
-		var err error
-		if ahead, err = begin(); err != nil {
-			return err
-		}
-		if ahead {
-			sendBegin(fe)
-		}
+	fe, ahead, err := frontend(pc, begin)
+	if err != nil {
+		return err
 	}
 	for i, st := range stmts {
 		fe.SendBind(&pgproto3.Bind{PreparedStatement: names[i], Parameters: st.params, ResultFormatCodes: formats[i]})
@@ -95,7 +85,7 @@ func exchangeAll(ctx context.Context, conn *pgx.Conn, begin func() (bool, error)
 	}
 	fe.SendSync(&pgproto3.Sync{})
 
-	err := watchExchange(ctx, pc, func() error { return receiveAll(pc, fe, ahead, stmts, rows) })
+	err = watchExchange(ctx, pc, func() error { return receiveAll(pc, fe, ahead, stmts, rows) })
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		// As pgx does with its statement cache: a statement that failed is prepared afresh
@@ -107,6 +97,25 @@ func exchangeAll(ctx context.Context, conn *pgx.Conn, begin func() (bool, error)
 		}
 	}
 	return err
+}
+
+// frontend is pc's frontend, ready for a statement's messages: an error when the connection is
+// busy or closed (driver.ErrBadConn's), and, when begin (a write transaction's, tx_pg.go) says
+// the statement is its transaction's first, BEGIN queued ahead of it (sendBegin; began).
+func frontend(pc *pgconn.PgConn, begin func() (bool, error)) (fe *pgproto3.Frontend, began bool, err error) {
+	if pc.IsBusy() || pc.IsClosed() {
+		return nil, false, fmt.Errorf("%w: store: connection busy or closed", driver.ErrBadConn)
+	}
+	fe = pc.Frontend()
+	if begin != nil {
+		if began, err = begin(); err != nil {
+			return nil, false, err
+		}
+		if began {
+			sendBegin(fe)
+		}
+	}
+	return fe, began, nil
 }
 
 // receive flushes one statement (after a BEGIN when began) and reads its answers until
