@@ -24,9 +24,7 @@ func Decode(raw json.RawMessage, path string, parent *Block) ([]*Block, error) {
 // DecodeValue is Decode for a value already parsed by encoding/json.
 func DecodeValue(v any, path string, parent *Block) ([]*Block, error) {
 	d := decoder{}
-	if parent != nil && (parent.Type == "child_page" || parent.Type == "child_database") {
-		parent = nil // appending to a child page appends to the page
-	}
+	parent = appendParent(parent)
 	if parent != nil && !CanHaveChildren(parent) {
 		d.p.Add(path, quire.ReasonInvalidValue, "A "+parent.Type+" block cannot have children.")
 		return nil, d.p.Err()
@@ -39,6 +37,15 @@ func DecodeValue(v any, path string, parent *Block) ([]*Block, error) {
 		return nil, err
 	}
 	return bs, nil
+}
+
+// appendParent is the block whose children an append under parent checks: none under a page, a
+// child page or a child database (appending to a child page appends to the page).
+func appendParent(parent *Block) *Block {
+	if parent != nil && (parent.Type == "child_page" || parent.Type == "child_database") {
+		return nil
+	}
+	return parent
 }
 
 type decoder struct {

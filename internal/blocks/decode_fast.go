@@ -58,10 +58,7 @@ func ReadAppend(body []byte) (*Append, bool) {
 // Under returns the blocks as DecodeValue(children, path, parent) would, when parent asks for
 // no check they could fail; ok false leaves them to Tree and DecodeValue.
 func (a *Append) Under(parent *Block) ([]*Block, bool) {
-	if parent != nil && (parent.Type == "child_page" || parent.Type == "child_database") {
-		parent = nil
-	}
-	if parent == nil {
+	if parent = appendParent(parent); parent == nil {
 		return a.blocks, true
 	}
 	if !CanHaveChildren(parent) {
