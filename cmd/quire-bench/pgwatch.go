@@ -19,7 +19,9 @@ import (
 // pays for whatever ran beside it on the same cores (an autovacuum of the tables the last writes
 // touched, a checkpoint), which the figures alone do not show. The snapshots are read before and
 // after a run, off its clock; while it runs, one connection samples pg_stat_activity every
-// watchEvery (a few small reads a second).
+// watchEvery (a few small reads a second). PostgreSQL's backends report their row and commit
+// counts at most once a second while busy, so a run's counts may include up to a second's
+// worth from before it and leave out its last; the upkeep seen and the CPU are exact.
 
 // watchEvery is how often pg_stat_activity is sampled while a watched run goes on.
 const watchEvery = 200 * time.Millisecond
@@ -127,7 +129,7 @@ func newPGWatch(ctx context.Context, url string, pid int, stderr io.Writer) (*pg
 func (w *pgWatch) close() { w.db.Close() }
 
 // watched runs fn, the run labelled label, between two snapshots with pg_stat_activity sampled
-// while it runs, prints one line to stderr and returns the round; requests is what fn reports
+// while it runs, and returns the round (printRound writes it); requests is what fn reports
 // answered. A failed snapshot is reported on stderr and gives no round: the run still counts.
 func (w *pgWatch) watched(ctx context.Context, label string, fn func() (int64, error)) (*dbRound, error) {
 	before, err := w.snapshot(ctx)
@@ -166,7 +168,6 @@ func (w *pgWatch) watched(ctx context.Context, label string, fn func() (int64, e
 	}
 	r := roundOf(label, before, after, requests)
 	r.Samples, r.Upkeep, r.Waits = samples, upkeep, waits
-	printRound(w.stderr, r)
 	return r, nil
 }
 
@@ -332,11 +333,14 @@ func cpuDelta(a, b float64) float64 {
 	return b - a
 }
 
-// printRound writes one round as a line or two: CPU a request, what upkeep ran, which tables
-// changed, the GIN pending lists, and the active backends' waits.
-func printRound(out io.Writer, r *dbRound) {
+// printRound writes one round as a line or two: the run's figure (p50), CPU a request, what
+// upkeep ran, which tables changed, the GIN pending lists, and the active backends' waits.
+func printRound(out io.Writer, r *dbRound, figure string) {
+	if r == nil {
+		return
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "  pg %s (load %s): %.1f s", r.Label, r.Load, r.Seconds)
+	fmt.Fprintf(&b, "  pg %s (load %s): %s%.1f s", r.Label, r.Load, figure, r.Seconds)
 	if r.Requests > 0 {
 		n := float64(r.Requests)
 		fmt.Fprintf(&b, ", CPU a request quire %.2f ms, backends %.2f ms, cluster %.2f ms", r.QuireCPU/n, r.ClientCPU/n, r.ClusterCPU/n)

@@ -262,6 +262,7 @@ func (m *measurer) measure(ctx context.Context, eps []endpoint) ([]row, error) {
 					}
 					if i == 0 && m.watch != nil {
 						rows[k].DB = append(rows[k].DB, watched)
+						printRound(m.stderr, watched, fmt.Sprintf("p50 %.2f ms, ", float64(res[0].p50)/float64(time.Millisecond)))
 					}
 					if i == 0 && m.queue != nil {
 						if err = m.recordQueue(&rows[k].QueueAfter); err != nil {

@@ -271,6 +271,7 @@ func (w *speedWriter) phase(ctx context.Context, n int, things string, write fun
 	start := time.Now()
 	if w.watch != nil {
 		p.DB, err = w.watch.watched(ctx, things+" written", func() (int64, error) { return 0, write() })
+		printRound(w.stderr, p.DB, "")
 	} else {
 		err = write()
 	}
