@@ -84,3 +84,24 @@ func TestClientDelta(t *testing.T) {
 		t.Errorf("clientDelta without a first snapshot = %v; want -1", got)
 	}
 }
+
+// TestPrintUpkeepNotes: a round with an autovacuum seen beside it, or a table analyzed during
+// it, is listed with its p50 and the other processes' CPU; a quiet round is not.
+func TestPrintUpkeepNotes(t *testing.T) {
+	quiet := &dbRound{Requests: 100, Samples: 15, ClientCPU: 300, ClusterCPU: 300}
+	vacuum := &dbRound{Requests: 100, Samples: 15, ClientCPU: 300, ClusterCPU: 887,
+		Upkeep: map[string]int{"autovacuum: ANALYZE public.blocks": 13}}
+	analyzed := &dbRound{Requests: 100, Samples: 16, ClientCPU: 300, ClusterCPU: 300,
+		Tables: []tableDelta{{Table: "search_docs", Autoanalyzes: 1}}}
+	s := speedSet{
+		Steady:      []row{{Endpoint: "search", Conns: 1, Quire: []fig{{P50: 3e6}, {P50: 22e6}}, DB: []*dbRound{quiet, vacuum}}},
+		WhileSteady: []row{{Endpoint: "search", Conns: 1, Quire: []fig{{P50: 31e6}}, DB: []*dbRound{analyzed}}},
+	}
+	var b strings.Builder
+	printUpkeepNotes(&b, s)
+	want := "- search c=1, steady, round 2: p50 22.000 ms beside `autovacuum: ANALYZE public.blocks` in 13 (of 15 samples); the cluster's other processes 5.87 ms of CPU a request\n" +
+		"- search c=1, steady just before a burst, round 1: p50 31.000 ms beside search_docs analyzed (of 16 samples); the cluster's other processes 0.00 ms of CPU a request\n"
+	if b.String() != want {
+		t.Errorf("printUpkeepNotes wrote\n%s\nwant\n%s", b.String(), want)
+	}
+}
