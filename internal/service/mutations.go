@@ -199,6 +199,8 @@ func (s *Service) MutateRecords(ctx context.Context, p *quire.Principal, id stri
 		if read.nodes != nil {
 			w = gatheredWrites(tx, db.node.ID)
 			w.shared = held
+		} else if held {
+			return errNeedsExclusive // writes at once number as they go, which a shared lock does not allow
 		}
 		var pr quire.Problems
 		for i, m := range ops {
