@@ -49,6 +49,8 @@ type row struct {
 	// The indexer's queue length before and after each round's quire run, where it was watched.
 	QueueBefore []int64 `json:"queue_before,omitempty"`
 	QueueAfter  []int64 `json:"queue_after,omitempty"`
+	// DB is what PostgreSQL did during each round's quire run (null where it could not be read).
+	DB []*dbRound `json:"db,omitempty"`
 }
 
 // fig is one load run's figures.

@@ -92,9 +92,10 @@ func (r *runner) fresh(ctx context.Context, eng string, pg *postgresServer) (*fr
 // served is a running quire serve, a store handle beside it for reading the indexer's queue,
 // and died, which wraps an error with why the server ended, or the end of its log.
 type served struct {
-	q    *quireServer
-	poll *store.Store
-	died func(error) error
+	q     *quireServer
+	poll  *store.Store
+	watch *pgWatch // PostgreSQL: what the database does around each measured run
+	died  func(error) error
 }
 
 // serve starts quire serve on fs and waits until it and the bare handler answer; stop must be
@@ -129,11 +130,20 @@ func (r *runner) serve(ctx context.Context, fs *freshStore, token string) (_ *se
 	if sv.poll, err = store.Open(ctx, fs.cfg); err != nil {
 		return nil, err
 	}
+	if fs.cfg.DatabaseURL != "" {
+		if sv.watch, err = newPGWatch(ctx, fs.cfg.DatabaseURL, q.cmd.Process.Pid, r.stderr); err != nil {
+			return nil, err
+		}
+	}
 	return sv, nil
 }
 
 // stop closes the store handle and stops the server.
 func (sv *served) stop() {
+	if sv.watch != nil {
+		sv.watch.close()
+		sv.watch = nil
+	}
 	if sv.poll != nil {
 		sv.poll.Close()
 	}
@@ -168,7 +178,8 @@ type measurer struct {
 	drain  func() error
 	queue  func() (int64, error) // with it, the queue's length is recorded around each quire run
 	stderr io.Writer
-	first  int // the number of the first round, when these rounds follow others (0: 1)
+	first  int      // the number of the first round, when these rounds follow others (0: 1)
+	watch  *pgWatch // with it, each quire run's database activity is recorded in its row's DB
 }
 
 // measure warms each endpoint up on both servers, then runs the interleaved rounds: in each
@@ -178,13 +189,22 @@ type measurer struct {
 // anything else runs, so that embedding the appended text does not slow the next run.
 func (m *measurer) measure(ctx context.Context, eps []endpoint) ([]row, error) {
 	pending := false
-	run := func(e endpoint, i, conns int, d time.Duration) (wrkResult, error) {
+	var watched *dbRound
+	run := func(e endpoint, i, conns int, d time.Duration, label string) (res wrkResult, err error) {
 		if pending {
 			if err := m.drain(); err != nil {
 				return wrkResult{}, err
 			}
 		}
-		res, err := m.loader.load(ctx, m.urls[i], e, conns, d)
+		watched = nil
+		if m.watch != nil && i == 0 && label != "" {
+			watched, err = m.watch.watched(ctx, label, func() (int64, error) {
+				res, err = m.loader.load(ctx, m.urls[i], e, conns, d)
+				return res.requests, err
+			})
+		} else {
+			res, err = m.loader.load(ctx, m.urls[i], e, conns, d)
+		}
 		if errors.Is(err, errNoneFinished) {
 			// Recorded as nothing served (0 req/s), not a failure of the whole run.
 			fmt.Fprintf(m.stderr, "  warning: %s c=%d on %s: %v\n", e.name, conns, m.urls[i], err)
@@ -204,7 +224,7 @@ func (m *measurer) measure(ctx context.Context, eps []endpoint) ([]row, error) {
 	if m.cfg.warmup > 0 {
 		for _, e := range eps {
 			for i := range m.urls {
-				if _, err := run(e, i, slices.Max(m.cfg.conns), m.cfg.warmup); err != nil {
+				if _, err := run(e, i, slices.Max(m.cfg.conns), m.cfg.warmup, ""); err != nil {
 					return nil, err
 				}
 			}
@@ -237,8 +257,12 @@ func (m *measurer) measure(ctx context.Context, eps []endpoint) ([]row, error) {
 							return nil, err
 						}
 					}
-					if res[i], err = run(e, i, c, m.cfg.duration); err != nil {
+					if res[i], err = run(e, i, c, m.cfg.duration, fmt.Sprintf("%s c=%d round %d", e.name, c, round)); err != nil {
 						return nil, err
+					}
+					if i == 0 && m.watch != nil {
+						rows[k].DB = append(rows[k].DB, watched)
+						printRound(m.stderr, watched, fmt.Sprintf("p50 %.2f ms, ", float64(res[0].p50)/float64(time.Millisecond)))
 					}
 					if i == 0 && m.queue != nil {
 						if err = m.recordQueue(&rows[k].QueueAfter); err != nil {

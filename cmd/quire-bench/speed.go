@@ -56,6 +56,8 @@ type phase struct {
 	// WriteChunks of Chunks were embedded before the last write was answered.
 	WriteChunks int64 `json:"chunks_embedded_while_writing"`
 	Reused      int64 `json:"chunks_reused"`
+	// DB is what PostgreSQL did during the writes.
+	DB *dbRound `json:"db,omitempty"`
 }
 
 // speed runs the scenario on engine eng: a fresh store with only a workspace, its members and a
@@ -126,7 +128,7 @@ func (r *runner) speed(ctx context.Context, eng string, pg *postgresServer, size
 		return nil, err
 	}
 	fmt.Fprintf(r.stderr, "  steady: %s …\n", estimate(r.cfg, len(eps)).Round(time.Second))
-	m := &measurer{cfg: r.cfg, loader: r.loader, urls: [2]string{q.url, r.bare}, stderr: r.stderr,
+	m := &measurer{cfg: r.cfg, loader: r.loader, urls: [2]string{q.url, r.bare}, stderr: r.stderr, watch: sv.watch,
 		drain: func() error { return waitIndexed(ctx, poll, q.exited, io.Discard, time.Now()) }}
 	if set.Steady, err = m.measure(ctx, eps); err != nil {
 		return nil, died(err)
@@ -206,14 +208,15 @@ func setupWorkspace(ctx context.Context, cfg store.Config) (token string, users 
 // speedWriter writes the scenario's data through the running server and times the indexer.
 type speedWriter struct {
 	*runner
-	q    *quireServer
-	poll *store.Store
-	s    *seeder
+	q     *quireServer
+	poll  *store.Store
+	watch *pgWatch
+	s     *seeder
 }
 
 // newSpeedWriter writes through sv with token.
 func newSpeedWriter(r *runner, sv *served, token string) *speedWriter {
-	return &speedWriter{runner: r, q: sv.q, poll: sv.poll, s: &seeder{api: newRemote(sv.q.url), token: token}}
+	return &speedWriter{runner: r, q: sv.q, poll: sv.poll, watch: sv.watch, s: &seeder{api: newRemote(sv.q.url), token: token}}
 }
 
 // seed writes the top-level pages and the long page, then the records, then the corpus, each
@@ -266,7 +269,12 @@ func (w *speedWriter) phase(ctx context.Context, n int, things string, write fun
 	w.s.done.Store(0)
 	stop := w.s.progressOf(n, things, w.stderr)
 	start := time.Now()
-	err = write()
+	if w.watch != nil {
+		p.DB, err = w.watch.watched(ctx, things+" written", func() (int64, error) { return 0, write() })
+		printRound(w.stderr, p.DB, "")
+	} else {
+		err = write()
+	}
 	stop()
 	if err != nil {
 		return p, err

@@ -65,7 +65,7 @@ func (r *runner) appendRepeats(ctx context.Context, sv *served, eps []endpoint, 
 	cfg := r.cfg
 	cfg.conns, cfg.warmup, cfg.rounds = []int{1}, 0, (repeat-1)*r.cfg.rounds
 	fmt.Fprintf(r.stderr, "  the append at c=1, %d more rounds …\n", cfg.rounds)
-	m := &measurer{cfg: cfg, loader: r.loader, urls: [2]string{sv.q.url, r.bare}, stderr: r.stderr, drain: drain, first: r.cfg.rounds + 1}
+	m := &measurer{cfg: cfg, loader: r.loader, urls: [2]string{sv.q.url, r.bare}, stderr: r.stderr, drain: drain, first: r.cfg.rounds + 1, watch: sv.watch}
 	more, err := m.measure(ctx, eps[i:i+1])
 	if err != nil {
 		return err
@@ -97,7 +97,7 @@ func (w *speedWriter) whileIndexing(ctx context.Context, sd *speedSeed, steady [
 			return nil, nil, nil, err
 		}
 		fmt.Fprintf(w.stderr, "  while indexing %d of %d: query and search steady, then corpus pages %d to %d revised and both again while the indexer embeds them …\n", k+1, repeat, from+1, to)
-		m := &measurer{cfg: cfg, loader: w.loader, urls: [2]string{w.q.url, w.bare}, stderr: w.stderr}
+		m := &measurer{cfg: cfg, loader: w.loader, urls: [2]string{w.q.url, w.bare}, stderr: w.stderr, watch: w.watch}
 		rows, err := m.measure(ctx, eps)
 		if err != nil {
 			return nil, nil, nil, err
@@ -132,6 +132,7 @@ func addRounds(into, more []row) []row {
 		r := &into[i]
 		r.Quire, r.Bare = append(r.Quire, m.Quire...), append(r.Bare, m.Bare...)
 		r.QueueBefore, r.QueueAfter = append(r.QueueBefore, m.QueueBefore...), append(r.QueueAfter, m.QueueAfter...)
+		r.DB = append(r.DB, m.DB...)
 	}
 	return into
 }

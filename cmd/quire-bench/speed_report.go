@@ -220,6 +220,7 @@ func printSpeedDetails(w io.Writer, s speedSet) {
 	} else {
 		fmt.Fprintf(w, "- while indexing: %s nodes queued after revising the corpus pages\n", thousands(float64(s.Revised)))
 	}
+	printUpkeepNotes(w, s)
 	fmt.Fprintf(w, "- load average %s before the steady runs, %s after the last\n", cmp.Or(s.Load, "unknown"), cmp.Or(s.LoadAfter, "unknown"))
 }
 

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -164,7 +165,11 @@ func (s *Service) MutateRecords(ctx context.Context, p *quire.Principal, id stri
 	out := make([]*quire.Node, len(ops))
 	var schema quire.Schema
 	var nums map[string]int64
-	err := s.store.InTx(ctx, func(tx *store.Tx) error {
+	if afterDecodeCreates != nil {
+		afterDecodeCreates()
+	}
+	shared := sharesDatabase(ops, decoded)
+	batch := func(tx *store.Tx) error {
 		// Trash and restore rewrite the records' descendants' trashed_under, as PATCH of a
 		// page does: under the workspace's tree lock, taken first as there, so that a move
 		// into a record being trashed cannot miss the refresh.
@@ -173,7 +178,14 @@ func (s *Service) MutateRecords(ctx context.Context, p *quire.Principal, id stri
 				return err
 			}
 		}
-		db, err := s.lockDatabase(ctx, tx, p, id, "database_id")
+		var db *recordDB
+		var err error
+		held := false
+		if shared {
+			db, held, err = s.shareDatabase(ctx, tx, p, id, "database_id")
+		} else {
+			db, err = s.lockDatabase(ctx, tx, p, id, "database_id")
+		}
 		if err != nil {
 			return err
 		}
@@ -186,6 +198,9 @@ func (s *Service) MutateRecords(ctx context.Context, p *quire.Principal, id stri
 		w := writesAtOnce(tx, db.node.ID)
 		if read.nodes != nil {
 			w = gatheredWrites(tx, db.node.ID)
+			w.shared = held
+		} else if held {
+			return errNeedsExclusive // writes at once number as they go, which a shared lock does not allow
 		}
 		var pr quire.Problems
 		for i, m := range ops {
@@ -202,14 +217,22 @@ func (s *Service) MutateRecords(ctx context.Context, p *quire.Principal, id stri
 		if err := pr.Err(); err != nil {
 			return err
 		}
+		if err := w.flush(ctx); err != nil { // under a shared lock, flush gives the numbers
+			return err
+		}
 		if read.nodes != nil {
 			nums = read.nums
 			for id, n := range w.numbers {
 				nums[id] = n
 			}
 		}
-		return w.flush(ctx)
-	})
+		return nil
+	}
+	err := s.store.InTx(ctx, batch)
+	if errors.Is(err, errNeedsExclusive) {
+		shared = false
+		err = s.store.InTx(ctx, batch)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -50,6 +50,7 @@ func (db *recordDB) knownPeople(ctx context.Context, tx *store.Tx, ws string, id
 // is serial across every writer, what comes before it runs on every core.
 type decodedCreates struct {
 	schema []byte
+	dual   bool                // the schema has a dual relation (sharesDatabase)
 	vals   []properties.Values // by operation; nil where the operation is not a create or failed
 	// forms are what the transaction would otherwise derive from vals, by operation: built here
 	// too, so that the writer's serial transaction only writes them.
@@ -93,7 +94,7 @@ func (s *Service) decodeCreates(ctx context.Context, p *quire.Principal, id stri
 	if err != nil {
 		return nil, nil
 	}
-	d := &decodedCreates{schema: n.Properties, vals: make([]properties.Values, len(ops)), forms: make([]*recordForm, len(ops))}
+	d := &decodedCreates{schema: n.Properties, dual: hasDualRelation(schema), vals: make([]properties.Values, len(ops)), forms: make([]*recordForm, len(ops))}
 	numbered := slices.ContainsFunc(schema, func(q *quire.Property) bool { return q.Type == quire.PropUniqueID })
 	for i, m := range ops {
 		if m.Op != "create" {

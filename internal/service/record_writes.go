@@ -25,6 +25,18 @@ type recordWrites struct {
 	edited   map[string]int     // the index in edits of a record's edit
 	edits    []store.RecordEdit // records updated, in the order first updated
 	nodes    []*quire.Node      // new records, inserted last so that FTS5 flushes their search rows once
+
+	// shared is true when the batch holds its database's row only FOR SHARE (store.SharedNode):
+	// its new records are numbered by flush, under store.LockRecordNumbers, after their nodes
+	// rows are written; numbered holds their rows until then.
+	shared   bool
+	numbered []numberedRows
+}
+
+// numberedRows is a new record's rows once its number is known.
+type numberedRows struct {
+	id   string
+	rows func(number int64) []store.RecordValue
 }
 
 func writesAtOnce(tx *store.Tx, db string) *recordWrites { return &recordWrites{tx: tx, db: db} }
@@ -92,6 +104,20 @@ func (w *recordWrites) writeEdits(ctx context.Context) error {
 	return err
 }
 
+// insertNumbered gives new record id its number and stores its rows, which rows makes from the
+// number: now, or under a shared lock at flush.
+func (w *recordWrites) insertNumbered(ctx context.Context, id string, rows func(number int64) []store.RecordValue) error {
+	if w.shared {
+		w.numbered = append(w.numbered, numberedRows{id: id, rows: rows})
+		return nil
+	}
+	number, err := w.number(ctx, id)
+	if err != nil {
+		return err
+	}
+	return w.insert(ctx, id, rows(number))
+}
+
 // insert stores the rows of new record id.
 func (w *recordWrites) insert(ctx context.Context, id string, rows []store.RecordValue) error {
 	if !w.gathered {
@@ -118,9 +144,14 @@ func (w *recordWrites) replace(ctx context.Context, id, prop string, was, is []s
 
 // flush writes what was gathered: the updated records' nodes rows, the rewritten properties'
 // rows and the new records' rows (store.WriteRecordRows), then the new records' nodes rows.
+// Under a shared lock the new records' nodes rows come first, and then, under the numbering
+// lock, their numbers and rows.
 func (w *recordWrites) flush(ctx context.Context) error {
 	if !w.gathered {
 		return nil
+	}
+	if w.shared {
+		return w.flushShared(ctx)
 	}
 	if err := w.writeEdits(ctx); err != nil {
 		return err
@@ -129,4 +160,27 @@ func (w *recordWrites) flush(ctx context.Context) error {
 		return err
 	}
 	return w.tx.InsertNodes(ctx, w.nodes)
+}
+
+// flushShared is flush for a batch of creates under the database's shared lock: the nodes rows,
+// whose indexes, search entries and triggers are most of the batch's work, are written while
+// other batches of the database write theirs; then the numbering lock is taken, held to
+// COMMIT, and the numbers read and written.
+func (w *recordWrites) flushShared(ctx context.Context) error {
+	if err := w.tx.InsertNodes(ctx, w.nodes); err != nil {
+		return err
+	}
+	if len(w.numbered) > 0 {
+		if err := w.tx.LockRecordNumbers(ctx, w.db); err != nil {
+			return err
+		}
+		for _, r := range w.numbered {
+			number, err := w.number(ctx, r.id)
+			if err != nil {
+				return err
+			}
+			w.created = append(w.created, store.RecordRows{RecordID: r.id, Rows: r.rows(number)})
+		}
+	}
+	return w.tx.WriteRecordRows(ctx, w.db, w.changes, w.created)
 }

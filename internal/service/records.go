@@ -128,19 +128,18 @@ func (s *Service) createRecord(ctx context.Context, tx *store.Tx, w *recordWrite
 	if err := refs.use(ctx, tx, p.WorkspaceID(), n.ID); err != nil {
 		return nil, err
 	}
-	number, err := w.number(ctx, n.ID)
-	if err != nil {
-		return nil, err
-	}
-	f := float64(number)
-	rows := append(make([]store.RecordValue, 0, 1+len(form.rows)+1), store.RecordValue{PropertyID: store.NumberProperty, Num: &f})
-	rows = append(rows, form.rows...)
-	for _, q := range db.schema {
-		if q.Type == quire.PropUniqueID { // the one row that shows the number, unknown to formOf
-			rows = append(rows, rowsOf(properties.PropertyScalars(q, vals, number))...)
+	rows := func(number int64) []store.RecordValue {
+		f := float64(number)
+		rows := append(make([]store.RecordValue, 0, 1+len(form.rows)+1), store.RecordValue{PropertyID: store.NumberProperty, Num: &f})
+		rows = append(rows, form.rows...)
+		for _, q := range db.schema {
+			if q.Type == quire.PropUniqueID { // the one row that shows the number, unknown to formOf
+				rows = append(rows, rowsOf(properties.PropertyScalars(q, vals, number))...)
+			}
 		}
+		return rows
 	}
-	if err := w.insert(ctx, n.ID, rows); err != nil {
+	if err := w.insertNumbered(ctx, n.ID, rows); err != nil {
 		return nil, err
 	}
 	if err := s.syncRelations(ctx, tx, p, db, n.ID, nil, vals, now); err != nil {
