@@ -234,15 +234,7 @@ func (tx *Tx) TouchPageCounting(ctx context.Context, ws, id string, ms int64, by
 		n, err = tx.CountChildrenAfter(ctx, parent, pos)
 		return hidden, n, err
 	}
-	if tx.observe != nil {
-		tx.observe(touchPageSQL)
-		tx.observe(childrenAfterCount)
-	}
-	err = tx.conn.Raw(func(dc any) error {
-		conn, err := pgxConn(dc)
-		if err != nil {
-			return err
-		}
+	err = tx.onConn([]string{touchPageSQL, childrenAfterCount}, func(conn *pgx.Conn) error {
 		b := &pgx.Batch{}
 		if err := tx.tx.batchBegin(b); err != nil {
 			return err

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/quire-dev/quire/internal/quire"
@@ -47,17 +48,8 @@ func (tx *Tx) insertTouchingPG(ctx context.Context, blocks []*quire.Block, ws, i
 	touch, _ := textParams([]any{id, ws, ms, by})
 	count, _ := textParams([]any{parent, pos})
 	ctx = tx.tx.within(ctx)
-	if tx.observe != nil {
-		tx.observe(query)
-		tx.observe(touchPageSQL)
-		tx.observe(childrenAfterCount)
-	}
 	found := false
-	err = tx.conn.Raw(func(dc any) error {
-		conn, err := pgxConn(dc)
-		if err != nil {
-			return err
-		}
+	err = tx.onConn([]string{query, touchPageSQL, childrenAfterCount}, func(conn *pgx.Conn) error {
 		var sds [3]*pgconn.StatementDescription
 		for i, q := range [3]string{query, touchPageSQL, childrenAfterCount} {
 			if sds[i], err = conn.Prepare(ctx, q, q); err != nil {

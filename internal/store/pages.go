@@ -166,7 +166,13 @@ func (tx *Tx) LockTopLevel(ctx context.Context, ws string) error {
 // LockedNode is Node and LockNode in one statement: node id of workspace ws, read once its row
 // is held.
 func (tx *Tx) LockedNode(ctx context.Context, ws, id string) (*quire.Node, error) {
-	n, err := scanNode(tx.tx.QueryRowContext(ctx, `SELECT `+nodeColumns+` FROM nodes WHERE id = $1 AND workspace_id = $2`+tx.lockRows(), id, ws))
+	return tx.nodeLocking(ctx, ws, id, tx.lockRows())
+}
+
+// nodeLocking reads node id of workspace ws with lock, a locking clause for its row ("" for
+// none, on SQLite).
+func (tx *Tx) nodeLocking(ctx context.Context, ws, id, lock string) (*quire.Node, error) {
+	n, err := scanNode(tx.tx.QueryRowContext(ctx, `SELECT `+nodeColumns+` FROM nodes WHERE id = $1 AND workspace_id = $2`+lock, id, ws))
 	if err != nil {
 		return nil, notFoundIf(err, "page or database "+id)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
@@ -31,15 +32,8 @@ func (tx *Tx) execBound(ctx context.Context, query string, args []any) (bool, er
 		return false, nil
 	}
 	ctx = tx.tx.within(ctx)
-	if tx.observe != nil {
-		tx.observe(query)
-	}
 	bound := true
-	err := tx.conn.Raw(func(dc any) error {
-		conn, err := pgxConn(dc)
-		if err != nil {
-			return err
-		}
+	err := tx.onConn([]string{query}, func(conn *pgx.Conn) error {
 		sd, err := conn.Prepare(ctx, query, query)
 		if err != nil {
 			return badConnIf(err)

@@ -26,11 +26,8 @@ func (tx *Tx) SharedNode(ctx context.Context, ws, id string) (n *quire.Node, sha
 		n, err = tx.LockedNode(ctx, ws, id)
 		return n, false, err
 	}
-	n, err = scanNode(tx.tx.QueryRowContext(ctx, `SELECT `+nodeColumns+` FROM nodes WHERE id = $1 AND workspace_id = $2 FOR SHARE`, id, ws))
-	if err != nil {
-		return nil, false, notFoundIf(err, "page or database "+id)
-	}
-	return n, true, nil
+	n, err = tx.nodeLocking(ctx, ws, id, " FOR SHARE")
+	return n, err == nil, err
 }
 
 // LockRecordNumbers holds database db's numbering lock until the transaction ends: a writer

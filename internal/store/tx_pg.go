@@ -180,11 +180,7 @@ func (tx *Tx) commitPipeline(ctx context.Context, query string, args []any) erro
 		}
 		return nil
 	})
-	err := tx.conn.Raw(func(dc any) error {
-		conn, err := pgxConn(dc)
-		if err != nil {
-			return err
-		}
+	err := tx.onConn(nil, func(conn *pgx.Conn) error {
 		return conn.SendBatch(tx.tx.within(ctx), b).Close()
 	})
 	if err != nil {
@@ -231,15 +227,8 @@ func (tx *Tx) queryRow(ctx context.Context, query string, args []any, scan func(
 		return scan(tx.tx.QueryRowContext(ctx, query, args...))
 	}
 	ctx = tx.tx.within(ctx)
-	if tx.observe != nil {
-		tx.observe(query)
-	}
 	found := false
-	err := tx.conn.Raw(func(dc any) error {
-		conn, err := pgxConn(dc)
-		if err != nil {
-			return err
-		}
+	err := tx.onConn([]string{query}, func(conn *pgx.Conn) error {
 		return exchange(ctx, conn, tx.tx.beginAhead, query, params, func(r *pgRow) (bool, error) {
 			found = true
 			return false, scan(r)
@@ -249,4 +238,22 @@ func (tx *Tx) queryRow(ctx context.Context, query string, args []any, scan func(
 		err = sql.ErrNoRows
 	}
 	return err
+}
+
+// onConn runs fn on the pgx connection under the transaction's held connection (PostgreSQL),
+// after telling the observer (tests) each statement fn is about to send: the preamble of every
+// statement or pipeline the store writes below database/sql inside a transaction.
+func (tx *Tx) onConn(queries []string, fn func(conn *pgx.Conn) error) error {
+	if tx.observe != nil {
+		for _, q := range queries {
+			tx.observe(q)
+		}
+	}
+	return tx.conn.Raw(func(dc any) error {
+		conn, err := pgxConn(dc)
+		if err != nil {
+			return err
+		}
+		return fn(conn)
+	})
 }
