@@ -48,20 +48,14 @@ func (s *Service) shareDatabase(ctx context.Context, tx *store.Tx, p *quire.Prin
 	if err != nil && !quire.IsCode(err, quire.CodeNotFound) {
 		return nil, false, err
 	}
-	if n == nil || n.Object != quire.ObjectDatabase {
-		return nil, false, quire.NotFound("database " + id)
-	}
-	if n.Hidden() {
-		return nil, false, quire.Invalid(path, quire.ReasonArchived, "The database is in trash; restore it first.")
-	}
-	schema, err := DatabaseSchema(n)
+	db, err = writableDatabase(n, id, path)
 	if err != nil {
 		return nil, false, err
 	}
-	if held && hasDualRelation(schema) {
+	if held && hasDualRelation(db.schema) {
 		return nil, false, errNeedsExclusive
 	}
-	return &recordDB{node: n, schema: schema, related: map[string]*recordDB{}}, held, nil
+	return db, held, nil
 }
 
 // hasDualRelation reports whether schema has a relation that syncs into another property.

@@ -41,6 +41,12 @@ func (s *Service) lockDatabase(ctx context.Context, tx *store.Tx, p *quire.Princ
 	if err != nil {
 		return nil, err
 	}
+	return writableDatabase(n, id, path)
+}
+
+// writableDatabase is database id, read as n (nil when absent) under its lock, for writing its
+// records: not found unless it is a database, refused while in trash.
+func writableDatabase(n *quire.Node, id, path string) (*recordDB, error) {
 	if n == nil || n.Object != quire.ObjectDatabase {
 		return nil, quire.NotFound("database " + id)
 	}
